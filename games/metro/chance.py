@@ -1,0 +1,46 @@
+"""The public chance model (RULES.md §5): which tiles a seat has not seen, and sampled worlds.
+
+An AI sees only its seat's view. To search, it deals the unseen tiles at random into the
+opponents' hands and the deck (a *determinization*), once per iteration.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from games.errors import GameError
+from games.metro.options import MetroRules
+from games.metro.state import MetroState
+from games.metro.tiles import INDEX, Placement
+
+
+def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> MetroState:
+    """A full state consistent with what `seat` sees in `view`, hidden tiles dealt by `rng`."""
+    rules = MetroRules.parse(view["rules"])
+    state = MetroState.empty(rules, [], seed=rng.getrandbits(32))
+    for text in view["board"]:
+        p = Placement.parse(text)
+        state._place(p.tile_index, p.square)
+    if state.scores != [s["score"] for s in view["seats"]]:
+        raise GameError("the view's scores do not match its board")
+    pool = [INDEX[code] for code, n in view["unseen"].items() for _ in range(n)]
+    rng.shuffle(pool)
+    hands = []
+    for info in view["seats"]:
+        if info["seat"] == seat:
+            hands.append(tuple(INDEX[c] for c in view["hand"]))
+        else:
+            hands.append(tuple(pool.pop() for _ in range(info["hand_count"])))
+    state.hands = hands
+    turn = view["turn"]
+    state.seat = -1 if turn is None else int(turn)
+    if view.get("drawn"):
+        state.drawn = INDEX[view["drawn"]]
+    elif view.get("drawing") and turn is not None:
+        state.drawn = pool.pop()  # another seat is holding a tile it drew
+    state.deck = pool[: view["deck_count"]]
+    state.deck_pos = 0
+    state.out = [bool(s["out"]) for s in view["seats"]]
+    return state

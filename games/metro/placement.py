@@ -1,0 +1,103 @@
+"""Where a tile may go (RULES.md §6, and the `online` variant of §7). The one place for that rule.
+
+Placements are computed as bitmasks over squares: `frontier` is the set of empty squares that
+satisfy rules (a) and (b); a static table per tile removes the squares where it would make a
+route of length one (c); the waivers of (d) and of the online "extend your own route" rule are
+applied in a fixed order. Everything is integer arithmetic, because the AI calls it constantly.
+"""
+
+from __future__ import annotations
+
+from games.metro.board import (
+    BORDER_MASK,
+    CENTRE_SQUARES,
+    NEIGHBOURS,
+    PLAYABLE,
+    PLAYABLE_MASK,
+    edge_connectors,
+    row_col,
+)
+from games.metro.tiles import CODES, ROTATIONS, pairs_of
+
+
+def _makes_length_one(code: str, sq: int) -> bool:
+    """Rule (c): a track joining two connectors that both face the board edge."""
+    facing = edge_connectors(sq)
+    return any(a in facing and b in facing for a, b in pairs_of(code))
+
+
+# OK_MASK[t]: squares where tile t does not make a route of length one.
+OK_MASK: tuple[int, ...] = tuple(
+    PLAYABLE_MASK & ~sum(1 << sq for sq in PLAYABLE if _makes_length_one(code, sq))
+    for code in CODES
+)
+
+INITIAL_FRONTIER = BORDER_MASK
+
+
+def next_frontier(frontier: int, occupied: int, sq: int) -> int:
+    """The frontier after a tile lands on `sq` (`occupied` already includes it)."""
+    return (frontier | NEIGHBOURS[sq]) & ~occupied
+
+
+def legal_masks(
+    frontier: int, tile: int, rotation: bool, extend: int | None
+) -> list[tuple[int, int]]:
+    """[(oriented tile, squares)] where the physical `tile` may be placed.
+
+    `extend` is None in the classic rules; in the `online` variant it is the mask of squares that
+    the mover's open routes run into. Waivers, each used only when nothing satisfies the stricter
+    rule: online first drops "extend your own route", then rule (c) is waived by (d) (still
+    preferring squares that extend an own route), and last both.
+    """
+    orients = ROTATIONS[tile] if rotation else (tile,)
+    strict = [(t, frontier & OK_MASK[t]) for t in orients]
+    if extend is not None:
+        both = [(t, m & extend) for t, m in strict if m & extend]
+        if both:
+            return both
+    allowed = [(t, m) for t, m in strict if m]
+    if allowed:
+        return allowed
+    if extend is not None and frontier & extend:
+        return [(t, frontier & extend) for t in orients]
+    return [(t, frontier) for t in orients] if frontier else []
+
+
+def squares_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def why_illegal(
+    frontier: int, occupied: int, tile: int, sq: int, rotation: bool, extend: int | None
+) -> tuple[str, str]:
+    """(message, rule) explaining why `tile` (as oriented) may not go on `sq`."""
+    r, c = row_col(sq)
+    where = f"({r},{c})"
+    if sq in CENTRE_SQUARES:
+        return f"square {where} is the central station and takes no tile", "RULES.md §6(a)"
+    if occupied >> sq & 1:
+        return f"square {where} already holds a tile", "RULES.md §6(a)"
+    if not frontier >> sq & 1:
+        return (
+            f"square {where} is neither on the border nor next to a placed tile",
+            "RULES.md §6(b)",
+        )
+    if not OK_MASK[tile] >> sq & 1:
+        return (
+            f"{CODES[tile]} on {where} would make a route of length one, and the tile has "
+            "other placements",
+            "RULES.md §6(c)-(d)",
+        )
+    if extend is not None and not extend >> sq & 1:
+        return (
+            f"square {where} extends none of your open routes, and the tile has a placement "
+            "that does",
+            "RULES.md §7 online",
+        )
+    return f"{CODES[tile]} may not go on {where}", "RULES.md §6"

@@ -1,0 +1,506 @@
+"""The state of one Metro game (RULES.md §4-§7) and the two doors into it.
+
+`apply(move)` is the fast, unchecked door for search: moves are ints (`tile * 64 + square`, or
+DRAW) that came from `legal_moves()`. `play(seat, move_dict)` is the checked door for untrusted
+input: it parses, names the rule a refused move breaks, and leaves the state untouched then.
+
+The state is plain data. Lists are copied on `copy()`; the deck list and the history (a chain
+of tuples) are never mutated in place, so copies share them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError
+from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP, row_col
+from games.metro.options import MetroRules
+from games.metro.placement import (
+    INITIAL_FRONTIER,
+    legal_masks,
+    next_frontier,
+    squares_of,
+    why_illegal,
+)
+from games.metro.tiles import CODES, EXIT, INDEX, ROTATIONS, TILE_SET, Placement
+
+DRAW = 24 * 64  # the move "draw the top tile"; every placement move is below it
+TILE_COUNT = len(TILE_SET)
+
+OPEN, ENDS_AT_EDGE, ENDS_IN_CENTRE = 0, 1, 2
+END_NAMES = ("open", "edge", "centre")
+
+# One history entry per placement: (seat, move, physical tile, came from a draw, redeck or None).
+HistoryEntry = tuple[int, int, int, bool, "tuple[int, ...] | None"]
+
+
+def move_text(move: int) -> str:
+    """The notation of a move int: a placement (§8) or "draw"."""
+    if move == DRAW:
+        return "draw"
+    t, sq = divmod(move, 64)
+    r, c = row_col(sq)
+    return f"{CODES[t]}{r}{c}"
+
+
+class MetroState:
+    """One game: board, routes, scores, deck, hands and whose turn it is."""
+
+    __slots__ = (
+        "board", "deck", "deck0", "deck_pos", "drawn", "ends", "frontier", "hands", "heads",
+        "history", "lengths", "occupied", "open_routes", "out", "owner", "placed", "reshuffles",
+        "rules", "scores", "seat", "seed", "waiting",
+    )  # fmt: skip
+
+    rules: MetroRules
+    owner: tuple[int, ...]
+    board: list[int]
+    occupied: int
+    frontier: int
+    heads: list[int]
+    waiting: list[tuple[int, ...]]
+    lengths: list[int]
+    ends: list[int]
+    scores: list[int]
+    open_routes: list[int]
+    deck: list[int]
+    deck0: tuple[int, ...]
+    deck_pos: int
+    hands: list[tuple[int, ...]]
+    seat: int
+    drawn: int
+    placed: int
+    out: list[bool]
+    history: tuple[Any, HistoryEntry] | None
+    seed: int
+    reshuffles: int
+
+    # ---- creation ---------------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls, rules: MetroRules, deck: list[int], seed: int = 0) -> MetroState:
+        """The board before any tile, with `deck` in draw order and nothing dealt."""
+        s = cls.__new__(cls)
+        n = rules.players
+        s.rules = rules
+        s.owner = OWNER[n]
+        s.board = [-1] * SQUARES
+        s.occupied = 0
+        s.frontier = INITIAL_FRONTIER
+        s.heads = list(DEPARTURE)
+        waiting: list[list[int]] = [[] for _ in range(SQUARES)]
+        for station in range(1, 33):
+            waiting[DEPARTURE[station] >> 3].append(station)
+        s.waiting = [tuple(w) for w in waiting]
+        s.lengths = [0] * 33
+        s.ends = [OPEN] * 33
+        s.scores = [0] * n
+        s.open_routes = [0] * n
+        for station in range(1, 33):
+            if s.owner[station] >= 0:
+                s.open_routes[s.owner[station]] += 1
+        s.deck = deck
+        s.deck0 = tuple(deck)
+        s.deck_pos = 0
+        s.hands = [() for _ in range(n)]
+        s.seat = 0
+        s.drawn = -1
+        s.placed = 0
+        s.out = [False] * n
+        s.history = None
+        s.seed = seed
+        s.reshuffles = 0
+        return s
+
+    @classmethod
+    def deal(cls, rules: MetroRules, deck: list[int], seed: int = 0) -> MetroState:
+        """A game ready for seat 0: tiles dealt one at a time in seat order (§5)."""
+        s = cls.empty(rules, deck, seed)
+        hands: list[list[int]] = [[] for _ in range(rules.players)]
+        for _ in range(rules.hand_size):
+            for hand in hands:
+                hand.append(deck[s.deck_pos])
+                s.deck_pos += 1
+        s.hands = [tuple(h) for h in hands]
+        return s
+
+    @classmethod
+    def new(cls, rules: MetroRules, seed: int) -> MetroState:
+        deck = [INDEX[code] for code in TILE_SET]
+        random.Random(seed).shuffle(deck)
+        return cls.deal(rules, deck, seed)
+
+    def copy(self) -> MetroState:
+        s = MetroState.__new__(MetroState)
+        s.rules = self.rules
+        s.owner = self.owner
+        s.board = self.board[:]
+        s.occupied = self.occupied
+        s.frontier = self.frontier
+        s.heads = self.heads[:]
+        s.waiting = self.waiting[:]
+        s.lengths = self.lengths[:]
+        s.ends = self.ends[:]
+        s.scores = self.scores[:]
+        s.open_routes = self.open_routes[:]
+        s.deck = self.deck
+        s.deck0 = self.deck0
+        s.deck_pos = self.deck_pos
+        s.hands = self.hands[:]
+        s.seat = self.seat
+        s.drawn = self.drawn
+        s.placed = self.placed
+        s.out = self.out[:]
+        s.history = self.history
+        s.seed = self.seed
+        s.reshuffles = self.reshuffles
+        return s
+
+    # ---- what everyone can ask --------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.seat < 0
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.seat < 0 else self.seat
+
+    @property
+    def seat_count(self) -> int:
+        return self.rules.players
+
+    @property
+    def deck_count(self) -> int:
+        return len(self.deck) - self.deck_pos
+
+    def extend_mask(self, seat: int) -> int | None:
+        """Online variant: squares the seat's open routes run into; None in the classic rules."""
+        if not self.rules.online:
+            return None
+        mask = 0
+        owner, ends, heads = self.owner, self.ends, self.heads
+        for station in range(1, 33):
+            if owner[station] == seat and ends[station] == OPEN:
+                mask |= 1 << (heads[station] >> 3)
+        return mask
+
+    def placements_for(self, tile: int, seat: int | None = None) -> list[tuple[int, int]]:
+        """[(oriented tile, squares mask)] where the physical `tile` may go now for `seat`."""
+        who = self.seat if seat is None else seat
+        return legal_masks(self.frontier, tile, self.rules.rotation, self.extend_mask(who))
+
+    def legal_moves(self) -> list[int]:
+        """Every legal move of the seat to move, as ints (placements, then DRAW)."""
+        if self.seat < 0:
+            return []
+        if self.drawn >= 0:
+            tiles: tuple[int, ...] = (self.drawn,)
+        else:
+            tiles = tuple(dict.fromkeys(self.hands[self.seat]))
+        extend = self.extend_mask(self.seat)
+        moves: list[int] = []
+        for tile in tiles:
+            for t, mask in legal_masks(self.frontier, tile, self.rules.rotation, extend):
+                base = t * 64
+                while mask:
+                    low = mask & -mask
+                    moves.append(base + low.bit_length() - 1)
+                    mask ^= low
+        if self.drawn < 0 and self.deck_pos < len(self.deck):
+            moves.append(DRAW)
+        return moves
+
+    # ---- the fast door ----------------------------------------------------------------------
+
+    def apply(self, move: int) -> None:
+        """Apply a move from `legal_moves()` without checking it (search only)."""
+        if move == DRAW:
+            self.drawn = self.deck[self.deck_pos]
+            self.deck_pos += 1
+            return
+        tile, sq = divmod(move, 64)
+        seat = self.seat
+        if self.drawn >= 0:
+            physical, from_draw = self.drawn, True
+            self.drawn = -1
+        else:
+            physical, from_draw = self._take_from_hand(seat, tile), False
+        self._place(tile, sq)
+        redeck = self._end_turn()
+        self.history = (self.history, (seat, move, physical, from_draw, redeck))
+
+    def _take_from_hand(self, seat: int, tile: int) -> int:
+        """Remove the physical tile that `tile` (as oriented) came from; refill the hand."""
+        hand = list(self.hands[seat])
+        if tile in hand:
+            physical = tile
+        else:  # a rotated placement: the hand tile it is an orientation of
+            physical = next(h for h in hand if tile in ROTATIONS[h])
+        hand.remove(physical)
+        if self.deck_pos < len(self.deck):
+            hand.append(self.deck[self.deck_pos])
+            self.deck_pos += 1
+        self.hands[seat] = tuple(hand)
+        return physical
+
+    def _place(self, tile: int, sq: int) -> None:
+        """Put a tile on the board and run every route waiting at that square onward."""
+        board = self.board
+        board[sq] = tile
+        self.occupied |= 1 << sq
+        self.frontier = next_frontier(self.frontier, self.occupied, sq)
+        waiting = self.waiting
+        stations = waiting[sq]
+        waiting[sq] = ()
+        heads, lengths = self.heads, self.lengths
+        for station in stations:
+            pos = heads[station]
+            n = lengths[station]
+            while True:
+                at = pos >> 3
+                t = board[at]
+                if t < 0:
+                    heads[station] = pos
+                    lengths[station] = n
+                    waiting[at] = (*waiting[at], station)
+                    break
+                n += 1
+                pos = STEP[(pos & ~7) | EXIT[t * 8 + (pos & 7)]]
+                if pos < 0:
+                    lengths[station] = n
+                    self._complete(station, n, pos)
+                    break
+        self.placed += 1
+
+    def _complete(self, station: int, length: int, end: int) -> None:
+        self.ends[station] = ENDS_AT_EDGE if end == EDGE else ENDS_IN_CENTRE
+        self.heads[station] = -1
+        owner = self.owner[station]
+        if owner >= 0:
+            self.scores[owner] += length * 2 if end == CENTRE else length
+            self.open_routes[owner] -= 1
+
+    def _end_turn(self) -> tuple[int, ...] | None:
+        """Pass the turn (§5), retiring finished players in the online variant (§7)."""
+        redeck = self._retire_finished() if self.rules.online else None
+        n = self.rules.players
+        if self.placed == TILE_COUNT or (self.rules.online and all(self.out)):
+            self.seat = -1
+            return redeck
+        nxt = self.seat
+        for _ in range(n):
+            nxt = (nxt + 1) % n
+            if not self.out[nxt] and (self.hands[nxt] or self.deck_pos < len(self.deck)):
+                self.seat = nxt
+                return redeck
+        self.seat = -1  # nobody can move: only reachable when no tile is left to place
+        return redeck
+
+    def _retire_finished(self) -> tuple[int, ...] | None:
+        """Online: players with no open route are out; their hands go back and the deck is
+        reshuffled. Returns the new deck order when that happened (recorded as "redeck")."""
+        returned: list[int] = []
+        for seat in range(self.rules.players):
+            if not self.out[seat] and self.open_routes[seat] == 0:
+                self.out[seat] = True
+                returned.extend(self.hands[seat])
+                self.hands[seat] = ()
+        if not returned:
+            return None
+        deck = self.deck[self.deck_pos :] + returned
+        self.reshuffles += 1
+        random.Random(f"{self.seed}:{self.reshuffles}").shuffle(deck)
+        self.deck, self.deck_pos = deck, 0
+        return tuple(deck)
+
+    # ---- the checked door -------------------------------------------------------------------
+
+    def parse_move(self, move: Mapping[str, Any]) -> int:
+        """Read an API move dict into a move int, or raise InvalidMoveError."""
+        if not isinstance(move, Mapping):
+            raise InvalidMoveError("a move must be a JSON object with an 'action'")
+        action = move.get("action")
+        if action == "draw":
+            return DRAW
+        if action != "place":
+            raise InvalidMoveError(f"unknown action {action!r}; expected 'place' or 'draw'")
+        p = Placement.parse(move.get("placement"))
+        if not p.on_board:
+            raise IllegalMoveError(f"square ({p.row},{p.col}) is off the board", "RULES.md §6(a)")
+        return p.tile_index * 64 + p.square
+
+    def check(self, seat: int, move: int) -> None:
+        """Raise the error that says why `seat` may not make `move` now; return if it may."""
+        if self.seat < 0:
+            raise NotYourTurnError("the game is over", "RULES.md §5")
+        if seat != self.seat:
+            raise NotYourTurnError(f"it is seat {self.seat}'s turn, not seat {seat}'s", "RULES.md §5")
+        if move == DRAW:
+            if self.drawn >= 0:
+                raise IllegalMoveError(
+                    f"you already drew {CODES[self.drawn]}; place it before anything else",
+                    "RULES.md §5",
+                )
+            if self.deck_pos >= len(self.deck):
+                raise IllegalMoveError("the deck is empty: place a tile from your hand", "RULES.md §5")
+            return
+        tile, sq = divmod(move, 64)
+        if self.drawn >= 0:
+            physical = self.drawn
+            if tile not in (ROTATIONS[physical] if self.rules.rotation else (physical,)):
+                raise IllegalMoveError(
+                    f"you drew {CODES[physical]}: this turn you must place that tile",
+                    "RULES.md §5",
+                )
+        else:
+            hand = self.hands[seat]
+            fits = [h for h in hand if tile in (ROTATIONS[h] if self.rules.rotation else (h,))]
+            if not fits:
+                held = ", ".join(CODES[h] for h in hand) or "nothing"
+                raise IllegalMoveError(
+                    f"{CODES[tile]} is not in your hand (you hold {held})", "RULES.md §5"
+                )
+            physical = fits[0]
+        for t, mask in self.placements_for(physical, seat):
+            if t == tile and mask >> sq & 1:
+                return
+        message, rule = why_illegal(
+            self.frontier, self.occupied, tile, sq, self.rules.rotation, self.extend_mask(seat)
+        )
+        raise IllegalMoveError(message, rule)
+
+    def play(self, seat: int, move: Mapping[str, Any]) -> dict[str, Any]:
+        """Check and apply an API move for `seat`; return the public event (no hidden tile)."""
+        m = self.parse_move(move)
+        self.check(seat, m)
+        before = self.ends[:]
+        was_out = self.out[:]
+        from_draw = self.drawn >= 0
+        reshuffles = self.reshuffles
+        self.apply(m)
+        event: dict[str, Any] = {"seat": seat, "action": "draw" if m == DRAW else "place"}
+        if m != DRAW:
+            event["placement"] = move_text(m)
+            event["drawn"] = from_draw
+            completed = [
+                {"station": st, "owner": self.owner[st] if self.owner[st] >= 0 else None,
+                 "end": END_NAMES[self.ends[st]], "points": self.route_points(st)}
+                for st in range(1, 33)
+                if before[st] == OPEN and self.ends[st] != OPEN
+            ]  # fmt: skip
+            if completed:
+                event["completed"] = completed
+        newly_out = [i for i, (a, b) in enumerate(zip(was_out, self.out, strict=True)) if b and not a]
+        if newly_out:
+            event["out"] = newly_out
+        if self.reshuffles != reshuffles:
+            event["reshuffled"] = True
+        event.update(
+            turn=self.current_seat,
+            scores=self.scores[:],
+            status="over" if self.is_over else "playing",
+            deck_count=self.deck_count,
+        )
+        return event
+
+    def route_points(self, station: int) -> int:
+        end = self.ends[station]
+        if end == OPEN:
+            return 0
+        return self.lengths[station] * (2 if end == ENDS_IN_CENTRE else 1)
+
+    # ---- history ----------------------------------------------------------------------------
+
+    def history_entries(self) -> list[HistoryEntry]:
+        """Placements in the order they were made."""
+        out: list[HistoryEntry] = []
+        node = self.history
+        while node is not None:
+            node, entry = node
+            out.append(entry)
+        out.reverse()
+        return out
+
+    def board_placements(self) -> list[str]:
+        """The placed tiles in placement order, in the notation of §8."""
+        return [move_text(entry[1]) for entry in self.history_entries()]
+
+    # ---- serialisation (the engine's storage; holds secrets) ------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        codes = CODES
+        return {
+            "format": "metro-state/1",
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deck0": [codes[t] for t in self.deck0],
+            "deck": [codes[t] for t in self.deck],
+            "deck_pos": self.deck_pos,
+            "hands": [[codes[t] for t in hand] for hand in self.hands],
+            "seat": self.seat,
+            "drawn": codes[self.drawn] if self.drawn >= 0 else None,
+            "out": self.out[:],
+            "reshuffles": self.reshuffles,
+            "history": [
+                [seat, move_text(move), codes[phys], from_draw,
+                 None if redeck is None else [codes[t] for t in redeck]]
+                for seat, move, phys, from_draw, redeck in self.history_entries()
+            ],  # fmt: skip
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetroState:
+        """Inverse of to_dict: the board and routes are rebuilt from the history."""
+        if data.get("format") != "metro-state/1":
+            raise ValueError("not a metro-state/1 document")
+        rules = MetroRules.parse(data["rules"])
+        s = cls.empty(rules, [INDEX[c] for c in data["deck0"]], int(data["seed"]))
+        node = None
+        for seat, placement, phys, from_draw, redeck in data["history"]:
+            p = Placement.parse(placement)
+            s._place(p.tile_index, p.square)
+            move = p.tile_index * 64 + p.square
+            entry: HistoryEntry = (
+                seat, move, INDEX[phys], bool(from_draw),
+                None if redeck is None else tuple(INDEX[c] for c in redeck),
+            )  # fmt: skip
+            node = (node, entry)
+        s.history = node
+        s.deck = [INDEX[c] for c in data["deck"]]
+        s.deck_pos = int(data["deck_pos"])
+        s.hands = [tuple(INDEX[c] for c in hand) for hand in data["hands"]]
+        s.seat = int(data["seat"])
+        s.drawn = INDEX[data["drawn"]] if data["drawn"] is not None else -1
+        s.out = [bool(x) for x in data["out"]]
+        s.reshuffles = int(data["reshuffles"])
+        return s
+
+    # ---- views, records (thin wrappers so the state meets games.base.GameState) -------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        from games.metro.view import view
+
+        return view(self, seat)
+
+    def record(self) -> dict[str, Any]:
+        from games.metro.record import export
+
+        return export(self)
+
+    def legal_moves_json(self, seat: int) -> list[dict[str, Any]]:
+        if seat != self.seat:
+            return []
+        return [
+            {"action": "draw"} if m == DRAW else {"action": "place", "placement": move_text(m)}
+            for m in self.legal_moves()
+        ]
+
+    def __repr__(self) -> str:
+        return (
+            f"<MetroState players={self.rules.players} placed={self.placed} "
+            f"seat={self.current_seat} scores={self.scores}>"
+        )
+
