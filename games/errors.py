@@ -36,7 +36,7 @@ class NotYourTurnError(IllegalMoveError):
 
 
 class RecordError(GameError):
-    """A game record that is malformed or breaks a rule; `move` is the index of the first bad move."""
+    """A record that is malformed or breaks a rule; `move` indexes the first bad move."""
 
     def __init__(self, message: str, move: int | None = None) -> None:
         super().__init__(message)

@@ -20,9 +20,10 @@ def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> M
     """A full state consistent with what `seat` sees in `view`, hidden tiles dealt by `rng`."""
     rules = MetroRules.parse(view["rules"])
     state = MetroState.empty(rules, [], seed=rng.getrandbits(32))
-    for text in view["board"]:
+    physical = view.get("board_tiles") or [text[:4] for text in view["board"]]
+    for text, code in zip(view["board"], physical, strict=True):
         p = Placement.parse(text)
-        state._place(p.tile_index, p.square)
+        state.put(p.tile_index, p.square, INDEX[code])
     if state.scores != [s["score"] for s in view["seats"]]:
         raise GameError("the view's scores do not match its board")
     pool = [INDEX[code] for code, n in view["unseen"].items() for _ in range(n)]

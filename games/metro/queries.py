@@ -50,7 +50,7 @@ class _Position:
         if not legal:
             return False
         self.left[phys] -= 1
-        self.state._place(p.tile_index, p.square)
+        self.state.put(p.tile_index, p.square, phys)
         self._next_seat()
         return True
 

@@ -43,7 +43,7 @@ def _deck(record: Mapping[str, Any]) -> list[int]:
     if not isinstance(deck, list) or not all(isinstance(c, str) and c in INDEX for c in deck):
         raise RecordError("the record's 'deck' must be a list of tile codes")
     if Counter(deck) != SET_COUNTER:
-        raise RecordError("the record's 'deck' must hold exactly the 60 tiles of the set (RULES.md §2)")
+        raise RecordError("the record's 'deck' must hold exactly the 60 tiles (RULES.md §2)")
     return [INDEX[c] for c in deck]
 
 

@@ -21,7 +21,6 @@ from games.metro.placement import (
     INITIAL_FRONTIER,
     legal_masks,
     next_frontier,
-    squares_of,
     why_illegal,
 )
 from games.metro.tiles import CODES, EXIT, INDEX, ROTATIONS, TILE_SET, Placement
@@ -49,10 +48,29 @@ class MetroState:
     """One game: board, routes, scores, deck, hands and whose turn it is."""
 
     __slots__ = (
-        "board", "deck", "deck0", "deck_pos", "drawn", "ends", "frontier", "hands", "heads",
-        "history", "lengths", "occupied", "open_routes", "out", "owner", "placed", "reshuffles",
-        "rules", "scores", "seat", "seed", "waiting",
-    )  # fmt: skip
+        "board",
+        "deck",
+        "deck0",
+        "deck_pos",
+        "drawn",
+        "ends",
+        "frontier",
+        "hands",
+        "heads",
+        "history",
+        "lengths",
+        "occupied",
+        "open_routes",
+        "out",
+        "owner",
+        "placed",
+        "reshuffles",
+        "rules",
+        "scores",
+        "seat",
+        "seed",
+        "waiting",
+    )
 
     rules: MetroRules
     owner: tuple[int, ...]
@@ -232,13 +250,24 @@ class MetroState:
         redeck = self._end_turn()
         self.history = (self.history, (seat, move, physical, from_draw, redeck))
 
+    def put(self, tile: int, sq: int, physical: int | None = None) -> None:
+        """Lay a tile on the board with no turn or hand bookkeeping: for setting up positions
+        (queries, sampled worlds, tests). The caller is responsible for its legality."""
+        self._place(tile, sq)
+        entry: HistoryEntry = (
+            self.seat,
+            tile * 64 + sq,
+            tile if physical is None else physical,
+            False,
+            None,
+        )
+        self.history = (self.history, entry)
+
     def _take_from_hand(self, seat: int, tile: int) -> int:
         """Remove the physical tile that `tile` (as oriented) came from; refill the hand."""
         hand = list(self.hands[seat])
-        if tile in hand:
-            physical = tile
-        else:  # a rotated placement: the hand tile it is an orientation of
-            physical = next(h for h in hand if tile in ROTATIONS[h])
+        # A rotated placement comes from the hand tile it is an orientation of.
+        physical = tile if tile in hand else next(h for h in hand if tile in ROTATIONS[h])
         hand.remove(physical)
         if self.deck_pos < len(self.deck):
             hand.append(self.deck[self.deck_pos])
@@ -337,7 +366,9 @@ class MetroState:
         if self.seat < 0:
             raise NotYourTurnError("the game is over", "RULES.md §5")
         if seat != self.seat:
-            raise NotYourTurnError(f"it is seat {self.seat}'s turn, not seat {seat}'s", "RULES.md §5")
+            raise NotYourTurnError(
+                f"it is seat {self.seat}'s turn, not seat {seat}'s", "RULES.md §5"
+            )
         if move == DRAW:
             if self.drawn >= 0:
                 raise IllegalMoveError(
@@ -345,7 +376,9 @@ class MetroState:
                     "RULES.md §5",
                 )
             if self.deck_pos >= len(self.deck):
-                raise IllegalMoveError("the deck is empty: place a tile from your hand", "RULES.md §5")
+                raise IllegalMoveError(
+                    "the deck is empty: place a tile from your hand", "RULES.md §5"
+                )
             return
         tile, sq = divmod(move, 64)
         if self.drawn >= 0:
@@ -386,14 +419,20 @@ class MetroState:
             event["placement"] = move_text(m)
             event["drawn"] = from_draw
             completed = [
-                {"station": st, "owner": self.owner[st] if self.owner[st] >= 0 else None,
-                 "end": END_NAMES[self.ends[st]], "points": self.route_points(st)}
+                {
+                    "station": st,
+                    "owner": self.owner[st] if self.owner[st] >= 0 else None,
+                    "end": END_NAMES[self.ends[st]],
+                    "points": self.route_points(st),
+                }
                 for st in range(1, 33)
                 if before[st] == OPEN and self.ends[st] != OPEN
-            ]  # fmt: skip
+            ]
             if completed:
                 event["completed"] = completed
-        newly_out = [i for i, (a, b) in enumerate(zip(was_out, self.out, strict=True)) if b and not a]
+        newly_out = [
+            i for i, (a, b) in enumerate(zip(was_out, self.out, strict=True)) if b and not a
+        ]
         if newly_out:
             event["out"] = newly_out
         if self.reshuffles != reshuffles:
@@ -445,10 +484,15 @@ class MetroState:
             "out": self.out[:],
             "reshuffles": self.reshuffles,
             "history": [
-                [seat, move_text(move), codes[phys], from_draw,
-                 None if redeck is None else [codes[t] for t in redeck]]
+                [
+                    seat,
+                    move_text(move),
+                    codes[phys],
+                    from_draw,
+                    None if redeck is None else [codes[t] for t in redeck],
+                ]
                 for seat, move, phys, from_draw, redeck in self.history_entries()
-            ],  # fmt: skip
+            ],
         }
 
     @classmethod
@@ -464,9 +508,12 @@ class MetroState:
             s._place(p.tile_index, p.square)
             move = p.tile_index * 64 + p.square
             entry: HistoryEntry = (
-                seat, move, INDEX[phys], bool(from_draw),
+                seat,
+                move,
+                INDEX[phys],
+                bool(from_draw),
                 None if redeck is None else tuple(INDEX[c] for c in redeck),
-            )  # fmt: skip
+            )
             node = (node, entry)
         s.history = node
         s.deck = [INDEX[c] for c in data["deck"]]
@@ -503,4 +550,3 @@ class MetroState:
             f"<MetroState players={self.rules.players} placed={self.placed} "
             f"seat={self.current_seat} scores={self.scores}>"
         )
-

@@ -72,6 +72,8 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
         "turn": state.current_seat,
         "deck_count": state.deck_count,
         "board": state.board_placements(),
+        # The set tile each placement used (differs from the code only under `rotation`).
+        "board_tiles": [CODES[entry[2]] for entry in state.history_entries()],
         "hand": [CODES[t] for t in state.hands[seat]] if seat is not None else [],
         "drawn": CODES[state.drawn] if own_draw else None,
         "drawing": state.drawn >= 0,

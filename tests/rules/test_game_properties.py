@@ -1,0 +1,220 @@
+"""Laws that hold in every game of every variant and player count (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import games
+from games.metro.chance import world_from_view
+from games.metro.options import MetroRules
+from games.metro.routes import points, trace
+from games.metro.state import DRAW, OPEN, MetroState
+from games.metro.tiles import CODES
+
+METRO = games.get("metro")
+
+rules_strategy = st.builds(
+    MetroRules,
+    players=st.integers(2, 6),
+    rotation=st.booleans(),
+    hand_size=st.integers(1, 3),
+    online=st.booleans(),
+)
+seeds = st.integers(0, 2**32 - 1)
+
+
+def random_game(rules: MetroRules, seed: int, each_turn=None) -> MetroState:  # type: ignore[no-untyped-def]
+    """Play uniformly random legal moves to the end, calling `each_turn(state)` before each."""
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed ^ 0x5EED)
+    while not state.is_over:
+        if each_turn is not None:
+            each_turn(state)
+        state.apply(rng.choice(state.legal_moves()))
+    return state
+
+
+def routes_consistent(state: MetroState) -> None:
+    """The incremental route bookkeeping equals a trace from scratch; scores are sums."""
+    totals = [0] * state.rules.players
+    for station in range(1, 33):
+        path, end = trace(state.board, station)
+        assert len(path) == state.lengths[station] or end == "open"
+        assert ("open", "edge", "centre")[state.ends[station]] == end
+        owner = state.owner[station]
+        if owner >= 0:
+            totals[owner] += points(path, end)
+    assert totals == state.scores
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules_strategy, seeds)
+def test_every_tile_always_has_a_legal_placement(rules: MetroRules, seed: int) -> None:
+    def check(state: MetroState) -> None:
+        for tile in range(len(CODES)):
+            assert any(mask for _, mask in state.placements_for(tile)), CODES[tile]
+        assert state.legal_moves()
+
+    random_game(rules, seed, check)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.booleans(), st.integers(1, 3), seeds)
+def test_full_classic_game_places_60_tiles_and_completes_every_route(
+    players: int, rotation: bool, hand_size: int, seed: int
+) -> None:
+    state = random_game(MetroRules(players, rotation, hand_size, online=False), seed)
+    assert state.placed == 60
+    assert len(state.history_entries()) == 60
+    assert all(state.ends[s] != OPEN for s in range(1, 33))
+    assert state.deck_count == 0 and not any(state.hands)
+    routes_consistent(state)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules_strategy, seeds)
+def test_scores_are_sums_of_complete_routes_at_every_turn(rules: MetroRules, seed: int) -> None:
+    state = random_game(rules, seed, routes_consistent)
+    routes_consistent(state)
+    if rules.online:
+        assert state.placed == 60 or all(state.out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules_strategy, seeds)
+def test_export_import_replay_reproduces_the_scores(rules: MetroRules, seed: int) -> None:
+    state = random_game(rules, seed)
+    record = json.loads(json.dumps(state.record()))
+    assert record["format"] == "metro-record/1"
+    replayed = METRO.replay(record)
+    assert replayed.scores == state.scores == record["scores"]
+    assert replayed.board == state.board
+    assert replayed.is_over
+    assert replayed.record() == state.record()
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 80))
+def test_state_serialisation_round_trips_mid_game(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            break
+        state.apply(rng.choice(state.legal_moves()))
+    data = json.loads(json.dumps(state.to_dict()))
+    restored = METRO.state_from_dict(data)
+    assert restored.to_dict() == state.to_dict()
+    assert restored.legal_moves() == state.legal_moves()
+    assert restored.scores == state.scores and restored.frontier == state.frontier
+
+
+def hidden_reshuffled(state: MetroState, seat: int, rng: random.Random) -> MetroState:
+    """The same position with everything `seat` cannot see dealt differently."""
+    other = state.copy()
+    hidden = list(other.deck[other.deck_pos :])
+    for s, hand in enumerate(other.hands):
+        if s != seat:
+            hidden.extend(hand)
+    if other.drawn >= 0 and other.seat != seat:
+        hidden.append(other.drawn)
+    rng.shuffle(hidden)
+    for s, hand in enumerate(other.hands):
+        if s != seat:
+            other.hands[s] = tuple(hidden.pop() for _ in hand)
+    if other.drawn >= 0 and other.seat != seat:
+        other.drawn = hidden.pop()
+    other.deck = other.deck[: other.deck_pos] + hidden
+    return other
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 60))
+def test_a_view_shows_nothing_the_seat_may_not_see(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            break
+        state.apply(rng.choice(state.legal_moves()))
+    for seat in [None, *range(rules.players)]:
+        view = state.view(seat)
+        other = hidden_reshuffled(state, -1 if seat is None else seat, rng)
+        # Everything the seat may not see was dealt anew, yet its view is the same.
+        assert other.view(seat) == view
+        if seat is not None:
+            assert view["hand"] == [CODES[t] for t in state.hands[seat]]
+        else:
+            assert view["hand"] == [] and view["drawn"] is None
+        text = json.dumps(view)
+        assert "deck0" not in text and '"deck"' not in text
+    if state.drawn >= 0:
+        assert state.view(state.seat)["drawn"] == CODES[state.drawn]
+        for seat in range(rules.players):
+            if seat != state.seat:
+                assert state.view(seat)["drawn"] is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 60))
+def test_copy_then_apply_leaves_the_original_untouched(
+    rules: MetroRules, seed: int, stop: int
+) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            return
+        before = json.dumps(state.to_dict())
+        child = state.copy()
+        for _ in range(5):
+            if child.is_over:
+                break
+            child.apply(rng.choice(child.legal_moves()))
+        assert json.dumps(state.to_dict()) == before
+        state.apply(rng.choice(state.legal_moves()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 50))
+def test_every_legal_move_passes_the_checked_door(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            return
+        seat = state.current_seat
+        assert seat is not None
+        for move in state.legal_moves_json(seat):
+            state.copy().play(seat, move)
+        others = [s for s in range(rules.players) if s != seat]
+        assert all(state.legal_moves_json(s) == [] for s in others)
+        state.apply(rng.choice(state.legal_moves()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 50))
+def test_sampled_worlds_agree_with_the_view(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            return
+        state.apply(rng.choice(state.legal_moves()))
+    if state.is_over:
+        return
+    seat = state.seat
+    view = state.view(seat)
+    world = world_from_view(view, seat, rng)
+    assert world.scores == state.scores
+    assert world.legal_moves() == state.legal_moves()
+    assert world.deck_count == state.deck_count
+    assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+    mine = world.view(seat)
+    for key in ("board", "hand", "drawn", "routes", "unseen", "turn", "deck_count", "seats"):
+        assert mine[key] == view[key], key
+    assert DRAW not in world.legal_moves() or world.deck_count > 0
