@@ -148,7 +148,7 @@ def test_placement_round_trip(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["aacb0", "zzzz00", "aacb0x", "", None, 5, "aacb000", "abcd00"])
 def test_malformed_placements_are_named(text: object) -> None:
-    with pytest.raises(InvalidMoveError, match="placement|tile code|digits"):
+    with pytest.raises(InvalidMoveError, match=r"placement|tile code|digits"):
         Placement.parse(text)
 
 
