@@ -63,9 +63,7 @@ def test_replay_names_the_first_bad_move() -> None:
     assert err.value.move == 5 and "turn" in str(err.value)
 
     bad = copy.deepcopy(record)
-    bad["moves"][7]["placement"] = (
-        bad["moves"][3]["placement"][:4] + bad["moves"][3]["placement"][4:]
-    )
+    bad["moves"][7]["placement"] = bad["moves"][3]["placement"]  # an occupied square
     with pytest.raises(RecordError) as err:
         METRO.replay(bad)
     assert err.value.move is not None and err.value.move <= 7
