@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="metro", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("rules", help="answer JSON-lines position queries on stdin (RULES.md §10)")
-    sub.add_parser("up", help="run the whole stack: Redis, engine, AI workers, gateway", add_help=False)
+    sub.add_parser("up", help="run the whole stack: Redis, engine, AI, gateway", add_help=False)
     sub.add_parser("arena", help="play AI players against each other", add_help=False)
     if args and args[0] in ("up", "arena"):
         command, rest = args[0], args[1:]
