@@ -502,7 +502,7 @@ class MetroState:
             raise ValueError("not a metro-state/1 document")
         rules = MetroRules.parse(data["rules"])
         s = cls.empty(rules, [INDEX[c] for c in data["deck0"]], int(data["seed"]))
-        node = None
+        node: tuple[Any, HistoryEntry] | None = None
         for seat, placement, phys, from_draw, redeck in data["history"]:
             p = Placement.parse(placement)
             s._place(p.tile_index, p.square)
