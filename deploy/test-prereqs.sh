@@ -3,7 +3,7 @@
 # docker-compose for linting docker-compose.yml. Installed with apt where missing and possible.
 set -uo pipefail
 need=()
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
