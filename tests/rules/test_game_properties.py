@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.metro.chance import world_from_view
+from games.metro.chance import redeal, world_from_view
 from games.metro.options import MetroRules
 from games.metro.routes import points, trace
 from games.metro.state import DRAW, OPEN, MetroState
@@ -218,3 +218,24 @@ def test_sampled_worlds_agree_with_the_view(rules: MetroRules, seed: int, stop: 
     for key in ("board", "hand", "drawn", "routes", "unseen", "turn", "deck_count", "seats"):
         assert mine[key] == view[key], key
     assert DRAW not in world.legal_moves() or world.deck_count > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 50))
+def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            return
+        state.apply(rng.choice(state.legal_moves()))
+    for seat in range(rules.players):
+        world = redeal(state, seat, rng)
+        assert world.view(seat) == state.view(seat)
+
+        def tiles(s: MetroState) -> list[int]:
+            held = [t for h in s.hands for t in h] + s.deck[s.deck_pos :]
+            return sorted(held + ([s.drawn] if s.drawn >= 0 else []))
+
+        assert tiles(world) == tiles(state)
+        assert world.legal_moves() == state.legal_moves() or seat != state.seat
