@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -125,8 +126,14 @@ class RedisServer:
         appendonly: bool = False,
         binary: str | None = None,
         start_timeout: float = 20.0,
+        log_file: str | os.PathLike[str] | None = None,
+        launcher: Sequence[str] = (),
     ) -> None:
+        """`log_file` defaults to server.log in the data dir; `launcher` is put before the
+        server's argv (a wrapper that execs it, e.g. to tie its life to the caller's)."""
         self.data_dir = Path(data_dir).resolve()
+        self._log_file = Path(log_file).resolve() if log_file else None
+        self.launcher = list(launcher)
         self.host = host
         self.appendonly = appendonly
         self.start_timeout = start_timeout
@@ -143,7 +150,7 @@ class RedisServer:
 
     @property
     def log_path(self) -> Path:
-        return self.data_dir / "server.log"
+        return self._log_file or self.data_dir / "server.log"
 
     @property
     def url(self) -> str:
@@ -153,6 +160,7 @@ class RedisServer:
 
     def _argv(self) -> list[str]:
         return [
+            *self.launcher,
             self.binary,
             "--port", str(self.port),
             "--bind", self.host,
@@ -168,6 +176,7 @@ class RedisServer:
         if self.proc is not None and self.proc.poll() is None:
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A port we picked ourselves may be taken by someone else before the server binds it;
         # then pick another. A port the caller chose is tried once.
         attempts = 1 if self._wanted_port else 3

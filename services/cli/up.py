@@ -1,0 +1,394 @@
+"""`metro up`: run the whole stack on one machine and stop all of it on Ctrl-C.
+
+Starts Redis (REDIS_URL when set, else a local server with AOF in .run/redis), the engine, AI
+workers and the gateway, one after the other, each only once the one before it is healthy; then
+prints the URL and watches them. Every child runs in its own session, so Ctrl-C reaches only this
+supervisor, which stops the children in reverse order; on Linux each child is also tied to the
+supervisor's life, so even a killed supervisor leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType
+from urllib.parse import urlsplit, urlunsplit
+
+from services.common.healthcheck import check_grpc, check_http
+from services.common.redis_server import RedisServer, RedisServerError, RedisServerNotFound
+
+# Runs before each child's real program: ask Linux to SIGTERM the child when the supervisor dies
+# (PR_SET_PDEATHSIG = 1), give up if it already has, then become the program (same pid).
+_ORPHAN_GUARD = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit(1)\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
+
+GRACE_S = 10.0
+
+
+class StartFailed(Exception):
+    """A part did not come up; the message names it and carries its log's tail."""
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived while the stack was starting."""
+
+
+def launcher() -> list[str]:
+    """argv prefix that ties a child's life to ours, where the OS can do it."""
+    if sys.platform.startswith("linux"):
+        return [sys.executable, "-c", _ORPHAN_GUARD, str(os.getpid())]
+    return []
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def tail(path: Path, lines: int = 25) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log written)"
+    return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
+
+
+def redact(url: str) -> str:
+    """A Redis URL fit for printing: the password, if any, is replaced."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+
+
+class Part:
+    """One service process of the stack: its command, environment, log and health check."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        env: dict[str, str],
+        log_path: Path,
+        health: Callable[[], str | None],
+    ) -> None:
+        self.name = name
+        self.argv = argv
+        self.env = env
+        self.log_path = log_path
+        self.health = health
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [*launcher(), *self.argv],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def exit_status(self) -> int | None:
+        """None while running (or never started), else the exit status."""
+        return None if self.proc is None else self.proc.poll()
+
+    def stop(self, grace: float = GRACE_S) -> None:
+        """SIGTERM its process group, SIGKILL after `grace` seconds; the group is emptied."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            _killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                _killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        _killpg(proc.pid, signal.SIGKILL)  # anything it forked and left behind
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, sig)
+
+
+class Stack:
+    """The parts in start order; `down()` stops whatever was started, last first."""
+
+    def __init__(self, args: argparse.Namespace, stop: threading.Event) -> None:
+        self.args = args
+        self.stop_requested = stop
+        self.run_dir = Path(args.run_dir).resolve()
+        self.log_dir = self.run_dir / "logs"
+        self.redis: RedisServer | None = None
+        self.parts: list[Part] = []
+
+    def say(self, message: str) -> None:
+        print(f"metro up: {message}", flush=True)
+
+    # ---- start -------------------------------------------------------------------------------
+
+    def start_redis(self) -> str:
+        url = os.environ.get("REDIS_URL", "")
+        if url:
+            import redis  # imported here: `metro up --help` needs none of this
+
+            try:
+                client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+                client.ping()
+                client.close()
+            except (redis.RedisError, ValueError, OSError) as exc:
+                raise StartFailed(f"REDIS_URL={redact(url)} does not answer PING: {exc}") from exc
+            self.say(f"redis: using REDIS_URL {redact(url)}")
+            return url
+        self.redis = RedisServer(
+            self.run_dir / "redis",
+            appendonly=True,
+            log_file=self.log_dir / "redis.log",
+            launcher=launcher(),
+        )
+        try:
+            self.redis.start()
+        except (RedisServerNotFound, RedisServerError) as exc:
+            raise StartFailed(f"redis did not start: {exc}") from exc
+        self.say(f"redis: {self.redis.binary} at {self.redis.url}, data in {self.redis.data_dir}")
+        return self.redis.url
+
+    def add(
+        self, name: str, argv: list[str], env: dict[str, str], health: Callable[[], str | None]
+    ) -> Part:
+        part = Part(name, argv, env, self.log_dir / f"{name}.log", health)
+        self.parts.append(part)
+        part.start()
+        return part
+
+    def wait_healthy(self, parts: list[Part]) -> None:
+        """Block until every part passes its health check; raise naming the first that fails."""
+        deadline = time.monotonic() + self.args.timeout
+        waiting = list(parts)
+        last: dict[str, str] = {}
+        while waiting:
+            for part in list(waiting):
+                status = part.exit_status()
+                if status is not None:
+                    raise StartFailed(
+                        f"{part.name} exited with status {status} while starting; "
+                        f"{part.log_path} ends:\n{tail(part.log_path)}"
+                    )
+                problem = part.health()
+                if problem is None:
+                    waiting.remove(part)
+                    self.say(f"{part.name} is healthy")
+                else:
+                    last[part.name] = problem
+            if not waiting:
+                return
+            if self.stop_requested.is_set():
+                raise Interrupted
+            if time.monotonic() > deadline:
+                part = waiting[0]
+                raise StartFailed(
+                    f"{part.name} was not healthy within {self.args.timeout:.0f}s "
+                    f"(last check: {last.get(part.name)}); {part.log_path} ends:\n"
+                    f"{tail(part.log_path)}"
+                )
+            self.stop_requested.wait(0.25)
+
+    def up(self) -> str:
+        """Start everything; return the gateway's URL."""
+        args = self.args
+        gateway_port = args.port
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((args.host, gateway_port))
+            except OSError as exc:
+                raise StartFailed(
+                    f"the gateway cannot listen on {args.host}:{gateway_port} ({exc.strerror}); "
+                    "choose another with --port"
+                ) from exc
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        redis_url = self.start_redis()
+        token = os.environ.get("AI_SERVICE_TOKEN") or secrets.token_urlsafe(32)
+        engine_port = free_port()
+        ai_ports = [free_port() for _ in range(args.ai_workers)]
+        base = {
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            "REDIS_URL": redis_url,
+            "AI_SERVICE_TOKEN": token,
+            "ENGINE_HOST": "127.0.0.1",
+            "ENGINE_PORT": str(engine_port),
+            "ENGINE_TARGET": f"127.0.0.1:{engine_port}",
+            # The gateway balances hints over every worker (gRPC round_robin over the list).
+            "AI_TARGET": "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ai_ports),
+            "GATEWAY_HOST": args.host,
+            "GATEWAY_PORT": str(gateway_port),
+        }
+        python = sys.executable
+
+        def grpc_health(port: int) -> Callable[[], str | None]:
+            return lambda: check_grpc(f"127.0.0.1:{port}", timeout=1.0)
+
+        engine = self.add(
+            "engine", [python, "-m", "services.engine"], base, grpc_health(engine_port)
+        )
+        self.wait_healthy([engine])
+        workers = [
+            self.add(
+                f"ai-{i + 1}",
+                [python, "-m", "services.ai"],
+                {**base, "AI_PORT": str(port)},
+                grpc_health(port),
+            )
+            for i, port in enumerate(ai_ports)
+        ]
+        self.wait_healthy(workers)
+        probe_host = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
+        healthz = f"http://{probe_host}:{gateway_port}/healthz"
+        gateway = self.add(
+            "gateway",
+            [python, "-m", "services.gateway"],
+            base,
+            lambda: check_http(healthz, timeout=2.0),
+        )
+        self.wait_healthy([gateway])
+        return f"http://{probe_host}:{gateway_port}/"
+
+    # ---- run and stop ------------------------------------------------------------------------
+
+    def watch(self) -> int:
+        """Until asked to stop: 0 then; 1 when a part dies on its own (named, with its log)."""
+        while not self.stop_requested.wait(0.5):
+            for part in self.parts:
+                status = part.exit_status()
+                if status is not None:
+                    self.say(
+                        f"{part.name} exited with status {status}; stopping the rest. "
+                        f"{part.log_path} ends:\n{tail(part.log_path)}"
+                    )
+                    return 1
+            if self.redis is not None and self.redis.proc is not None:
+                status = self.redis.proc.poll()
+                if status is not None:
+                    self.say(
+                        f"redis exited with status {status}; stopping the rest. "
+                        f"{self.redis.log_path} ends:\n{self.redis.log_tail()}"
+                    )
+                    return 1
+        return 0
+
+    def down(self) -> None:
+        for part in reversed(self.parts):
+            if part.proc is not None:
+                self.say(f"stopping {part.name}")
+            part.stop()
+        if self.redis is not None:
+            self.say("stopping redis")
+            self.redis.stop()
+
+
+@contextlib.contextmanager
+def single_instance(run_dir: Path) -> Iterator[None]:
+    """One `metro up` per run directory: two would share (and corrupt) one Redis data dir."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    lock_path = run_dir / "up.lock"
+    with lock_path.open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise StartFailed(
+                f"{run_dir} is in use by another `metro up` (pid {holder}); stop it first "
+                "or pass --run-dir"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        try:
+            yield
+        finally:
+            lock.truncate(0)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    default_port = os.environ.get("GATEWAY_PORT") or "8000"
+    parser = argparse.ArgumentParser(
+        prog="metro up",
+        description="Run Redis, the engine, AI workers and the gateway; Ctrl-C stops them all.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="gateway address (default 127.0.0.1)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(default_port) if default_port.isdigit() else -1,
+        help="gateway port (default $GATEWAY_PORT or 8000)",
+    )
+    parser.add_argument("--ai-workers", type=int, default=2, help="AI worker processes (default 2)")
+    parser.add_argument(
+        "--run-dir", default=".run", help="Redis data and logs go here (default ./.run)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=90.0, help="seconds each part may take to become healthy"
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"the gateway port must be 1-65535 (GATEWAY_PORT={default_port!r}, --port)")
+    if args.ai_workers < 1:
+        parser.error("--ai-workers must be at least 1")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stack = Stack(args, stop)
+    try:
+        with single_instance(stack.run_dir):
+            try:
+                url = stack.up()
+                stack.say(f"logs in {stack.log_dir}")
+                print(f"Metro is up: {url}  (Ctrl-C stops it)", flush=True)
+                return stack.watch()
+            except Interrupted:
+                return 0
+            finally:
+                stack.down()
+    except StartFailed as exc:
+        print(f"metro up: {exc}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
