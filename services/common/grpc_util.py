@@ -1,0 +1,274 @@
+"""What every gRPC server and client of the platform shares: channel options, the error
+convention, bearer metadata, and the JSON mapping of the contracts.
+
+Errors travel as a status code, a sentence, and trailing metadata naming the reason (and the
+field or rule), so a gateway can choose between, say, 409 and 422 without parsing sentences.
+
+JSON: game-specific parts of a message sit in a `oneof detail` whose member is named after the
+game kind (protos/metro/v1/metro.proto). `message_to_json` lifts that member's fields into the
+enclosing object and `json_to_message` puts them back, so the HTTP API's JSON is flat.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from games.errors import (
+    GameError,
+    IllegalMoveError,
+    InvalidMoveError,
+    NotYourTurnError,
+    RecordError,
+    RulesError,
+)
+
+# ---- channel and server options -------------------------------------------------------------
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+SERVER_OPTIONS: list[tuple[str, Any]] = [
+    # Connections are recycled so that clients re-resolve DNS and reach new replicas; long
+    # streams (WatchGame) get the grace period, then resume from their last event id.
+    ("grpc.max_connection_age_ms", 5 * 60 * 1000),
+    ("grpc.max_connection_age_grace_ms", 60 * 1000),
+    ("grpc.keepalive_time_ms", 30 * 1000),
+    ("grpc.keepalive_timeout_ms", 10 * 1000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10 * 1000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+]
+
+_SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+CLIENT_OPTIONS: list[tuple[str, Any]] = [
+    # `dns:///host:port` targets spread calls over every address; new ones are seen in seconds.
+    ("grpc.service_config", _SERVICE_CONFIG),
+    ("grpc.dns_min_time_between_resolutions_ms", 5 * 1000),
+    ("grpc.keepalive_time_ms", 30 * 1000),
+    ("grpc.keepalive_timeout_ms", 10 * 1000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+]
+
+
+def insecure_channel(target: str) -> grpc.Channel:
+    """A blocking-client channel with the shared options (create it lazily, once per process)."""
+    return grpc.insecure_channel(target, options=CLIENT_OPTIONS)
+
+
+def aio_insecure_channel(target: str) -> grpc.aio.Channel:
+    """An asyncio-client channel with the shared options; create it inside the running loop."""
+    return grpc.aio.insecure_channel(target, options=CLIENT_OPTIONS)
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata carrying a seat token or the AI service credential."""
+    return (("authorization", f"Bearer {token}"),)
+
+
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+    """The token of an `authorization: Bearer <token>` entry; None when there is none.
+
+    Raises ServiceError(PERMISSION_DENIED) for an authorization entry that is not a bearer token,
+    so a malformed credential is never mistaken for no credential at all.
+    """
+    for key, value in metadata or ():
+        if key.lower() != "authorization":
+            continue
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        scheme, _, token = text.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "the authorization metadata must be 'Bearer <token>'",
+                reason="permission_denied",
+            )
+        return token
+    return None
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+REASON_KEY = "metro-error-reason"
+FIELD_KEY = "metro-error-field"
+RULE_KEY = "metro-error-rule"
+
+
+class ServiceError(Exception):
+    """An answer other than OK: a status code, a sentence for people, and machine-readable
+    details (reason, and the field or rule it concerns) sent as trailing metadata."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str,
+        field: str = "",
+        rule: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.field = field
+        self.rule = rule
+
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        pairs = [(REASON_KEY, self.reason)]
+        if self.field:
+            pairs.append((FIELD_KEY, self.field))
+        if self.rule:
+            pairs.append((RULE_KEY, self.rule))
+        # Metadata values must be printable ASCII; "§" is not.
+        return tuple((k, v.encode("ascii", "replace").decode()) for k, v in pairs)
+
+
+def invalid_argument(field: str, message: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT, message, reason="invalid_argument", field=field
+    )
+
+
+def from_game_error(err: GameError) -> ServiceError:
+    """The status a rules-core error maps to (DESIGN.md "Errors"), in one place."""
+    if isinstance(err, NotYourTurnError):
+        return ServiceError(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            str(err),
+            reason="not_your_turn",
+            rule=err.rule,
+        )
+    if isinstance(err, IllegalMoveError):
+        return ServiceError(
+            grpc.StatusCode.FAILED_PRECONDITION, str(err), reason="illegal_move", rule=err.rule
+        )
+    if isinstance(err, RulesError):
+        return ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            str(err),
+            reason="invalid_rules",
+            field=err.field or "rules",
+        )
+    if isinstance(err, InvalidMoveError):
+        return ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, str(err), reason="invalid_argument", field="move"
+        )
+    if isinstance(err, RecordError):
+        return ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT, str(err), reason="invalid_argument", field="record"
+        )
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(err), reason="invalid_argument")
+
+
+def error_details(error: grpc.RpcError) -> dict[str, str]:
+    """Client side: {"reason", "field", "rule"} from a failed call's trailing metadata."""
+    trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    keys = {REASON_KEY: "reason", FIELD_KEY: "field", RULE_KEY: "rule"}
+    out: dict[str, str] = {}
+    for key, value in trailing or ():
+        if key in keys:
+            out[keys[key]] = value.decode() if isinstance(value, bytes) else value
+    return out
+
+
+# ---- JSON mapping ---------------------------------------------------------------------------
+
+DETAIL = "detail"
+M = TypeVar("M", bound=Message)
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.GetOptions().map_entry
+
+
+def _is_repeated(field: FieldDescriptor) -> bool:
+    return bool(field.is_repeated)
+
+
+def _has_explicit_presence(field: FieldDescriptor) -> bool:
+    """proto3 `optional` scalars: absent is not the same as zero, so JSON says null."""
+    oneof = field.containing_oneof
+    return (
+        field.message_type is None and oneof is not None and oneof.name == "_" + field.name
+    )
+
+
+def _flatten(desc: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
+    for field in desc.fields:
+        name = field.name
+        if field.message_type is not None and not _is_map(field) and name in data:
+            value = data[name]
+            if _is_repeated(field):
+                data[name] = [
+                    _flatten(field.message_type, v) if isinstance(v, dict) else v for v in value
+                ]
+            elif isinstance(value, dict):
+                data[name] = _flatten(field.message_type, value)
+        elif _has_explicit_presence(field) and name not in data:
+            data[name] = None
+    detail = desc.oneofs_by_name.get(DETAIL)
+    if detail is not None:
+        for member in detail.fields:
+            if member.name in data:
+                data.update(data.pop(member.name))
+    return data
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    """The HTTP API's JSON for a message: proto field names, zeros and empty lists written out,
+    unset `optional` fields as null, game-specific parts lifted into their enclosing object."""
+    data = json_format.MessageToDict(
+        message,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+    )
+    return _flatten(message.DESCRIPTOR, data)
+
+
+def _nest(desc: Descriptor, data: Mapping[str, Any], game: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    detail = desc.oneofs_by_name.get(DETAIL)
+    own = desc.fields_by_name
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is None:
+            continue
+        field = own.get(key)
+        if field is None or (detail is not None and field.containing_oneof is detail):
+            extra[key] = value
+            continue
+        if field.message_type is not None and not _is_map(field):
+            if _is_repeated(field) and isinstance(value, list):
+                value = [
+                    _nest(field.message_type, v, game) if isinstance(v, Mapping) else v
+                    for v in value
+                ]
+            elif isinstance(value, Mapping):
+                value = _nest(field.message_type, value, game)
+        out[key] = value
+    if extra:
+        member = own.get(game)
+        if detail is None or member is None or member.containing_oneof is not detail:
+            # Unknown keys: let ParseDict name the first one.
+            out.update(extra)
+        else:
+            out[game] = _nest(member.message_type, extra, game)
+    return out
+
+
+def json_to_message(data: Mapping[str, Any], message_type: type[M], game: str = "metro") -> M:
+    """Inverse of message_to_json for requests: keys a message does not define go to its
+    `detail` member for `game`. Raises json_format.ParseError naming a bad or unknown field."""
+    nested = _nest(message_type.DESCRIPTOR, data, game)
+    return json_format.ParseDict(nested, message_type())

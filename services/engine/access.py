@@ -1,0 +1,73 @@
+"""Who is calling, and which seat they may act or look as (engine.proto, "Authorisation").
+
+Three kinds of caller: a seat token (that seat only), the AI service credential (AI seats only,
+named in the request), and nobody (a spectator: the public view and nothing else).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+
+from services.common.auth import MAX_TOKEN_LENGTH, is_service_credential, token_matches
+from services.common.grpc_util import ServiceError, bearer_token, invalid_argument
+from services.engine.meta import AI, GameMeta
+
+
+def denied(message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message, reason="permission_denied")
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    token: str | None
+    is_ai_service: bool
+
+    @classmethod
+    def from_metadata(
+        cls, metadata: object, ai_credential: str
+    ) -> Caller:
+        token = bearer_token(metadata)  # type: ignore[arg-type]
+        if token is not None and len(token) > MAX_TOKEN_LENGTH:
+            raise denied("the token is not valid")
+        return cls(token=token, is_ai_service=is_service_credential(token, ai_credential))
+
+    def require_ai_service(self) -> None:
+        if not self.is_ai_service:
+            raise denied("this call needs the AI service credential")
+
+    def seat(
+        self, meta: GameMeta, game_id: str, requested: int | None, *, required: bool
+    ) -> int | None:
+        """The seat this caller speaks for in this game; None for a spectator.
+
+        `required`: the call acts for a seat (moves, legal moves), so a spectator is refused.
+        """
+        if self.token is None:
+            if requested is not None:
+                raise denied(f"seat {requested}'s view and moves need that seat's token")
+            if required:
+                raise denied("this call needs a seat token (authorization: Bearer <token>)")
+            return None
+        if self.is_ai_service:
+            if requested is None:
+                raise invalid_argument(
+                    "seat", "with the AI service credential, name the AI seat in 'seat'"
+                )
+            if not 0 <= requested < len(meta.seats):
+                raise invalid_argument(
+                    "seat", f"seat must be 0-{len(meta.seats) - 1}; got {requested}"
+                )
+            if meta.seats[requested].kind != AI:
+                raise denied(
+                    f"seat {requested} is not an AI seat; "
+                    "the AI service credential acts for AI seats only"
+                )
+            return requested
+        for index, info in enumerate(meta.seats):
+            if token_matches(info.token_hash, game_id, self.token):
+                if requested is not None and requested != index:
+                    raise denied(f"this token is seat {index}'s, not seat {requested}'s")
+                return index
+        raise denied(f"the token is not valid for game {game_id}")

@@ -1,0 +1,94 @@
+"""The engine's gRPC server: the Engine service, standard health checking and reflection.
+
+Health follows Redis: SERVING while it answers, NOT_SERVING while it does not, so a balancer or
+`grpc_health_probe` sees a replica that cannot reach the store as down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from metro.v1 import engine_pb2, engine_pb2_grpc
+
+from services.common.config import Settings
+from services.common.grpc_util import SERVER_OPTIONS
+from services.engine.bots import BotQueue
+from services.engine.service import EngineService, close_quietly
+from services.engine.store import STORAGE_ERRORS, GameStore, connect
+
+log = logging.getLogger("metro.engine")
+
+SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
+HEALTH_INTERVAL_S = 2.0
+
+
+async def _watch_health(store: GameStore, health: health_aio.HealthServicer) -> None:
+    serving: bool | None = None
+    while True:
+        try:
+            ok = await asyncio.wait_for(store.ping(), timeout=HEALTH_INTERVAL_S)
+        except (TimeoutError, *STORAGE_ERRORS):
+            ok = False
+        if ok != serving:
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if ok
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            for name in ("", SERVICE_NAME):
+                await health.set(name, status)
+            log.info("redis %s", "reachable: serving" if ok else "unreachable: not serving")
+            serving = ok
+        await asyncio.sleep(HEALTH_INTERVAL_S)
+
+
+async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """Run until `stop` is set (or SIGTERM/SIGINT), then drain for a few seconds."""
+    client = connect(settings.redis_url)
+    blocking = connect(settings.redis_url, max_connections=4096)
+    store = GameStore(client)
+    bots = BotQueue(client, blocking)
+    with contextlib.suppress(*STORAGE_ERRORS):
+        await bots.ensure_group()  # also done lazily, should Redis be down at start
+
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    engine_pb2_grpc.add_EngineServicer_to_server(
+        EngineService(settings, store, bots, blocking), server
+    )
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME),
+        server,
+    )  # fmt: skip
+    address = f"{settings.engine_host}:{settings.engine_port}"
+    server.add_insecure_port(address)
+    if not settings.ai_service_token:
+        log.warning("AI_SERVICE_TOKEN is not set: no AI worker can play the AI seats")
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
+    await server.start()
+    watcher = asyncio.create_task(_watch_health(store, health))
+    log.info("engine serving on %s (redis %s)", address, settings.redis_url)
+    try:
+        await stop.wait()
+    finally:
+        log.info("engine stopping")
+        await health.enter_graceful_shutdown()
+        watcher.cancel()
+        await server.stop(grace=3.0)
+        await close_quietly(blocking)
+        await close_quietly(client)

@@ -1,0 +1,277 @@
+"""Every game's data in Redis, and the one way to change it (commit_lua.py).
+
+Keys of one game (all expire together, `GAME_TTL_IDLE_S` after the last change, or
+`GAME_TTL_FINISHED_S` once the game is over):
+  game:{id}          hash: version, status, state (the rules core's to_dict JSON: secrets!),
+                     meta (JSON: kind, rules, seats with hashed tokens), created_at (ms),
+                     last_event_id, bot_job
+  game:{id}:events   stream: one public event per change; the entry id is the event id
+  game:{id}:answers  hash: request key -> the answer first given, for idempotent retries
+Shared keys:
+  games:waiting, games:playing, games:over   zsets of game ids by created_at (ListGames)
+  bot-turns          stream of AI-turn jobs, consumer group "ai-workers" (bots.py)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from services.engine.commit_lua import COMMIT_LUA
+
+BOT_STREAM = "bot-turns"
+BOT_GROUP = "ai-workers"
+BOT_STREAM_MAXLEN = 100_000
+STATUSES = ("waiting", "playing", "over")
+
+
+
+def game_key(game_id: str) -> str:
+    return f"game:{game_id}"
+
+
+def events_key(game_id: str) -> str:
+    return f"game:{game_id}:events"
+
+
+def answers_key(game_id: str) -> str:
+    return f"game:{game_id}:answers"
+
+
+def index_key(status: str) -> str:
+    return f"games:{status}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """One game as read from Redis, before the state is parsed."""
+
+    game_id: str
+    version: int
+    status: str
+    state_json: str
+    meta: dict[str, Any]
+    created_at_ms: int
+    last_event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """Everything one commit writes; see commit_lua.py for what each part becomes."""
+
+    game_id: str
+    kind: str
+    expected_version: int | None  # None: create the game
+    request_key: str
+    answer: str
+    state_json: str
+    meta_json: str  # "" when unchanged
+    status: str
+    event: dict[str, Any]
+    ttl_s: int
+    bot_seat: int | None = None
+    bot_level: str = ""
+    created_at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    event_id: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """The request key was seen before: this is what was answered then."""
+
+    event_id: str
+    version: int
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    current_version: int | None  # None: the game is gone (expired) or, on create, exists
+
+
+CommitResult = Committed | Duplicate | Conflict
+
+STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+
+
+def connect(url: str, *, max_connections: int = 256) -> aioredis.Redis:
+    """A client that reconnects by itself (a restarted Redis is picked up on the next call).
+
+    A command whose reply was lost is re-sent; commits stay safe because every commit carries a
+    request key that the commit script answers from, instead of applying twice.
+    """
+    return aioredis.Redis.from_url(
+        url,
+        decode_responses=True,
+        max_connections=max_connections,
+        socket_connect_timeout=2.0,
+        health_check_interval=15,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+    )
+
+
+class GameStore:
+    """Reads and the single write path (one Lua script, registered once, run by EVALSHA)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._commit = client.register_script(COMMIT_LUA)
+
+    # ---- reads ------------------------------------------------------------------------------
+
+    async def load(
+        self, game_id: str, answer_key: str = ""
+    ) -> tuple[StoredGame | None, str | None]:
+        """The game (None when unknown or expired) and, when asked, a stored answer, in one
+        round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(
+            game_key(game_id),
+            "version", "status", "state", "meta", "created_at", "last_event_id",
+        )  # fmt: skip
+        if answer_key:
+            pipe.hget(answers_key(game_id), answer_key)
+        results = await pipe.execute()
+        version, status, state, meta, created_at, last_event_id = results[0]
+        answer = results[1] if answer_key else None
+        if version is None or state is None or meta is None:
+            return None, answer
+        return (
+            StoredGame(
+                game_id=game_id,
+                version=int(version),
+                status=status,
+                state_json=state,
+                meta=json.loads(meta),
+                created_at_ms=int(created_at or 0),
+                last_event_id=last_event_id or "",
+            ),
+            answer,
+        )
+
+    async def version_of(self, game_id: str) -> tuple[int, str, str] | None:
+        """(version, status, bot_job) without the state; None when the game is gone."""
+        version, status, bot_job = await self.redis.hmget(
+            game_key(game_id), "version", "status", "bot_job"
+        )
+        if version is None:
+            return None
+        return int(version), status or "", bot_job or ""
+
+    async def list_ids(self, status: str, limit: int) -> list[str]:
+        """Newest first; ids whose game has expired are dropped from the index on the way."""
+        key = index_key(status)
+        found: list[str] = []
+        start = 0
+        while len(found) < limit:
+            ids = await self.redis.zrevrange(key, start, start + limit - 1)
+            if not ids:
+                break
+            start += len(ids)
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id in ids:
+                pipe.exists(game_key(game_id))
+            alive = await pipe.execute()
+            gone = [g for g, ok in zip(ids, alive, strict=True) if not ok]
+            if gone:
+                await self.redis.zrem(key, *gone)
+                start -= len(gone)
+            found.extend(g for g, ok in zip(ids, alive, strict=True) if ok)
+        return found[:limit]
+
+    async def load_many(self, game_ids: list[str]) -> list[StoredGame]:
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(game_key(game_id), "version", "status", "meta", "created_at", "state")
+        out = []
+        for game_id, row in zip(game_ids, await pipe.execute(), strict=True):
+            version, status, meta, created_at, state = row
+            if version is None or meta is None:
+                continue
+            out.append(
+                StoredGame(
+                    game_id=game_id,
+                    version=int(version),
+                    status=status,
+                    state_json=state or "",
+                    meta=json.loads(meta),
+                    created_at_ms=int(created_at or 0),
+                    last_event_id="",
+                )
+            )
+        return out
+
+    async def events_after(
+        self, game_id: str, after: str, count: int = 200
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Stored events after `after` ("" or "0-0": from the first), oldest first."""
+        start = f"({after}" if after and after != "0-0" else "-"
+        entries = await self.redis.xrange(events_key(game_id), min=start, max="+", count=count)
+        return [(entry_id, json.loads(fields["event"])) for entry_id, fields in entries]
+
+    async def wait_events(
+        self, client: aioredis.Redis, game_id: str, after: str, block_ms: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Events after `after`, waiting up to block_ms for the first (on the blocking client)."""
+        reply = await client.xread({events_key(game_id): after or "0-0"}, block=block_ms, count=200)
+        out: list[tuple[str, dict[str, Any]]] = []
+        for _key, entries in reply or ():
+            out.extend((entry_id, json.loads(fields["event"])) for entry_id, fields in entries)
+        return out
+
+    # ---- the one write path -----------------------------------------------------------------
+
+    async def commit(self, change: Change) -> CommitResult:
+        """Run the commit script: check the version; write state, event, answer, job, TTLs."""
+        event_json = json.dumps(change.event, separators=(",", ":"))
+        reply = await self._commit(
+            keys=[
+                game_key(change.game_id),
+                events_key(change.game_id),
+                answers_key(change.game_id),
+                BOT_STREAM,
+                *(index_key(s) for s in STATUSES),
+            ],
+            args=[
+                "" if change.expected_version is None else str(change.expected_version),
+                change.request_key,
+                change.answer,
+                change.state_json,
+                change.meta_json,
+                change.status,
+                event_json,
+                str(change.ttl_s),
+                "" if change.bot_seat is None else str(change.bot_seat),
+                change.bot_level,
+                change.game_id,
+                change.kind,
+                BOT_GROUP,
+                str(BOT_STREAM_MAXLEN),
+                str(change.created_at_ms),
+            ],
+        )
+        tag = reply[0]
+        if tag == "ok":
+            return Committed(event_id=reply[1], version=int(reply[2]))
+        if tag == "dup":
+            event_id, version, answer = reply[1].split("\n", 2)
+            return Duplicate(event_id=event_id, version=int(version), answer=answer)
+        if tag == "conflict":
+            return Conflict(current_version=int(reply[1]))
+        return Conflict(current_version=None)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())

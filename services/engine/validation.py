@@ -1,0 +1,103 @@
+"""Checks on untrusted request fields, each failing with INVALID_ARGUMENT naming the field.
+
+Nothing a client sends is echoed back at length: a 100 kB string is reported by its size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from services.common.grpc_util import invalid_argument
+
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+WORKER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+EVENT_ID = re.compile(r"\d{1,20}-\d{1,20}")
+JOB_ID = EVENT_ID
+LEVEL = re.compile(r"[A-Za-z0-9_-]{1,32}")
+MAX_NAME = 40
+MAX_MOVE_STRING = 64
+MAX_WAIT_MS = 30_000
+
+
+def shown(value: str) -> str:
+    """A short, safe rendering of a client's string for an error sentence."""
+    if len(value) > 40:
+        return f"a string of {len(value)} characters"
+    return repr(value)
+
+
+def game_id(value: str, field: str = "game_id") -> str:
+    if not value:
+        raise invalid_argument(field, f"{field} is required")
+    if not GAME_ID.fullmatch(value):
+        raise invalid_argument(
+            field, f"{field} must be 1-64 letters, digits, '-' or '_'; got {shown(value)}"
+        )
+    return value
+
+
+def move_id(value: str) -> str:
+    """"" (no id: the move is not retry-safe) or a client-chosen id."""
+    if value and not MOVE_ID.fullmatch(value):
+        raise invalid_argument(
+            "move_id", f"move_id must be 1-64 letters, digits or '._:-'; got {shown(value)}"
+        )
+    return value
+
+
+def name(value: str, field: str = "name") -> str:
+    value = value.strip()
+    if len(value) > MAX_NAME:
+        raise invalid_argument(field, f"{field} must be at most {MAX_NAME} characters")
+    if any(not ch.isprintable() for ch in value):
+        raise invalid_argument(field, f"{field} must not contain control characters")
+    return value
+
+
+def level(value: str, field: str = "level") -> str:
+    if not LEVEL.fullmatch(value):
+        raise invalid_argument(
+            field, f"{field} must be 1-32 letters, digits, '-' or '_'; got {shown(value)}"
+        )
+    return value
+
+
+def event_id(value: str, field: str = "after_event_id") -> str:
+    if value and not EVENT_ID.fullmatch(value):
+        raise invalid_argument(
+            field, f"{field} must be an event id such as '1718000000000-0'; got {shown(value)}"
+        )
+    return value
+
+
+def worker_id(value: str) -> str:
+    if not WORKER_ID.fullmatch(value):
+        raise invalid_argument(
+            "worker_id", f"worker_id must be 1-64 letters, digits or '._:-'; got {shown(value)}"
+        )
+    return value
+
+
+def wait_ms(value: int) -> int:
+    if not 0 <= value <= MAX_WAIT_MS:
+        raise invalid_argument("wait_ms", f"wait_ms must be 0-{MAX_WAIT_MS}; got {value}")
+    return value
+
+
+def move_fields(move: Mapping[str, Any]) -> None:
+    """Bound the size of every string in a move before the rules core reads it."""
+    for key, value in move.items():
+        if isinstance(value, str) and len(value) > MAX_MOVE_STRING:
+            raise invalid_argument(
+                key, f"{key} must be at most {MAX_MOVE_STRING} characters; got {len(value)}"
+            )
+
+
+def seat_number(value: int, seats: int, field: str = "seat") -> int:
+    if not 0 <= value < seats:
+        raise invalid_argument(field, f"{field} must be 0-{seats - 1}; got {value}")
+    return value
+
