@@ -46,12 +46,33 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
 ]
 
-_SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+_SERVICE_CONFIG = json.dumps(
+    {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        # A call that could not reach a server (a replica restarting, a connection reset) is
+        # tried again for about 1.5 s. Moves stay safe: a retried move_id is answered once.
+        "methodConfig": [
+            {
+                "name": [{}],
+                "retryPolicy": {
+                    "maxAttempts": 5,
+                    "initialBackoff": "0.1s",
+                    "maxBackoff": "1s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ],
+    }
+)
 
 CLIENT_OPTIONS: list[tuple[str, Any]] = [
     # `dns:///host:port` targets spread calls over every address; new ones are seen in seconds.
     ("grpc.service_config", _SERVICE_CONFIG),
     ("grpc.dns_min_time_between_resolutions_ms", 5 * 1000),
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.enable_retries", 1),
     ("grpc.keepalive_time_ms", 30 * 1000),
     ("grpc.keepalive_timeout_ms", 10 * 1000),
     ("grpc.keepalive_permit_without_calls", 1),
@@ -140,18 +161,26 @@ def invalid_argument(field: str, message: str) -> ServiceError:
     )
 
 
+def _with_rule(message: str, rule: str) -> str:
+    """The sentence ends by naming the rule broken, unless it already does."""
+    return f"{message} ({rule})" if rule and rule not in message else message
+
+
 def from_game_error(err: GameError) -> ServiceError:
     """The status a rules-core error maps to (DESIGN.md "Errors"), in one place."""
     if isinstance(err, NotYourTurnError):
         return ServiceError(
             grpc.StatusCode.FAILED_PRECONDITION,
-            str(err),
+            _with_rule(str(err), err.rule),
             reason="not_your_turn",
             rule=err.rule,
         )
     if isinstance(err, IllegalMoveError):
         return ServiceError(
-            grpc.StatusCode.FAILED_PRECONDITION, str(err), reason="illegal_move", rule=err.rule
+            grpc.StatusCode.FAILED_PRECONDITION,
+            _with_rule(str(err), err.rule),
+            reason="illegal_move",
+            rule=err.rule,
         )
     if isinstance(err, RulesError):
         return ServiceError(
@@ -161,8 +190,12 @@ def from_game_error(err: GameError) -> ServiceError:
             field=err.field or "rules",
         )
     if isinstance(err, InvalidMoveError):
+        field = getattr(err, "field", "") or "move"
         return ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, str(err), reason="invalid_argument", field="move"
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"invalid {field}: {err}",
+            reason="invalid_argument",
+            field=field,
         )
     if isinstance(err, RecordError):
         return ServiceError(

@@ -254,8 +254,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 if creator is not None:
                     raise invalid_argument(
                         f"{field}.kind",
-                        "only one seat may be 'human' (the creator's); make the others 'open' "
-                        "so that players join with their own tokens",
+                        f"{field}.kind: only one seat may be 'human' (the creator's); make "
+                        "the others 'open' so that players join with their own tokens",
                     )
                 creator, token = index, new_token()
                 seats.append(

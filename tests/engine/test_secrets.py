@@ -1,0 +1,153 @@
+"""Hidden information: during whole games, everything each seat and a spectator receives (views,
+legal moves, move answers, events, errors) is checked against the state rebuilt from the record
+afterwards. A seat sees its own hand and drawn tile and nothing else hidden; nobody sees the
+deck order; every other tile code in a message must be a public placement.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf.message import Message
+from metro.v1 import engine_pb2
+
+from games.metro import CODES, INDEX, MetroRules, MetroState
+from games.metro.tiles import ROTATIONS, TILE_SET
+from services.common.grpc_util import message_to_json
+from tests.engine.helpers import choose, record_of
+from tests.fixtures.engine import EngineClient
+
+TILE = re.compile(r"[abcd]{4}")
+SECRET_KEYS = {"deck", "deck0", "hands", "seed", "history", "redeck"}
+
+Received = tuple[int, int | None, str, Message]  # version, viewer seat, what, message
+
+
+def _strings(data: Any, path: str = "") -> list[tuple[str, str]]:
+    """Every string value in a JSON structure with its path (keys are not values)."""
+    if isinstance(data, str):
+        return [(path, data)]
+    if isinstance(data, dict):
+        assert not SECRET_KEYS & set(data), f"secret key at {path}: {SECRET_KEYS & set(data)}"
+        return [s for k, v in data.items() for s in _strings(v, f"{path}.{k}")]
+    if isinstance(data, list):
+        return [s for i, v in enumerate(data) for s in _strings(v, f"{path}[{i}]")]
+    return []
+
+
+def _rebuild(record: dict[str, Any], events: list[engine_pb2.GameEvent]) -> dict[int, MetroState]:
+    """The state after every version, replaying the events' moves on the record's deck."""
+    rules = MetroRules.parse(record["rules"])
+    state = MetroState.deal(rules, [INDEX[c] for c in record["deck"]])
+    redecks = iter([m.get("redeck") for m in record["moves"]])
+    states = {}
+    for event in events:
+        if event.action == "draw":
+            state.play(event.seat, {"action": "draw"})
+        elif event.action == "place":
+            before = state.reshuffles
+            state.play(event.seat, {"action": "place", "placement": event.metro.placement})
+            redeck = next(redecks)
+            if state.reshuffles != before:  # the engine's shuffle, as recorded
+                state.deck = [INDEX[c] for c in redeck]
+        states[event.version] = state.copy()
+    return states
+
+
+def _check_view(view: engine_pb2.GameView, state: MetroState, viewer: int | None) -> None:
+    data = message_to_json(view)
+    own = list(state.hands[viewer]) if viewer is not None else []
+    drawn = state.drawn if viewer is not None and state.seat == viewer else -1
+    assert sorted(view.metro.hand) == sorted(CODES[t] for t in own)
+    assert view.metro.HasField("drawn") == (drawn >= 0)
+    if drawn >= 0:
+        assert view.metro.drawn == CODES[drawn]
+    assert list(view.metro.board) == state.board_placements()
+    placed = Counter(CODES[entry[2]] for entry in state.history_entries())
+    unseen = Counter(TILE_SET) - placed - Counter(CODES[t] for t in own)
+    if drawn >= 0:
+        unseen -= Counter([CODES[drawn]])
+    assert dict(view.metro.unseen) == dict(unseen)
+    assert [s.metro.hand_count for s in view.seats] == [len(h) for h in state.hands]
+    assert view.metro.deck_count == state.deck_count
+    allowed = set(view.metro.board) | set(view.metro.hand) | {view.metro.drawn}
+    for path, text in _strings(data):
+        for found in TILE.findall(text):
+            assert any(a.startswith(found) for a in allowed if a), f"{found!r} at {path}"
+
+
+def _check_event(event: engine_pb2.GameEvent) -> None:
+    for path, text in _strings(message_to_json(event)):
+        if TILE.search(text):
+            assert path == ".placement" and event.action == "place", f"{text!r} at {path}"
+
+
+def _check_legal(reply: engine_pb2.ListLegalMovesResponse, state: MetroState, seat: int) -> None:
+    held = [state.drawn] if state.drawn >= 0 else list(state.hands[seat])
+    shapes = {CODES[r] for t in held for r in ROTATIONS[t]}
+    for move in reply.moves:
+        if move.metro.action == "place":
+            assert move.metro.placement[:4] in shapes
+    expected = state.legal_moves_json(seat)
+    got = [{k: v for k, v in message_to_json(m).items() if v} for m in reply.moves]
+    assert sorted(map(str, got)) == sorted(map(str, expected))
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [{"players": 3, "hand_size": 2}, {"players": 3, "hand_size": 3, "online": True,
+                                       "rotation": True}],
+    ids=["classic-hand2", "online-hand3-rotation"],
+)  # fmt: skip
+def test_nothing_hidden_leaves_the_engine(engine_client: EngineClient, rules: dict) -> None:
+    c = engine_client
+    game_id, tokens = c.create_full(rules)
+    players = rules["players"]
+    viewers: list[int | None] = [*range(players), None]
+    received: list[Received] = []
+    rng = random.Random(7)
+    watch = c.events(game_id, timeout=120)  # a spectator watching live from the start
+
+    view = c.view(game_id)
+    while view.status != "over":
+        version, seat = view.version, view.turn
+        for viewer in viewers:
+            token = tokens[viewer] if viewer is not None else None
+            received.append((version, viewer, "view", c.view(game_id, token)))
+        legal = c.legal(game_id, tokens[seat])
+        received.append((version, seat, "legal", legal))
+        # Another seat trying to move hears only whose turn it is.
+        other = (seat + 1) % players
+        try:
+            c.move(game_id, tokens[other], "place", "aacb00")
+            raise AssertionError("a move out of turn was accepted")
+        except grpc.RpcError as err:
+            assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert not TILE.search(err.details() or "")
+        action, placement = choose(list(legal.moves), rng, 0.4)
+        view = c.move(game_id, tokens[seat], action, placement)
+        received.append((view.version, seat, "answer", view))
+
+    live = list(watch)
+    record = record_of(c, game_id)
+    states = _rebuild(record, live)
+    assert any(e.action == "draw" for e in live), "the game should exercise draws"
+    assert states[view.version].scores == [s.score for s in view.seats]
+
+    for version, viewer, what, message in received:
+        state = states[version]
+        if what == "legal":
+            assert isinstance(message, engine_pb2.ListLegalMovesResponse) and viewer is not None
+            _check_legal(message, state, viewer)
+        else:
+            assert isinstance(message, engine_pb2.GameView)
+            assert message.version == version
+            _check_view(message, state, viewer)
+    assert list(c.events(game_id)) == live  # a later watcher gets the same public events
+    for event in live:
+        _check_event(event)
