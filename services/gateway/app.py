@@ -1,0 +1,73 @@
+"""The gateway's app factory: JSON API, live events, health and the static web page.
+
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
+
+Nothing here opens a connection: the gRPC channels are made by the first request of each
+process (services/gateway/backends.py), which keeps the app safe to build before a fork.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response
+
+from services.common.config import Settings
+from services.gateway import errors, events, games_api, health
+from services.gateway.backends import Backends
+from services.gateway.calls import EXTENSION, Gateway
+
+WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
+
+# What the page may load: itself only. Styles set from scripts go through the CSSOM, which this
+# policy allows; inline markup styles and scripts are refused.
+_CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """A gateway app. `config` overrides the environment's settings: ENGINE_TARGET, AI_TARGET,
+    RPC_DEADLINE_S, SSE_HEARTBEAT_S (seconds of silence before a keep-alive), WATCH_MAX_S
+    (longest life of one event stream), WEB_ROOT, and any Flask setting."""
+    options = dict(config or {})
+    settings = Settings.from_env()
+    web_root = Path(options.pop("WEB_ROOT", WEB_ROOT))
+    app = Flask(__name__, static_folder=str(web_root), static_url_path="")
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config["JSON_AS_ASCII"] = False
+    state = Gateway(
+        backends=Backends(
+            str(options.pop("ENGINE_TARGET", settings.engine_target)),
+            str(options.pop("AI_TARGET", settings.ai_target)),
+        ),
+        deadline_s=float(options.pop("RPC_DEADLINE_S", settings.rpc_deadline_s)),
+        heartbeat_s=float(options.pop("SSE_HEARTBEAT_S", 15.0)),
+        watch_max_s=float(options.pop("WATCH_MAX_S", 30 * 60.0)),
+    )
+    app.config.update(options)
+    app.extensions[EXTENSION] = state
+
+    app.register_blueprint(games_api.bp)
+    app.register_blueprint(events.bp)
+    app.register_blueprint(health.bp)
+    errors.register(app)
+
+    @app.get("/")
+    def index() -> Response:
+        return app.send_static_file("index.html")
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        if response.mimetype == "text/html":
+            response.headers.setdefault("Content-Security-Policy", _CSP)
+        if response.mimetype == "application/json":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    return app

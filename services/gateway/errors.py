@@ -1,0 +1,121 @@
+"""Every error the gateway answers, as `{"error": {"code", "message"}}`, decided in one place.
+
+gRPC failures map by status code and, for FAILED_PRECONDITION, by the engine's reason (trailing
+metadata `metro-error-reason`): a move out of turn is a conflict (409), a move the rules forbid
+is unprocessable (422), the record of a running game is forbidden (403).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import grpc
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from services.common.grpc_util import error_details
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """An answer other than success, with its HTTP status and a machine-readable code."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = {k: v for k, v in extra.items() if v}
+
+    def response(self) -> Response:
+        body: dict[str, Any] = {"code": self.code, "message": self.message, **self.extra}
+        reply = jsonify(error=body)
+        reply.status_code = self.status
+        return reply
+
+
+def bad_request(message: str, field: str = "") -> ApiError:
+    return ApiError(400, "bad_request", message, field=field)
+
+
+_BY_STATUS: dict[grpc.StatusCode, tuple[int, str]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: (400, "invalid_argument"),
+    grpc.StatusCode.OUT_OF_RANGE: (400, "invalid_argument"),
+    grpc.StatusCode.PERMISSION_DENIED: (403, "permission_denied"),
+    grpc.StatusCode.UNAUTHENTICATED: (403, "permission_denied"),
+    grpc.StatusCode.NOT_FOUND: (404, "game_not_found"),
+    grpc.StatusCode.ABORTED: (409, "version_conflict"),
+    grpc.StatusCode.ALREADY_EXISTS: (409, "conflict"),
+    grpc.StatusCode.FAILED_PRECONDITION: (409, "failed_precondition"),
+    grpc.StatusCode.UNAVAILABLE: (503, "unavailable"),
+    grpc.StatusCode.DEADLINE_EXCEEDED: (503, "deadline_exceeded"),
+    grpc.StatusCode.RESOURCE_EXHAUSTED: (503, "unavailable"),
+    grpc.StatusCode.CANCELLED: (503, "unavailable"),
+}
+
+# FAILED_PRECONDITION reasons that are not a plain conflict.
+_BY_REASON: dict[str, int] = {
+    "illegal_move": 422,
+    "game_running": 403,
+}
+
+_BACKEND_DOWN = {
+    grpc.StatusCode.UNAVAILABLE: "is not answering",
+    grpc.StatusCode.DEADLINE_EXCEEDED: "did not answer in time",
+}
+
+
+def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
+    """The HTTP answer for a failed call to `backend` ("engine" or "ai")."""
+    code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
+    details = (error.details() if isinstance(error, grpc.Call) else "") or ""
+    if code in _BACKEND_DOWN:
+        # Transport sentences ("failed to connect to all addresses ...") help no user.
+        log.warning("%s call failed: %s %s", backend, code.name, details)
+        status, name = _BY_STATUS[code]
+        message = f"The {backend} service {_BACKEND_DOWN[code]}; try again soon."
+        return ApiError(status, name, message)
+    if code not in _BY_STATUS:
+        log.error("%s call failed: %s %s", backend, code, details)
+        message = f"The {backend} service failed to answer this request."
+        return ApiError(502, "backend_error", message)
+    status, name = _BY_STATUS[code]
+    extra = error_details(error)
+    reason = extra.pop("reason", "") or name
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        status = _BY_REASON.get(reason, 409)
+    message = details or reason.replace("_", " ")
+    if extra.get("rule"):
+        extra["rule"] = _rule_text(extra["rule"])
+        if extra["rule"] not in message:
+            message = f"{message} ({extra['rule']})"  # API.md: the message names the rule
+    return ApiError(status, reason, message, **extra)
+
+
+def _rule_text(rule: str) -> str:
+    """The engine's rule names arrive as ASCII metadata, where "§" became "?"; put it back."""
+    return rule.replace("RULES.md ?", "RULES.md §")
+
+
+def register(app: Flask) -> None:
+    """Turn every exception into the JSON error shape, in one place."""
+
+    @app.errorhandler(ApiError)
+    def api_error(err: ApiError) -> Response:
+        return err.response()
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException) -> Response:
+        code = (err.name or "error").lower().replace(" ", "_")
+        reply = ApiError(err.code or 500, code, err.description or err.name).response()
+        for key, value in err.get_headers():
+            if key.lower() != "content-type":  # keep Allow, Retry-After and the like
+                reply.headers[key] = value
+        return reply
+
+    @app.errorhandler(Exception)
+    def unexpected(err: Exception) -> Response:
+        log.exception("unexpected error")
+        return ApiError(500, "internal_error", "Something went wrong on the server.").response()

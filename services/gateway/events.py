@@ -1,0 +1,103 @@
+"""Live updates: the engine's WatchGame stream as Server-Sent Events.
+
+Each event goes out with `id:` = the engine's event id, so a browser that reconnects sends it back
+as `Last-Event-ID` and the stream resumes right after it. A comment line every few seconds of
+silence keeps proxies from closing the connection and lets the server notice a gone client.
+Events are public (the engine builds them from the public view), so no token is needed, and an
+EventSource could not send one in a header anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+from flask import Blueprint, Response, request
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import message_to_json
+from services.gateway.calls import clients, gateway, rpc
+from services.gateway.errors import bad_request, from_rpc_error
+
+bp = Blueprint("events", __name__, url_prefix="/api/games")
+
+_EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+RETRY_MS = 3000
+
+
+@bp.get("/<game_id>/events")
+def events(game_id: str) -> Response:
+    after = request.headers.get("Last-Event-ID") or request.args.get("last_event_id", "")
+    after = after.strip()
+    if after and not _EVENT_ID.fullmatch(after):
+        raise bad_request("Last-Event-ID must be an event id such as '1718000000000-0'.")
+    engine = clients().engine
+    # Errors of a stream only show once it is read: ask for the public view first, so an
+    # unknown game is a 404 and a dead engine a 503, not an empty stream.
+    rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id))
+    state = gateway()
+    call = engine.WatchGame(
+        engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=after),
+        timeout=state.watch_max_s,
+    )
+    body = _sse(call, state.heartbeat_s)
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
+    """Read the gRPC stream in its own thread, so the response can beat while it waits."""
+    try:
+        for event in call:
+            out.put(("event", event))
+        out.put(("end", None))
+    except grpc.RpcError as err:
+        out.put(("error", err))
+
+
+def _sse(call: Any, heartbeat_s: float) -> Iterator[str]:
+    items: queue.Queue[tuple[str, Any]] = queue.Queue()
+    threading.Thread(target=_pump, args=(call, items), name="sse-pump", daemon=True).start()
+    try:
+        yield f"retry: {RETRY_MS}\n: stream open\n\n"
+        while True:
+            try:
+                kind, item = items.get(timeout=heartbeat_s)
+            except queue.Empty:
+                yield ": keep-alive\n\n"
+                continue
+            if kind == "event":
+                yield format_event(message_to_json(item))
+            elif kind == "error":
+                yield _stream_error(item)
+                return
+            else:
+                return
+    finally:
+        call.cancel()  # the client left (or the stream ended): stop the engine's side too
+
+
+def format_event(event: dict[str, Any]) -> str:
+    """One SSE message: the id to resume from, then the event as one JSON line."""
+    data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {event.get('event_id', '')}\ndata: {data}\n\n"
+
+
+def _stream_error(err: grpc.RpcError) -> str:
+    """A stream broken by a deadline is routine (the browser reconnects); say so as a comment."""
+    if isinstance(err, grpc.Call) and err.code() in (
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+    ):
+        return ": stream closed, reconnect\n\n"
+    api = from_rpc_error(err, "engine")
+    data = json.dumps({"code": api.code, "message": api.message})
+    return f"event: failure\ndata: {data}\n\n"

@@ -1,0 +1,94 @@
+// The gateway's HTTP API (API.md) as small async functions, and where the page keeps seat tokens.
+// A token only ever travels in the Authorization header, never in a URL.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, { body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "network", "The server cannot be reached. Check your connection and try again.");
+  }
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const err = data?.error;
+    throw new ApiError(res.status, err?.code || "http_" + res.status, err?.message || `HTTP ${res.status}`);
+  }
+  return data;
+}
+
+const g = (id) => `/api/games/${encodeURIComponent(id)}`;
+
+export const api = {
+  create: (body) => call("POST", "/api/games", { body }),
+  listOpen: () => call("GET", "/api/games?status=open"),
+  join: (id, name) => call("POST", `${g(id)}/join`, { body: { name } }),
+  view: (id, token) => call("GET", g(id), { token }),
+  legal: (id, token) => call("GET", `${g(id)}/legal`, { token }),
+  move: (id, token, move) => call("POST", `${g(id)}/moves`, { body: move, token }),
+  hint: (id, token, level) => call("POST", `${g(id)}/hint`, { body: level ? { level } : {}, token }),
+  record: (id, token) => call("GET", `${g(id)}/record`, { token }),
+  eventsUrl: (id, after) => `${g(id)}/events${after ? `?last_event_id=${encodeURIComponent(after)}` : ""}`,
+};
+
+// Seat tokens by game id: the tab's own first (sessionStorage), then this browser's (localStorage),
+// so a reload keeps the seat and a fresh tab of the same browser finds it too.
+const KEY = (id) => `metro.seat.${id}`;
+
+export function loadSeat(id) {
+  for (const store of [sessionStorage, localStorage]) {
+    try {
+      const raw = store.getItem(KEY(id));
+      if (raw) {
+        const seat = JSON.parse(raw);
+        if (typeof seat?.token === "string" && Number.isInteger(seat?.seat)) return seat;
+      }
+    } catch {
+      /* storage unavailable or corrupt: behave as a spectator */
+    }
+  }
+  return null;
+}
+
+export function saveSeat(id, seat, token) {
+  const raw = JSON.stringify({ seat, token });
+  for (const store of [sessionStorage, localStorage]) {
+    try {
+      store.setItem(KEY(id), raw);
+    } catch {
+      /* private mode: the seat lasts as long as the page */
+    }
+  }
+}
+
+export function rememberName(name) {
+  try {
+    localStorage.setItem("metro.name", name);
+  } catch {
+    /* ignore */
+  }
+}
+
+export function savedName() {
+  try {
+    return localStorage.getItem("metro.name") || "";
+  } catch {
+    return "";
+  }
+}
