@@ -14,8 +14,8 @@ import logging
 import secrets
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import grpc
@@ -32,6 +32,7 @@ from services.common.grpc_util import ServiceError, from_game_error, invalid_arg
 from services.engine import messages, validation
 from services.engine.access import Caller
 from services.engine.bots import BotQueue
+from services.engine.cache import GameCache, Snapshot
 from services.engine.meta import AI, DEFAULT_LEVEL, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
 from services.engine.store import (
     STORAGE_ERRORS,
@@ -47,7 +48,6 @@ log = logging.getLogger("metro.engine")
 
 T = TypeVar("T")
 COMMIT_ATTEMPTS = 5  # internal retries of a change that no client pinned to a version
-STATE_CACHE_SIZE = 2048
 LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
 WATCH_SLICE_MS = 5000
 
@@ -85,9 +85,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.store = store
         self.bots = bots
         self.blocking = blocking
-        # Parsed states by game, valid only at the version they were stored with: skips
-        # re-parsing on the next move of a game this replica served last.
-        self._states: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
+        self.cache = GameCache()
 
     # ---- the error edge -----------------------------------------------------------------
 
@@ -132,29 +130,58 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     def _game(kind: str) -> Game:
         return games.get(kind)
 
-    async def _load(
-        self, game_id: str, answer_key: str = ""
-    ) -> tuple[StoredGame, GameMeta, str | None]:
-        stored, answer = await self.store.load(game_id, answer_key)
+    async def _load(self, game_id: str) -> Snapshot:
+        """The game as stored now; parsing is skipped for what the cache holds unchanged."""
+        stored, _ = await self.store.load(game_id)
         if stored is None:
             raise _not_found(game_id)
-        return stored, GameMeta.from_dict(stored.meta), answer
+        return self._snapshot(stored)
 
-    def _state(self, stored: StoredGame, meta: GameMeta) -> GameState:
-        """A private copy of the game's state (callers may mutate it)."""
-        cached = self._states.get(stored.game_id)
-        if cached is not None and cached[0] == stored.version:
-            self._states.move_to_end(stored.game_id)
-            return cached[1].copy()
-        state = self._game(meta.kind).state_from_dict(json.loads(stored.state_json))
-        self._remember(stored.game_id, stored.version, state.copy())
-        return state
+    def _snapshot(self, stored: StoredGame) -> Snapshot:
+        cached = self.cache.get(stored.game_id)
+        if cached is not None and cached.meta_json == stored.meta_json:
+            meta = cached.meta
+        else:
+            meta = GameMeta.from_dict(json.loads(stored.meta_json))
+        if cached is not None and cached.version == stored.version:
+            state = cached.state
+        else:
+            state = self._game(meta.kind).state_from_dict(json.loads(stored.state_json))
+        snap = Snapshot(
+            game_id=stored.game_id,
+            version=stored.version,
+            status=stored.status,
+            meta=meta,
+            meta_json=stored.meta_json,
+            state=state,
+            last_event_id=stored.last_event_id,
+            created_at_ms=stored.created_at_ms,
+        )
+        self.cache.put(snap)
+        return snap
 
-    def _remember(self, game_id: str, version: int, state: GameState) -> None:
-        self._states[game_id] = (version, state)
-        self._states.move_to_end(game_id)
-        while len(self._states) > STATE_CACHE_SIZE:
-            self._states.popitem(last=False)
+    def _remember(
+        self,
+        snap: Snapshot,
+        result: Committed,
+        state: GameState,
+        status: str,
+        meta: GameMeta | None = None,
+        meta_json: str = "",
+    ) -> None:
+        """Cache the game as this replica just committed it."""
+        self.cache.put(
+            replace(
+                snap,
+                version=result.version,
+                status=status,
+                state=state,
+                last_event_id=result.event_id,
+                meta=meta or snap.meta,
+                meta_json=meta_json or snap.meta_json,
+                from_cache=False,
+            )
+        )
 
     def _ttl(self, status: str) -> int:
         return self.settings.finished_ttl_s if status == "over" else self.settings.idle_ttl_s
@@ -268,6 +295,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 seats.append(SeatInfo(OPEN, name))
         now_ms = int(time.time() * 1000)
         meta = GameMeta(kind=kind, rules=rules, seats=tuple(seats), created_at_ms=now_ms)
+        meta_json = meta.to_json()
         status = self._status(meta, state)
         bot_seat, bot_level = self._bot_turn(meta, state, status)
         event = {
@@ -285,7 +313,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 request_key=f"req:{uuid.uuid4().hex}",
                 answer="",
                 state_json=json.dumps(state.to_dict(), separators=(",", ":")),
-                meta_json=meta.to_json(),
+                meta_json=meta_json,
                 status=status,
                 event=event,
                 ttl_s=self._ttl(status),
@@ -294,11 +322,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 created_at_ms=now_ms,
             )
         )
-        if isinstance(result, Conflict):  # a 72-bit id collided: vanishingly rare
+        if not isinstance(result, Committed):  # a 72-bit id collided: vanishingly rare
             raise ServiceError(
                 grpc.StatusCode.ABORTED, "game id collision; try again", reason="version_conflict"
             )
-        self._remember(game_id, 1, state)
+        self.cache.put(
+            Snapshot(game_id, 1, status, meta, meta_json, state, result.event_id, now_ms)
+        )
         out = engine_pb2.CreateGameResponse(game_id=game_id, token=token)
         if creator is not None:
             out.seat = creator
@@ -328,7 +358,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         ids = await self.store.list_ids(index[wanted], scan)
         out = engine_pb2.ListGamesResponse()
         for stored in await self.store.load_many(ids):
-            meta = GameMeta.from_dict(stored.meta)
+            meta = GameMeta.from_dict(json.loads(stored.meta_json))
             if request.game and meta.kind != request.game:
                 continue
             created = Timestamp()
@@ -358,9 +388,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         game_id = validation.game_id(request.game_id)
         name = validation.name(request.name)
         for _ in range(COMMIT_ATTEMPTS):
-            stored, meta, _ = await self._load(game_id)
+            snap = await self._load(game_id)
+            meta = snap.meta
             free = meta.open_seats
-            if stored.status == "over":
+            if snap.status == "over":
                 raise _failed("game_over", f"game {game_id} is over")
             if not free:
                 raise _failed("no_open_seat", f"game {game_id} has no open seat left")
@@ -369,14 +400,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             meta = meta.with_seat(
                 seat, SeatInfo(HUMAN, name or f"Player {seat + 1}", "", token_hash(game_id, token))
             )
-            state = self._state(stored, meta)
+            state = snap.state
             status = self._status(meta, state)
             bot_seat, bot_level = self._bot_turn(meta, state, status)
+            meta_json = meta.to_json()
             event = {
                 "action": "join",
                 "seat": seat,
                 "name": meta.seats[seat].name,
-                "version": stored.version + 1,
+                "version": snap.version + 1,
                 "status": status,
                 "turn": state.current_seat if status == "playing" else None,
                 "scores": list(state.scores),
@@ -385,11 +417,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 Change(
                     game_id=game_id,
                     kind=meta.kind,
-                    expected_version=stored.version,
+                    expected_version=snap.version,
                     request_key=f"req:{uuid.uuid4().hex}",
                     answer="",
-                    state_json=stored.state_json,
-                    meta_json=meta.to_json(),
+                    state_json=json.dumps(state.to_dict(), separators=(",", ":")),
+                    meta_json=meta_json,
                     status=status,
                     event=event,
                     ttl_s=self._ttl(status),
@@ -397,8 +429,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                     bot_level=bot_level,
                 )
             )
-            if isinstance(result, Committed | Duplicate):
-                self._remember(game_id, result.version, state)
+            if isinstance(result, Committed):
+                self._remember(snap, result, state, status, meta, meta_json)
                 return engine_pb2.JoinGameResponse(game_id=game_id, seat=seat, token=token)
             if result.current_version is None:
                 raise _not_found(game_id)
@@ -415,19 +447,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.GetViewRequest, caller: Caller
     ) -> engine_pb2.GameView:
         game_id = validation.game_id(request.game_id)
-        stored, meta, _ = await self._load(game_id)
+        snap = await self._load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = caller.seat(meta, game_id, requested, required=False)
-        state = self._state(stored, meta)
-        return self._view(
-            game_id,
-            meta,
-            state,
-            version=stored.version,
-            status=stored.status,
-            last_event_id=stored.last_event_id,
-            seat=seat,
-        )
+        seat = caller.seat(snap.meta, game_id, requested, required=False)
+        return self._snapshot_view(snap, seat)
 
     async def ListLegalMoves(
         self, request: engine_pb2.ListLegalMovesRequest, context: grpc.aio.ServicerContext
@@ -438,15 +461,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.ListLegalMovesRequest, caller: Caller
     ) -> engine_pb2.ListLegalMovesResponse:
         game_id = validation.game_id(request.game_id)
-        stored, meta, _ = await self._load(game_id)
+        snap = await self._load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = caller.seat(meta, game_id, requested, required=True)
+        seat = caller.seat(snap.meta, game_id, requested, required=True)
         assert seat is not None
-        out = engine_pb2.ListLegalMovesResponse(seat=seat, version=stored.version)
-        if stored.status == "playing":
-            state = self._state(stored, meta)
+        out = engine_pb2.ListLegalMovesResponse(seat=seat, version=snap.version)
+        if snap.status == "playing":
+            kind = snap.meta.kind
             out.moves.extend(
-                messages.move_message(meta.kind, m) for m in state.legal_moves_json(seat)
+                messages.move_message(kind, m) for m in snap.state.legal_moves_json(seat)
             )
         return out
 
@@ -466,72 +489,103 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise invalid_argument("action", "the move is missing: give an action")
         pinned = request.expected_version if request.HasField("expected_version") else None
         requested = request.seat if request.HasField("seat") else None
+        # The hot path: this replica's snapshot, no read. The commit's version check catches a
+        # stale one, and any refusal based on it is re-checked against Redis before it is sent.
+        cached = self.cache.get(game_id)
+        snap: Snapshot | None = None
+        if cached is not None and (pinned is None or pinned == cached.version):
+            snap = replace(cached, from_cache=True)
         for _ in range(COMMIT_ATTEMPTS):
-            stored, meta, _ = await self._load(game_id)
-            seat = caller.seat(meta, game_id, requested, required=True)
-            assert seat is not None
-            answer_key = f"move:{seat}:{move_id}" if move_id else ""
-            move = messages.detail_dict(request, meta.kind)
-            validation.move_fields(move)
+            if snap is None:
+                snap = await self._load(game_id)
             try:
-                if pinned is not None and pinned != stored.version:
-                    raise _aborted(game_id, stored.version, pinned)
-                if stored.status == "waiting":
-                    raise _failed(
-                        "game_not_started",
-                        f"game {game_id} has not started: seats {meta.open_seats} are still open",
-                        "RULES.md §5",
-                    )
-                if stored.status == "over":
-                    raise _failed("game_over", f"game {game_id} is over", "RULES.md §5")
-                state = self._state(stored, meta)
-                event = state.play(seat, move)
+                outcome = await self._try_move(snap, request, caller, requested, pinned, move_id)
             except (ServiceError, GameError):
-                # A retry of a move that was applied: answer it as the first time.
-                if answer_key:
-                    answered = await self._stored_answer(game_id, answer_key)
-                    if answered is not None:
-                        return answered
+                if snap.from_cache:
+                    snap = None
+                    continue
                 raise
-            status = self._status(meta, state)
-            bot_seat, bot_level = self._bot_turn(meta, state, status)
-            version = stored.version + 1
-            view = self._view(
-                game_id, meta, state, version=version, status=status, last_event_id="", seat=seat
-            )
-            answer = base64.b64encode(view.SerializeToString()).decode() if answer_key else ""
-            event["version"] = version
-            event["status"] = status
-            result = await self.store.commit(
-                Change(
-                    game_id=game_id,
-                    kind=meta.kind,
-                    expected_version=stored.version,
-                    request_key=answer_key or f"req:{uuid.uuid4().hex}",
-                    answer=answer,
-                    state_json=json.dumps(state.to_dict(), separators=(",", ":")),
-                    meta_json="",
-                    status=status,
-                    event=event,
-                    ttl_s=self._ttl(status),
-                    bot_seat=bot_seat,
-                    bot_level=bot_level,
-                )
-            )
-            if isinstance(result, Committed):
-                self._remember(game_id, result.version, state)
-                view.last_event_id = result.event_id
-                return view
-            if isinstance(result, Duplicate):
-                return await self._answer_of(game_id, result, seat)
-            if result.current_version is None:
+            if isinstance(outcome, engine_pb2.GameView):
+                return outcome
+            if outcome is None:
                 raise _not_found(game_id)
-            if pinned is not None:
-                raise _aborted(game_id, result.current_version, pinned)
+            if pinned is not None and outcome.current_version != pinned:
+                raise _aborted(game_id, outcome.current_version, pinned)
+            snap = None  # stale snapshot, or another move won the race: look again
         raise _aborted(game_id, None, -1)
 
+    async def _try_move(
+        self,
+        snap: Snapshot,
+        request: engine_pb2.ApplyMoveRequest,
+        caller: Caller,
+        requested: int | None,
+        pinned: int | None,
+        move_id: str,
+    ) -> engine_pb2.GameView | Conflict | None:
+        """One attempt: the new view, a Conflict that calls for a fresh look, or None when the
+        game is gone."""
+        game_id, meta = snap.game_id, snap.meta
+        seat = caller.seat(meta, game_id, requested, required=True)
+        assert seat is not None
+        answer_key = f"move:{seat}:{move_id}" if move_id else ""
+        move = messages.detail_dict(request, meta.kind)
+        validation.move_fields(move)
+        try:
+            if pinned is not None and pinned != snap.version:
+                raise _aborted(game_id, snap.version, pinned)
+            if snap.status == "waiting":
+                raise _failed(
+                    "game_not_started",
+                    f"game {game_id} has not started: seats {meta.open_seats} are still open",
+                    "RULES.md §5",
+                )
+            if snap.status == "over":
+                raise _failed("game_over", f"game {game_id} is over", "RULES.md §5")
+            state = snap.state.copy()
+            event = state.play(seat, move)
+        except (ServiceError, GameError):
+            # A retry of a move that was applied: answer it as the first time.
+            if answer_key and not snap.from_cache:
+                answered = await self._stored_answer(game_id, answer_key)
+                if answered is not None:
+                    return answered
+            raise
+        status = self._status(meta, state)
+        bot_seat, bot_level = self._bot_turn(meta, state, status)
+        version = snap.version + 1
+        view = self._view(
+            game_id, meta, state, version=version, status=status, last_event_id="", seat=seat
+        )
+        answer = base64.b64encode(view.SerializeToString()).decode() if answer_key else ""
+        event["version"] = version
+        event["status"] = status
+        result = await self.store.commit(
+            Change(
+                game_id=game_id,
+                kind=meta.kind,
+                expected_version=snap.version,
+                request_key=answer_key or f"req:{uuid.uuid4().hex}",
+                answer=answer,
+                state_json=json.dumps(state.to_dict(), separators=(",", ":")),
+                meta_json="",
+                status=status,
+                event=event,
+                ttl_s=self._ttl(status),
+                bot_seat=bot_seat,
+                bot_level=bot_level,
+            )
+        )
+        if isinstance(result, Committed):
+            self._remember(snap, result, state, status)
+            view.last_event_id = result.event_id
+            return view
+        if isinstance(result, Duplicate):
+            return await self._answer_of(game_id, result, seat)
+        return result if result.current_version is not None else None
+
     async def _stored_answer(self, game_id: str, answer_key: str) -> engine_pb2.GameView | None:
-        _, raw = await self.store.load(game_id, answer_key)
+        raw = await self.store.answer(game_id, answer_key)
         if raw is None:
             return None
         event_id, version, answer = raw.split("\n", 2)
@@ -545,14 +599,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             view = engine_pb2.GameView.FromString(base64.b64decode(dup.answer))
             view.last_event_id = dup.event_id
             return view
-        stored, meta, _ = await self._load(game_id)
+        return self._snapshot_view(await self._load(game_id), seat)
+
+    def _snapshot_view(self, snap: Snapshot, seat: int | None) -> engine_pb2.GameView:
         return self._view(
-            game_id,
-            meta,
-            self._state(stored, meta),
-            version=stored.version,
-            status=stored.status,
-            last_event_id=stored.last_event_id,
+            snap.game_id,
+            snap.meta,
+            snap.state,
+            version=snap.version,
+            status=snap.status,
+            last_event_id=snap.last_event_id,
             seat=seat,
         )
 
@@ -564,7 +620,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         try:
             game_id = validation.game_id(request.game_id)
             after = validation.event_id(request.after_event_id)
-            stored, meta, _ = await self._load(game_id)
+            snap = await self._load(game_id)
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())
             return
@@ -575,7 +631,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 (("metro-error-reason", "storage_unavailable"),),
             )
             return
-        kind = meta.kind
+        kind = snap.meta.kind
         last = after or "0-0"
         try:
             # What was missed, in pages.
@@ -588,7 +644,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                         return
                 if len(batch) < 200:
                     break
-            if stored.status == "over":
+            if snap.status == "over":
                 return
             # Then live, one blocking read at a time.
             while True:
@@ -622,15 +678,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _record(self, request: engine_pb2.GetRecordRequest) -> engine_pb2.GetRecordResponse:
         game_id = validation.game_id(request.game_id)
-        stored, meta, _ = await self._load(game_id)
-        if stored.status != "over":
+        snap = await self._load(game_id)
+        if snap.status != "over":
             raise _failed(
                 "game_running",
                 f"game {game_id} is not over; its record (which holds the deck order) is "
                 "available once it ends",
             )
-        record = self._state(stored, meta).record()
-        record["seats"] = [s.public() for s in meta.seats]
+        record = snap.state.record()
+        record["seats"] = [s.public() for s in snap.meta.seats]
         return engine_pb2.GetRecordResponse(
             format=str(record.get("format", "")),
             record_json=json.dumps(record, separators=(",", ":")),

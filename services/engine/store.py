@@ -57,7 +57,7 @@ class StoredGame:
     version: int
     status: str
     state_json: str
-    meta: dict[str, Any]
+    meta_json: str
     created_at_ms: int
     last_event_id: str
 
@@ -132,35 +132,30 @@ class GameStore:
 
     # ---- reads ------------------------------------------------------------------------------
 
-    async def load(
-        self, game_id: str, answer_key: str = ""
-    ) -> tuple[StoredGame | None, str | None]:
-        """The game (None when unknown or expired) and, when asked, a stored answer, in one
-        round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(
+    async def load(self, game_id: str) -> tuple[StoredGame | None, None]:
+        """The game, or None when unknown or expired."""
+        version, status, state, meta, created_at, last_event_id = await self.redis.hmget(
             game_key(game_id),
             "version", "status", "state", "meta", "created_at", "last_event_id",
         )  # fmt: skip
-        if answer_key:
-            pipe.hget(answers_key(game_id), answer_key)
-        results = await pipe.execute()
-        version, status, state, meta, created_at, last_event_id = results[0]
-        answer = results[1] if answer_key else None
         if version is None or state is None or meta is None:
-            return None, answer
+            return None, None
         return (
             StoredGame(
                 game_id=game_id,
                 version=int(version),
                 status=status,
                 state_json=state,
-                meta=json.loads(meta),
+                meta_json=meta,
                 created_at_ms=int(created_at or 0),
                 last_event_id=last_event_id or "",
             ),
-            answer,
+            None,
         )
+
+    async def answer(self, game_id: str, request_key: str) -> str | None:
+        """What was answered to a request key, as the commit script stored it."""
+        return await self.redis.hget(answers_key(game_id), request_key)  # type: ignore[no-any-return]
 
     async def version_of(self, game_id: str) -> tuple[int, str, str] | None:
         """(version, status, bot_job) without the state; None when the game is gone."""
@@ -193,12 +188,13 @@ class GameStore:
         return found[:limit]
 
     async def load_many(self, game_ids: list[str]) -> list[StoredGame]:
+        """Several games without their states (for listings); gone ones are left out."""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
-            pipe.hmget(game_key(game_id), "version", "status", "meta", "created_at", "state")
+            pipe.hmget(game_key(game_id), "version", "status", "meta", "created_at")
         out = []
         for game_id, row in zip(game_ids, await pipe.execute(), strict=True):
-            version, status, meta, created_at, state = row
+            version, status, meta, created_at = row
             if version is None or meta is None:
                 continue
             out.append(
@@ -206,8 +202,8 @@ class GameStore:
                     game_id=game_id,
                     version=int(version),
                     status=status,
-                    state_json=state or "",
-                    meta=json.loads(meta),
+                    state_json="",
+                    meta_json=meta,
                     created_at_ms=int(created_at or 0),
                     last_event_id="",
                 )

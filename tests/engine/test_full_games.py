@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-import games
 import pytest
 
+import games
 from tests.engine.helpers import play_out, record_of
 from tests.fixtures.engine import EngineClient
 
