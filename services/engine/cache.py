@@ -8,7 +8,8 @@ never a wrong answer. Snapshot states are shared: copy before playing a move on 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from games.base import GameState
 from services.engine.meta import GameMeta
@@ -27,6 +28,7 @@ class Snapshot:
     last_event_id: str
     created_at_ms: int
     from_cache: bool = False
+    memo: dict[Any, Any] = field(default_factory=dict)  # per game, shared by its snapshots
 
 
 class GameCache:

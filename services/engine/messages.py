@@ -26,7 +26,7 @@ _EVENT_GENERIC = frozenset({"seat", "action", "name", "turn", "scores", "status"
 
 
 # What fills each game's messages, by part ("view", "seat", "event", "rules", "move").
-Filler = Callable[[Mapping[str, Any], Any], None]
+Filler = Callable[..., None]  # (data, message[, memo])
 _FILLERS: dict[str, dict[str, Filler]] = {
     "metro": {
         "view": metro_messages.view,
@@ -38,12 +38,20 @@ _FILLERS: dict[str, dict[str, Filler]] = {
 }
 
 
-def _detail(message: Message, kind: str, part: str, data: Mapping[str, Any]) -> None:
+def _detail(
+    message: Message,
+    kind: str,
+    part: str,
+    data: Mapping[str, Any],
+    memo: dict[Any, Any] | None = None,
+) -> None:
     """Fill the `detail` member called `kind`: with the game's own filler when it has one,
     else by a generic parse (keys the contract lacks are left out)."""
     member = getattr(message, kind)
     filler = _FILLERS.get(kind, {}).get(part)
-    if filler is not None:
+    if filler is not None and part == "view":
+        filler(data, member, {} if memo is None else memo)
+    elif filler is not None:
         filler(data, member)
     else:
         json_format.ParseDict(
@@ -97,8 +105,10 @@ def game_view(
     last_event_id: str,
     view: Mapping[str, Any],
     seat: int | None,
+    memo: dict[Any, Any] | None = None,
 ) -> engine_pb2.GameView:
-    """The contract's view from `state.view(seat)`; `status` is the engine's ("waiting"...)."""
+    """The contract's view from `state.view(seat)`; `status` is the engine's ("waiting"...).
+    `memo`: a dict kept per game between calls, which lets a game's filler reuse work."""
     out = engine_pb2.GameView(
         game_id=game_id,
         game=meta.kind,
@@ -114,7 +124,8 @@ def game_view(
         out.turn = turn
     if seat is not None:
         out.seat = seat
-    _detail(out, meta.kind, "view", {k: v for k, v in view.items() if k not in _VIEW_GENERIC})
+    rest = {k: v for k, v in view.items() if k not in _VIEW_GENERIC}
+    _detail(out, meta.kind, "view", rest, memo)
     return out
 
 

@@ -24,23 +24,40 @@ def seat(data: Mapping[str, Any], out: metro_pb2.MetroSeat) -> None:
     out.stations.extend(data.get("stations", ()))
 
 
-def view(data: Mapping[str, Any], out: metro_pb2.MetroView) -> None:
+def _route_bytes(route: Mapping[str, Any]) -> bytes:
+    """One route as MetroView's wire format (field `routes`, length-delimited)."""
+    holder = metro_pb2.MetroView()
+    r = holder.routes.add(
+        station=route["station"],
+        tiles=route.get("tiles", 0),
+        end=route.get("end", ""),
+        points=route.get("points", 0),
+    )
+    if route.get("owner") is not None:
+        r.owner = route["owner"]
+    for row, col, entry, exit_ in route.get("path", ()):
+        r.path.add(row=row, col=col, entry=entry, exit=exit_)
+    return holder.SerializeToString()
+
+
+def view(data: Mapping[str, Any], out: metro_pb2.MetroView, memo: dict[Any, Any]) -> None:
+    """`memo` (one per game, kept between calls) holds each station's route as last encoded:
+    tiles already laid never change, so a route with the same tile count and end is the same
+    route, and most routes are unchanged from one move to the next."""
     out.deck_count = int(data.get("deck_count", 0))
     out.board.extend(data.get("board", ()))
     out.hand.extend(data.get("hand", ()))
     if data.get("drawn") is not None:
         out.drawn = data["drawn"]
+    parts = []
     for route in data.get("routes", ()):
-        r = out.routes.add(
-            station=route["station"],
-            tiles=route.get("tiles", 0),
-            end=route.get("end", ""),
-            points=route.get("points", 0),
-        )
-        if route.get("owner") is not None:
-            r.owner = route["owner"]
-        for row, col, entry, exit_ in route.get("path", ()):
-            r.path.add(row=row, col=col, entry=entry, exit=exit_)
+        key = (route["station"], route.get("tiles", 0), route.get("end", ""))
+        known = memo.get(route["station"])
+        if known is None or known[0] != key:
+            known = (key, _route_bytes(route))
+            memo[route["station"]] = known
+        parts.append(known[1])
+    out.MergeFromString(b"".join(parts))
     out.unseen.update(data.get("unseen", {}))
     out.drawing = bool(data.get("drawing", False))
     out.moves = int(data.get("moves", 0))

@@ -148,6 +148,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         else:
             state = self._game(meta.kind).state_from_dict(json.loads(stored.state_json))
         snap = Snapshot(
+            memo=cached.memo if cached is not None else {},
             game_id=stored.game_id,
             version=stored.version,
             status=stored.status,
@@ -188,8 +189,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     def _view(
         self,
-        game_id: str,
-        meta: GameMeta,
+        snap: Snapshot,
         state: GameState,
         *,
         version: int,
@@ -198,13 +198,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         seat: int | None,
     ) -> engine_pb2.GameView:
         return messages.game_view(
-            game_id=game_id,
-            meta=meta,
+            game_id=snap.game_id,
+            meta=snap.meta,
             version=version,
             status=status,
             last_event_id=last_event_id,
             view=state.view(seat),
             seat=seat,
+            memo=snap.memo,
         )
 
     @staticmethod
@@ -555,7 +556,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         bot_seat, bot_level = self._bot_turn(meta, state, status)
         version = snap.version + 1
         view = self._view(
-            game_id, meta, state, version=version, status=status, last_event_id="", seat=seat
+            snap, state, version=version, status=status, last_event_id="", seat=seat
         )
         answer = base64.b64encode(view.SerializeToString()).decode() if answer_key else ""
         event["version"] = version
@@ -603,8 +604,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     def _snapshot_view(self, snap: Snapshot, seat: int | None) -> engine_pb2.GameView:
         return self._view(
-            snap.game_id,
-            snap.meta,
+            snap,
             snap.state,
             version=snap.version,
             status=snap.status,

@@ -75,6 +75,13 @@ def _check_view(view: engine_pb2.GameView, state: MetroState, viewer: int | None
     assert dict(view.metro.unseen) == dict(unseen)
     assert [s.metro.hand_count for s in view.seats] == [len(h) for h in state.hands]
     assert view.metro.deck_count == state.deck_count
+    # Routes as the rules core traces them on the rebuilt board (the engine reuses encodings
+    # of unchanged routes between moves; this is where a stale one would show).
+    routes = [
+        {**r, "path": [[s["row"], s["col"], s["entry"], s["exit"]] for s in r["path"]]}
+        for r in data["routes"]
+    ]
+    assert routes == state.view(viewer)["routes"]
     allowed = set(view.metro.board) | set(view.metro.hand) | {view.metro.drawn}
     for path, text in _strings(data):
         for found in TILE.findall(text):

@@ -1,0 +1,342 @@
+"""Engine benchmark: apply-move throughput and latency over loopback gRPC, with 1, 10 and 100
+games played at once. Prints one JSON object. Not a test: nothing here asserts a time.
+
+    .venv/bin/python bench/engine.py [--seconds 10] [--concurrency 1,10,100] [--aof]
+
+It starts its own Redis (services/common/redis_server.py) and the engine as a subprocess
+(`python -m services.engine`), then plays 2-player games with an asyncio gRPC client. Each game
+has one move in flight at a time: ListLegalMoves for the seat to move (not timed), then the timed
+ApplyMove with expected_version and a move_id, as a careful client would send it. A finished game
+is replaced by a new one (creation and joins are not timed). The client shares the machine's
+cores with the engine and Redis, so the numbers are a lower bound for the engine alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+from metro.v1 import engine_pb2, engine_pb2_grpc, metro_pb2  # noqa: E402
+
+from games.metro import INDEX, MetroRules, MetroState, Placement, move_text  # noqa: E402
+from services.common.grpc_util import CLIENT_OPTIONS, bearer  # noqa: E402
+from services.common.redis_server import RedisServer, free_port  # noqa: E402
+
+
+class Mirror:
+    """The client's own copy of one game's board, so that it can pick legal moves without
+    asking the engine: placements are laid with the rules core's public `put`, and each
+    seat's hand is what the engine last showed that seat."""
+
+    def __init__(self, game_id: str, tokens: list[str], hands: list[list[str]]) -> None:
+        self.game_id, self.tokens, self.hands = game_id, tokens, hands
+        self.board = MetroState.empty(MetroRules(players=2), [], 0)
+        self.seat, self.version, self.drawn = 0, 2, ""
+        self.deck_count = 58
+
+    def pick(self, rng: random.Random) -> metro_pb2.MetroMove:
+        if not self.drawn and self.deck_count and rng.random() < 0.15:
+            return metro_pb2.MetroMove(action="draw")
+        tile = self.drawn or rng.choice(self.hands[self.seat])
+        options = [(t, m) for t, m in self.board.placements_for(INDEX[tile], self.seat) if m]
+        oriented, mask = rng.choice(options)
+        squares = [sq for sq in range(64) if mask >> sq & 1]
+        return metro_pb2.MetroMove(
+            action="place", placement=move_text(oriented * 64 + rng.choice(squares))
+        )
+
+    def update(self, move: metro_pb2.MetroMove, view: engine_pb2.GameView) -> None:
+        if move.action == "place":
+            p = Placement.parse(move.placement)
+            physical = INDEX[self.drawn] if self.drawn else None
+            self.board.put(p.tile_index, p.square, physical)
+        self.hands[self.seat] = list(view.metro.hand)
+        self.drawn = view.metro.drawn if view.metro.HasField("drawn") else ""
+        self.deck_count = view.metro.deck_count
+        self.version = view.version
+        if view.HasField("turn"):
+            self.seat = view.turn
+
+
+async def _new_game(stub: engine_pb2_grpc.EngineStub) -> Mirror:
+    created = await stub.CreateGame(
+        engine_pb2.CreateGameRequest(
+            game="metro",
+            rules=engine_pb2.GameRules(metro=metro_pb2.MetroRules(players=2)),
+            seats=[engine_pb2.SeatSpec(kind="human", name="a"), engine_pb2.SeatSpec(kind="open")],
+        )
+    )
+    joined = await stub.JoinGame(engine_pb2.JoinGameRequest(game_id=created.game_id, name="b"))
+    tokens = [created.token, joined.token]
+    hands = []
+    for token in tokens:
+        view = await stub.GetView(
+            engine_pb2.GetViewRequest(game_id=created.game_id), metadata=bearer(token)
+        )
+        hands.append(list(view.metro.hand))
+    return Mirror(created.game_id, tokens, hands)
+
+
+async def _player(
+    stub: engine_pb2_grpc.EngineStub,
+    stop_at: float,
+    latencies: list[float],
+    rng: random.Random,
+    errors: list[str],
+    ask_legal: bool,
+) -> None:
+    """Play games one move at a time until stop_at; record each ApplyMove's latency."""
+    loop = asyncio.get_running_loop()
+    game = await _new_game(stub)
+    while loop.time() < stop_at:
+        token = bearer(game.tokens[game.seat])
+        if ask_legal:
+            legal = await stub.ListLegalMoves(
+                engine_pb2.ListLegalMovesRequest(game_id=game.game_id), metadata=token
+            )
+            move = rng.choice(list(legal.moves)).metro
+        else:
+            move = game.pick(rng)
+        request = engine_pb2.ApplyMoveRequest(
+            game_id=game.game_id,
+            expected_version=game.version,
+            move_id=uuid.uuid4().hex,
+            metro=move,
+        )
+        started = time.perf_counter()
+        try:
+            view = await stub.ApplyMove(request, metadata=token)
+        except grpc.aio.AioRpcError as err:
+            errors.append(f"{err.code().name}: {err.details()}")
+            return
+        latencies.append(time.perf_counter() - started)
+        if view.status == "over":
+            game = await _new_game(stub)
+        else:
+            game.update(move, view)
+
+
+class SocketRedisServer(RedisServer):
+    """The same server, also listening on a Unix socket in its data directory."""
+
+    @property
+    def socket_path(self) -> Path:
+        return self.data_dir / "redis.sock"
+
+    def _argv(self) -> list[str]:
+        return [*super()._argv(), "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time of processes so far (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _process_tree(pid: int) -> list[int]:
+    """pid and its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            todo.extend(int(c) for c in task.read_text().split())
+    return out
+
+
+async def _level(
+    target: str,
+    games: int,
+    seconds: float,
+    channels: int,
+    ask_legal: bool,
+    server_pids: dict[str, list[int]],
+) -> dict[str, object]:
+    # Several channels: each is one connection, and connections are what the kernel spreads
+    # over the engine's processes.
+    opened = [
+        grpc.aio.insecure_channel(target, options=[*CLIENT_OPTIONS, ("grpc.channel_id", i)])
+        for i in range(channels)
+    ]
+    stubs = [engine_pb2_grpc.EngineStub(c) for c in opened]
+    latencies: list[float] = []
+    errors: list[str] = []
+    loop = asyncio.get_running_loop()
+    # Warm-up: the same load, unmeasured.
+    warm = loop.time() + min(2.0, seconds / 3)
+    await asyncio.gather(
+        *(_player(stubs[i % channels], warm, [], random.Random(i), errors, ask_legal)
+          for i in range(games))
+    )  # fmt: skip
+    cpu0 = os.times()
+    servers0 = {name: _cpu_seconds(pids) for name, pids in server_pids.items()}
+    started = time.perf_counter()
+    stop_at = loop.time() + seconds
+    await asyncio.gather(
+        *(_player(stubs[i % channels], stop_at, latencies, random.Random(1000 + i), errors,
+                  ask_legal)
+          for i in range(games))
+    )  # fmt: skip
+    elapsed = time.perf_counter() - started
+    cpu1 = os.times()
+    servers1 = {name: _cpu_seconds(pids) for name, pids in server_pids.items()}
+    for c in opened:
+        await c.close()
+    ordered = sorted(latencies)
+
+    def pct(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000, 2)
+
+    return {
+        "concurrent_games": games,
+        "moves": len(latencies),
+        "seconds": round(elapsed, 2),
+        "moves_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": pct(0.50) if ordered else None,
+        "p99_ms": pct(0.99) if ordered else None,
+        "mean_ms": round(statistics.fmean(ordered) * 1000, 2) if ordered else None,
+        # CPU time per move, summed over each side's processes: what the throughput would be
+        # on an otherwise idle machine follows from these, whatever else ran meanwhile.
+        "cpu_ms_per_move": {
+            "client": _per_move((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system), latencies),
+            **{n: _per_move(servers1[n] - servers0[n], latencies) for n in server_pids},
+        },
+        "errors": errors[:5],
+    }
+
+
+def _per_move(cpu_s: float, latencies: list[float]) -> float | None:
+    return round(cpu_s * 1000 / len(latencies), 3) if latencies else None
+
+
+def _wait_serving(target: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with grpc.insecure_channel(target) as channel:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=1.0
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+        time.sleep(0.1)
+    raise SystemExit(f"bench: the engine at {target} did not become healthy")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured time per level")
+    parser.add_argument("--concurrency", default="1,10,100", help="games at once, per level")
+    parser.add_argument("--aof", action="store_true", help="Redis with AOF (appendfsync everysec)")
+    parser.add_argument(
+        "--processes", type=int, default=2, help="engine processes (python -m services.engine)"
+    )
+    parser.add_argument("--channels", type=int, default=4, help="client gRPC channels")
+    parser.add_argument(
+        "--redis-tcp",
+        action="store_true",
+        help="the engine reaches Redis over TCP loopback instead of its Unix socket",
+    )
+    parser.add_argument(
+        "--ask-legal",
+        action="store_true",
+        help="ListLegalMoves before every move instead of the client's own board copy",
+    )
+    args = parser.parse_args()
+    levels = [int(x) for x in args.concurrency.split(",")]
+
+    with tempfile.TemporaryDirectory() as tmp, SocketRedisServer(
+        Path(tmp) / "redis", appendonly=args.aof
+    ) as redis_server:
+        port = free_port()
+        redis_url = (
+            redis_server.url if args.redis_tcp else f"unix://{redis_server.socket_path}?db=0"
+        )
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "ENGINE_PORT": str(port),
+            "AI_SERVICE_TOKEN": uuid.uuid4().hex,
+        }
+        log = open(Path(tmp) / "engine.log", "wb")  # noqa: SIM115 (closed below)
+        engine = subprocess.Popen(
+            [sys.executable, "-m", "services.engine", "--processes", str(args.processes)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+        try:
+            target = f"127.0.0.1:{port}"
+            _wait_serving(target)
+            time.sleep(0.5)  # every engine process is up, not just the first to answer
+            pids = {
+                "engine": _process_tree(engine.pid),
+                "redis": [redis_server.proc.pid] if redis_server.proc else [],
+            }
+            results = [
+                asyncio.run(
+                    _level(target, n, args.seconds, args.channels, args.ask_legal, pids)
+                )
+                for n in levels
+            ]
+        finally:
+            engine.terminate()
+            engine.wait(10)
+            log.close()
+    print(
+        json.dumps(
+            {
+                "bench": "engine.apply_move",
+                "command": "python bench/engine.py " + " ".join(sys.argv[1:]),
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "load_avg_1m_after": round(os.getloadavg()[0], 2),
+                },
+                "redis": {
+                    "binary": redis_server.binary,
+                    "aof": args.aof,
+                    "engine_connects_by": "tcp" if args.redis_tcp else "unix socket",
+                },
+                "engine_processes": args.processes,
+                "client_channels": args.channels,
+                "per_move": (
+                    "ListLegalMoves (untimed) + ApplyMove (timed)"
+                    if args.ask_legal
+                    else "ApplyMove (timed); the client picks legal moves from its own board copy"
+                ),
+                "levels": results,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
