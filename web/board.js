@@ -156,7 +156,9 @@ export class BoardView {
       const bx = side === "left" ? x + 1 : x + w - 1;
       const by = side === "bottom" ? y + h + 1 : y - 1;
       const badge = el("g", { class: `points ${route.end}` }, this.layers.marks);
-      el("circle", { cx: bx, cy: by, r: 9, stroke: colourHex(name) }, badge);
+      const half = 9 + 3.2 * (String(route.points).length - 1); // a pill that fits two digits
+      el("rect", { x: bx - half, y: by - 9, width: 2 * half, height: 18, rx: 9, stroke: colourHex(name) },
+        badge);
       el("text", { x: bx, y: by + 3.8 }, badge).textContent = String(route.points);
       el("title", {}, badge).textContent =
         `station ${s}: ${route.points} points (${route.end === "centre" ? "into the centre, doubled" : "to the edge"})`;
@@ -204,7 +206,7 @@ export class BoardView {
       const y = h.row * CELL + CELL / 2;
       el("rect", { x: x - 24, y: y - 11, width: 48, height: 22, rx: 11, class: "hint-badge" }, hg);
       el("text", { x, y: y + 4.5, class: "hint-text" }, hg).textContent =
-        `${i + 1}·${formatValue(h.value)}`;
+        `${h.rank ?? i + 1}·${formatValue(h.value)}`;
     });
   }
 }

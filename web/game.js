@@ -336,11 +336,11 @@ export class GameScreen {
     const onBoard = [];
     const list = $("hint-list");
     list.replaceChildren();
-    for (const s of top) {
+    top.forEach((s, i) => {
       const li = document.createElement("li");
       const p = s.action !== "draw" ? parsePlacement(s.placement) : null;
       if (p) {
-        onBoard.push({ ...p, placement: s.placement, value: s.value });
+        onBoard.push({ ...p, placement: s.placement, value: s.value, rank: i + 1 });
         li.append(tileIcon(p.code, 30));
       }
       const text = document.createElement("span");
@@ -350,7 +350,7 @@ export class GameScreen {
       value.textContent = formatValue(s.value);
       li.append(text, value);
       list.appendChild(li);
-    }
+    });
     $("hint-meta").textContent = `${answer.level || ""} · ${answer.elapsed_ms ?? "?"} ms`;
     $("hint-box").hidden = false;
     this.boardView.hints(onBoard);

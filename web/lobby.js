@@ -3,7 +3,7 @@
 
 import { api, rememberName, savedName, saveSeat } from "./api.js";
 
-export const AI_LEVELS = ["easy", "medium", "hard"];
+export const AI_LEVELS = ["random", "easy", "medium", "hard", "expert"];
 const MAX_SEATS = 6;
 const MIN_SEATS = 2;
 

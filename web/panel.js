@@ -40,6 +40,8 @@ export function renderStatus(view, mySeat) {
 }
 
 export function renderScores(view, mySeat) {
+  // After the game the final results say it all, best first.
+  $("scores").hidden = view.status === "over";
   const body = $("scores").tBodies[0];
   body.replaceChildren();
   view.seats.forEach((seat, i) => {

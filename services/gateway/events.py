@@ -20,9 +20,9 @@ import grpc
 from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
 
-from services.common.grpc_util import message_to_json
 from services.gateway.calls import clients, gateway, rpc
 from services.gateway.errors import bad_request, from_rpc_error
+from services.gateway.fastjson import message_json
 
 bp = Blueprint("events", __name__, url_prefix="/api/games")
 
@@ -75,7 +75,7 @@ def _sse(call: Any, heartbeat_s: float) -> Iterator[str]:
                 yield ": keep-alive\n\n"
                 continue
             if kind == "event":
-                yield format_event(message_to_json(item))
+                yield format_event(message_json(item))
             elif kind == "error":
                 yield _stream_error(item)
                 return

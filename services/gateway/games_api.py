@@ -8,9 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 from metro.v1 import ai_pb2, engine_pb2
 
-from services.common.grpc_util import message_to_json
 from services.gateway.calls import bearer_token, clients, json_body, rpc, to_message
 from services.gateway.errors import ApiError, bad_request
+from services.gateway.fastjson import message_json
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
@@ -42,7 +42,7 @@ def create_game() -> tuple[Response, int]:
         {"game": game, "rules": rules, "seats": seats}, engine_pb2.CreateGameRequest, game
     )
     reply = rpc(clients().engine.CreateGame, message)
-    return jsonify(message_to_json(reply)), 201
+    return jsonify(message_json(reply)), 201
 
 
 @bp.get("")
@@ -57,7 +57,7 @@ def list_games() -> Response:
         status=status, game=request.args.get("game", ""), limit=min(int(limit_text), 1000)
     )
     reply = rpc(clients().engine.ListGames, message)
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.post("/<game_id>/join")
@@ -67,7 +67,7 @@ def join_game(game_id: str) -> Response:
     if not isinstance(name, str):
         raise bad_request("'name' must be a string.", field="name")
     reply = rpc(clients().engine.JoinGame, engine_pb2.JoinGameRequest(game_id=game_id, name=name))
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.get("/<game_id>")
@@ -75,7 +75,7 @@ def get_view(game_id: str) -> Response:
     reply = rpc(
         clients().engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), token=bearer_token()
     )
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.get("/<game_id>/legal")
@@ -85,7 +85,7 @@ def legal_moves(game_id: str) -> Response:
         engine_pb2.ListLegalMovesRequest(game_id=game_id),
         token=bearer_token(),
     )
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.post("/<game_id>/moves")
@@ -98,7 +98,7 @@ def apply_move(game_id: str) -> Response:
         raise bad_request("'action' is required: \"place\" or \"draw\".", field="action")
     message = to_message({**body, "game_id": game_id}, engine_pb2.ApplyMoveRequest)
     reply = rpc(clients().engine.ApplyMove, message, token=token)
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.post("/<game_id>/hint")
@@ -111,7 +111,7 @@ def hint(game_id: str) -> Response:
         raise bad_request("The game comes from the URL, not the body.")
     message = to_message({**body, "game_id": game_id}, ai_pb2.SuggestRequest)
     reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
-    return jsonify(message_to_json(reply))
+    return jsonify(message_json(reply))
 
 
 @bp.get("/<game_id>/record")

@@ -1,0 +1,275 @@
+"""Gateway throughput: moves per second and move latency through HTTP, many games at once.
+
+    .venv/bin/python bench/gateway.py                    # starts Redis, engine, gunicorn gateway
+    .venv/bin/python bench/gateway.py --url http://127.0.0.1:8000   # an already running gateway
+
+Each client thread plays its own two-seat human game to the end (then starts another): it asks
+GET /legal for the seat to move and POSTs one of those moves with `expected_version` and a
+`move_id`, exactly as the page does. Only the POST /moves round trips are timed. Prints one JSON
+object; it is a measurement, not a test (targets: >= 500 moves/s, p99 <= 100 ms at 50 games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing as mp
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+from threading import Thread
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+class Client:
+    """One keep-alive HTTP connection speaking the gateway's JSON."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=30)
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                reply = self.conn.getresponse()
+                payload = reply.read()
+                break
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()  # the server closed an idle keep-alive: reconnect once
+                if attempt == 2:
+                    raise
+        if reply.status >= 400:
+            raise RuntimeError(f"{method} {path}: {reply.status} {payload[:200]!r}")
+        return json.loads(payload)
+
+
+def play(url: str, until: float, rng: random.Random, out: list[Any]) -> None:
+    """Play games until the deadline; append (move latencies, legal latencies, errors, games)."""
+    client = Client(url)
+    moves: list[float] = []
+    legals: list[float] = []
+    errors: list[str] = []
+    games = 0
+    while time.monotonic() < until:
+        try:
+            made = client.call("POST", "/api/games", {
+                "game": "metro", "rules": {"players": 2},
+                "seats": [{"kind": "human", "name": "bench-a"}, {"kind": "open"}],
+            })
+            game = made["game_id"]
+            tokens = {made["seat"]: made["token"]}
+            joined = client.call("POST", f"/api/games/{game}/join", {"name": "bench-b"})
+            tokens[joined["seat"]] = joined["token"]
+            view = client.call("GET", f"/api/games/{game}", token=tokens[0])
+            games += 1
+            while view["status"] == "playing" and time.monotonic() < until:
+                token = tokens[view["turn"]]
+                t0 = time.perf_counter()
+                legal = client.call("GET", f"/api/games/{game}/legal", token=token)["moves"]
+                legals.append(time.perf_counter() - t0)
+                places = [m for m in legal if m["action"] == "place"] or legal
+                move = {**rng.choice(places), "expected_version": view["version"],
+                        "move_id": uuid.uuid4().hex}
+                t0 = time.perf_counter()
+                view = client.call("POST", f"/api/games/{game}/moves", move, token=token)
+                moves.append(time.perf_counter() - t0)
+        except Exception as exc:  # a benchmark reports failures, it does not stop
+            errors.append(str(exc)[:300])
+            client = Client(url)
+    out.append((moves, legals, errors, games))
+
+
+def run_process(url: str, threads: int, until: float, seed: int, queue: Any) -> None:
+    """One client process: `threads` games at once (processes dodge the client's own GIL)."""
+    out: list[Any] = []
+    workers = [
+        Thread(target=play, args=(url, until, random.Random(seed * 1000 + i), out))
+        for i in range(threads)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    queue.put(out)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of a process and all its descendants, from /proc (Linux)."""
+    stats: dict[int, tuple[int, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0.0))[1]
+        todo.extend(child for child, (parent, _) in stats.items() if parent == pid)
+    return total
+
+
+def start_stack(
+    stack: ExitStack, workers: int, threads: int, engines: int
+) -> tuple[str, dict[str, int]]:
+    """Redis, the engine (`engines` processes on one port) and the gateway under gunicorn
+    (deploy/gunicorn.conf.py), on free ports."""
+    from services.common.healthcheck import check_grpc, check_http
+    from services.common.redis_server import RedisServer, free_port
+
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-gateway-")))
+    redis = stack.enter_context(RedisServer(tmp / "redis"))
+    engine_port, gateway_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "REDIS_URL": redis.url,
+        "ENGINE_PORT": str(engine_port),
+        "ENGINE_TARGET": f"127.0.0.1:{engine_port}",
+        "AI_TARGET": f"127.0.0.1:{free_port()}",  # no AI: human games need none
+        "GATEWAY_HOST": "127.0.0.1",
+        "GATEWAY_PORT": str(gateway_port),
+        "WEB_CONCURRENCY": str(workers),
+        "GATEWAY_THREADS": str(threads),
+        "GATEWAY_LOG_LEVEL": "warning",
+    }
+    logs = tmp / "logs"
+    logs.mkdir()
+
+    pids: dict[str, int] = {}
+
+    def spawn(name: str, argv: list[str], ready: Any) -> None:
+        log = (logs / f"{name}.log").open("wb")
+        proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        stack.callback(lambda: (proc.terminate(), proc.wait(10), log.close()))
+        pids[name] = proc.pid
+        deadline = time.monotonic() + 60
+        while ready() is not None:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{name} did not start:\n" + (logs / f"{name}.log").read_text())
+            time.sleep(0.1)
+
+    spawn("engine", [sys.executable, "-m", "services.engine", "--processes", str(engines)],
+          lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1.0))
+    url = f"http://127.0.0.1:{gateway_port}"
+    spawn("gateway", [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
+                      "--access-logfile", "/dev/null", "services.gateway.app:create_app()"],
+          lambda: None if _port_open(gateway_port) else "not yet")
+    check_http(url + "/healthz")  # warm the channels of at least one worker
+    pids["redis"] = redis.proc.pid if redis.proc else 0
+    return url, pids
+
+
+def _port_open(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="a running gateway; default: start Redis, engine, gateway")
+    parser.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (default 3)")
+    parser.add_argument("--client-processes", type=int, default=max(1, min(8, os.cpu_count() or 1)))
+    parser.add_argument("--workers", type=int, default=max(2, (os.cpu_count() or 2) // 2),
+                        help="gunicorn workers when the bench starts the gateway")
+    parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker")
+    parser.add_argument("--engine-processes", type=int, default=max(1, (os.cpu_count() or 1) // 4),
+                        help="engine processes when the bench starts the stack")
+    args = parser.parse_args()
+
+    with ExitStack() as stack:
+        url, pids = (args.url, {}) if args.url else start_stack(
+            stack, args.workers, args.threads, args.engine_processes
+        )
+        if args.warmup > 0:
+            warm_q: Any = mp.Queue()
+            run_process(url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q)
+            warm_q.get()
+        procs = max(1, min(args.client_processes, args.games))
+        queue: Any = mp.Queue()
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        start = time.monotonic()
+        until = start + args.seconds
+        children = []
+        for p in range(procs):
+            share = args.games // procs + (1 if p < args.games % procs else 0)
+            child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue))
+            child.start()
+            children.append(child)
+        results = [item for _ in children for item in queue.get()]
+        for child in children:
+            child.join()
+        elapsed = time.monotonic() - start
+        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+
+    moves = [m for r in results for m in r[0]]
+    legals = [m for r in results for m in r[1]]
+    errors = [e for r in results for e in r[2]]
+    report = {
+        "benchmark": "gateway",
+        "url": args.url or "started by the bench (gunicorn gthread)",
+        "concurrent_games": args.games,
+        "seconds": round(elapsed, 2),
+        "moves": len(moves),
+        "moves_per_s": round(len(moves) / elapsed, 1),
+        "move_ms": {
+            "p50": round(percentile(moves, 0.50) * 1000, 2),
+            "p90": round(percentile(moves, 0.90) * 1000, 2),
+            "p99": round(percentile(moves, 0.99) * 1000, 2),
+            "max": round(max(moves, default=float("nan")) * 1000, 2),
+        },
+        "legal_ms_p99": round(percentile(legals, 0.99) * 1000, 2),
+        "games_started": sum(r[3] for r in results),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "gunicorn": None if args.url else {"workers": args.workers, "threads": args.threads},
+        "engine_processes": None if args.url else args.engine_processes,
+        # Where the time goes: CPU milliseconds each server part spent per move (and its GET
+        # /legal), over the measured interval, when the bench started the stack itself.
+        "server_cpu_ms_per_move": {
+            name: round(seconds * 1000 / max(1, len(moves)), 2) for name, seconds in cpu.items()
+        } if pids else None,
+        "client_processes": procs,
+        "cpus": os.cpu_count(),
+        "targets": {"moves_per_s": 500, "p99_ms": 100},
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
