@@ -100,11 +100,20 @@ async def _player(
     rng: random.Random,
     errors: list[str],
     ask_legal: bool,
+    interval: float,
 ) -> None:
-    """Play games one move at a time until stop_at; record each ApplyMove's latency."""
+    """Play games one move at a time until stop_at; record each ApplyMove's latency.
+
+    interval > 0 (open loop): the k-th move is due at start + k * interval, and its latency is
+    counted from when it was due, so a late engine is charged for the wait too."""
     loop = asyncio.get_running_loop()
     game = await _new_game(stub)
+    due = loop.time() + rng.random() * interval
     while loop.time() < stop_at:
+        if interval:
+            delay = due - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
         token = bearer(game.tokens[game.seat])
         if ask_legal:
             legal = await stub.ListLegalMoves(
@@ -120,14 +129,18 @@ async def _player(
             metro=move,
         )
         started = time.perf_counter()
+        if interval:  # charge the time since the move was due
+            started -= max(0.0, loop.time() - due)
         try:
             view = await stub.ApplyMove(request, metadata=token)
         except grpc.aio.AioRpcError as err:
             errors.append(f"{err.code().name}: {err.details()}")
             return
         latencies.append(time.perf_counter() - started)
+        due += interval
         if view.status == "over":
             game = await _new_game(stub)
+            due = loop.time()  # a new game starts now; its set-up is not charged
         else:
             game.update(move, view)
 
@@ -174,6 +187,7 @@ async def _level(
     channels: int,
     ask_legal: bool,
     server_pids: dict[str, list[int]],
+    rate: float,
 ) -> dict[str, object]:
     # Several channels: each is one connection, and connections are what the kernel spreads
     # over the engine's processes.
@@ -185,10 +199,11 @@ async def _level(
     latencies: list[float] = []
     errors: list[str] = []
     loop = asyncio.get_running_loop()
+    interval = games / rate if rate else 0.0
     # Warm-up: the same load, unmeasured.
     warm = loop.time() + min(2.0, seconds / 3)
     await asyncio.gather(
-        *(_player(stubs[i % channels], warm, [], random.Random(i), errors, ask_legal)
+        *(_player(stubs[i % channels], warm, [], random.Random(i), errors, ask_legal, interval)
           for i in range(games))
     )  # fmt: skip
     cpu0 = os.times()
@@ -197,7 +212,7 @@ async def _level(
     stop_at = loop.time() + seconds
     await asyncio.gather(
         *(_player(stubs[i % channels], stop_at, latencies, random.Random(1000 + i), errors,
-                  ask_legal)
+                  ask_legal, interval)
           for i in range(games))
     )  # fmt: skip
     elapsed = time.perf_counter() - started
@@ -212,6 +227,7 @@ async def _level(
 
     return {
         "concurrent_games": games,
+        "offered_moves_per_s": rate or "as fast as answered",
         "moves": len(latencies),
         "seconds": round(elapsed, 2),
         "moves_per_s": round(len(latencies) / elapsed, 1),
@@ -258,6 +274,12 @@ def main() -> None:
     )
     parser.add_argument("--channels", type=int, default=4, help="client gRPC channels")
     parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: offer this many moves/s in all, spread over the games (0: flat out)",
+    )
+    parser.add_argument(
         "--redis-tcp",
         action="store_true",
         help="the engine reaches Redis over TCP loopback instead of its Unix socket",
@@ -270,9 +292,9 @@ def main() -> None:
     args = parser.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
 
-    with tempfile.TemporaryDirectory() as tmp, SocketRedisServer(
-        Path(tmp) / "redis", appendonly=args.aof
-    ) as redis_server:
+    with tempfile.TemporaryDirectory() as tmp:
+        redis_server = SocketRedisServer(Path(tmp) / "redis", appendonly=args.aof)
+        redis_server.start()
         port = free_port()
         redis_url = (
             redis_server.url if args.redis_tcp else f"unix://{redis_server.socket_path}?db=0"
@@ -301,7 +323,9 @@ def main() -> None:
             }
             results = [
                 asyncio.run(
-                    _level(target, n, args.seconds, args.channels, args.ask_legal, pids)
+                    _level(
+                        target, n, args.seconds, args.channels, args.ask_legal, pids, args.rate
+                    )
                 )
                 for n in levels
             ]
@@ -309,6 +333,7 @@ def main() -> None:
             engine.terminate()
             engine.wait(10)
             log.close()
+            redis_server.stop()
     print(
         json.dumps(
             {

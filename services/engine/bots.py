@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -35,8 +36,10 @@ class BotJob:
 
 class BotQueue:
     def __init__(self, client: aioredis.Redis, blocking: aioredis.Redis) -> None:
-        self.redis = client
-        self.blocking = blocking  # blocking reads hold a connection: their own pool
+        # Typed loosely: with decode_responses every reply is str, which redis-py's
+        # annotations cannot express.
+        self.redis: Any = client
+        self.blocking: Any = blocking  # blocking reads hold a connection: their own pool
         self._cursor = "0-0"
 
     async def ensure_group(self) -> None:

@@ -323,13 +323,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 created_at_ms=now_ms,
             )
         )
-        if not isinstance(result, Committed):  # a 72-bit id collided: vanishingly rare
+        if isinstance(result, Conflict):  # a 72-bit id collided: vanishingly rare
             raise ServiceError(
                 grpc.StatusCode.ABORTED, "game id collision; try again", reason="version_conflict"
             )
-        self.cache.put(
-            Snapshot(game_id, 1, status, meta, meta_json, state, result.event_id, now_ms)
-        )
+        if isinstance(result, Committed):  # (a Duplicate: our own commit, re-sent)
+            self.cache.put(
+                Snapshot(game_id, 1, status, meta, meta_json, state, result.event_id, now_ms)
+            )
         out = engine_pb2.CreateGameResponse(game_id=game_id, token=token)
         if creator is not None:
             out.seat = creator
@@ -432,6 +433,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             )
             if isinstance(result, Committed):
                 self._remember(snap, result, state, status, meta, meta_json)
+            if not isinstance(result, Conflict):  # (a Duplicate: our own commit, re-sent)
                 return engine_pb2.JoinGameResponse(game_id=game_id, seat=seat, token=token)
             if result.current_version is None:
                 raise _not_found(game_id)

@@ -127,7 +127,9 @@ class GameStore:
     """Reads and the single write path (one Lua script, registered once, run by EVALSHA)."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        self.redis = client
+        # Typed loosely on purpose: redis-py's annotations cannot express decode_responses,
+        # with which every reply here is str (or None), never bytes.
+        self.redis: Any = client
         self._commit = client.register_script(COMMIT_LUA)
 
     # ---- reads ------------------------------------------------------------------------------
@@ -155,7 +157,7 @@ class GameStore:
 
     async def answer(self, game_id: str, request_key: str) -> str | None:
         """What was answered to a request key, as the commit script stored it."""
-        return await self.redis.hget(answers_key(game_id), request_key)  # type: ignore[no-any-return]
+        return await self.redis.hget(answers_key(game_id), request_key)
 
     async def version_of(self, game_id: str) -> tuple[int, str, str] | None:
         """(version, status, bot_job) without the state; None when the game is gone."""
@@ -222,7 +224,9 @@ class GameStore:
         self, client: aioredis.Redis, game_id: str, after: str, block_ms: int
     ) -> list[tuple[str, dict[str, Any]]]:
         """Events after `after`, waiting up to block_ms for the first (on the blocking client)."""
-        reply = await client.xread({events_key(game_id): after or "0-0"}, block=block_ms, count=200)
+        reply: Any = await client.xread(
+            {events_key(game_id): after or "0-0"}, block=block_ms, count=200
+        )
         out: list[tuple[str, dict[str, Any]]] = []
         for _key, entries in reply or ():
             out.extend((entry_id, json.loads(fields["event"])) for entry_id, fields in entries)

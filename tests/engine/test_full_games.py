@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-import games
+from games.metro import GAME, MetroState
 from tests.engine.helpers import play_out, record_of
 from tests.fixtures.engine import EngineClient
 
@@ -32,14 +32,15 @@ def test_complete_game_matches_replay(engine_client: EngineClient, rules: dict) 
     final = play_out(engine_client, game_id, tokens, random.Random(str(rules)))
 
     record = record_of(engine_client, game_id)
-    replayed = games.get("metro").replay(record)
+    replayed = GAME.replay(record)
+    assert isinstance(replayed, MetroState)
     scores = [seat.score for seat in final.seats]
     assert replayed.is_over
     assert scores == replayed.scores == record["scores"]
     assert list(final.metro.board) == replayed.board_placements()
     assert list(final.winners) == [i for i, s in enumerate(scores) if s == max(scores)]
     assert final.status == "over" and not final.HasField("turn")
-    assert record["rules"] == games.get("metro").normalise_rules(rules)
+    assert record["rules"] == GAME.normalise_rules(rules)
     assert [s["kind"] for s in record["seats"]] == ["human"] * rules["players"]
     assert record["seats"][1]["name"] == "P1"
     # Every seat's view of the finished game shows the same public result.

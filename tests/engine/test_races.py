@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 from metro.v1 import engine_pb2
 
-import games
+from games.metro import GAME, MetroState
 from tests.engine.helpers import choose, code, record_of
 from tests.fixtures.engine import EngineClient, RunningEngine
 
@@ -67,6 +67,7 @@ def test_one_winner_per_version(engine: RunningEngine) -> None:
         if e.action == "place"
     ]  # fmt: skip
     record = record_of(control, game_id)
-    replayed = games.get("metro").replay({**record, "moves": moves})
+    replayed = GAME.replay({**record, "moves": moves})
+    assert isinstance(replayed, MetroState)
     assert replayed.scores == [s.score for s in view.seats]
     assert replayed.board_placements() == list(view.metro.board)
