@@ -6,11 +6,12 @@ named in the request), and nobody (a spectator: the public view and nothing else
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 
 import grpc
 
-from services.common.auth import MAX_TOKEN_LENGTH, is_service_credential, token_matches
+from services.common.auth import MAX_TOKEN_LENGTH, is_service_credential, token_hash
 from services.common.grpc_util import ServiceError, bearer_token, invalid_argument
 from services.engine.meta import AI, GameMeta
 
@@ -65,8 +66,9 @@ class Caller:
                     "the AI service credential acts for AI seats only"
                 )
             return requested
+        presented = token_hash(game_id, self.token)  # once, then compared with every seat's
         for index, info in enumerate(meta.seats):
-            if token_matches(info.token_hash, game_id, self.token):
+            if info.token_hash and hmac.compare_digest(info.token_hash, presented):
                 if requested is not None and requested != index:
                     raise denied(f"this token is seat {index}'s, not seat {requested}'s")
                 return index

@@ -52,6 +52,11 @@ LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
 WATCH_SLICE_MS = 5000
 
 
+def _state_json(state: GameState) -> str:
+    """The stored form of a state (compact: it is written on every move)."""
+    return json.dumps(state.to_dict(), separators=(",", ":"), check_circular=False)
+
+
 def _failed(reason: str, message: str, rule: str = "") -> ServiceError:
     return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message, reason=reason, rule=rule)
 
@@ -118,6 +123,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 grpc.StatusCode.UNAVAILABLE,
                 "the game store (Redis) is not answering; try again shortly",
                 (("metro-error-reason", "storage_unavailable"),),
+            )
+        except Exception:
+            # Never the exception's text: it could quote anything, hidden tiles included.
+            incident = uuid.uuid4().hex[:12]
+            log.exception("internal error %s", incident)
+            await context.abort(
+                grpc.StatusCode.INTERNAL,
+                f"internal error {incident}; it has been logged",
+                (("metro-error-reason", "internal"),),
             )
         raise AssertionError("unreachable: context.abort raises")
 
@@ -313,7 +327,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 expected_version=None,
                 request_key=f"req:{uuid.uuid4().hex}",
                 answer="",
-                state_json=json.dumps(state.to_dict(), separators=(",", ":")),
+                state_json=_state_json(state),
                 meta_json=meta_json,
                 status=status,
                 event=event,
@@ -422,7 +436,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                     expected_version=snap.version,
                     request_key=f"req:{uuid.uuid4().hex}",
                     answer="",
-                    state_json=json.dumps(state.to_dict(), separators=(",", ":")),
+                    state_json=_state_json(state),
                     meta_json=meta_json,
                     status=status,
                     event=event,
@@ -570,7 +584,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 expected_version=snap.version,
                 request_key=answer_key or f"req:{uuid.uuid4().hex}",
                 answer=answer,
-                state_json=json.dumps(state.to_dict(), separators=(",", ":")),
+                state_json=_state_json(state),
                 meta_json="",
                 status=status,
                 event=event,
