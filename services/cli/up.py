@@ -239,6 +239,7 @@ class Stack:
             "REDIS_URL": redis_url,
             "AI_SERVICE_TOKEN": token,
             "ENGINE_HOST": "127.0.0.1",
+            "AI_HOST": "127.0.0.1",  # the AI's own default is every interface, for containers
             "ENGINE_PORT": str(engine_port),
             "ENGINE_TARGET": f"127.0.0.1:{engine_port}",
             # The gateway balances hints over every worker (gRPC round_robin over the list).

@@ -173,9 +173,10 @@ def test_dev_up_from_a_fresh_copy_plays_a_game_and_stops_cleanly(tmp_path: Path)
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+    started = time.monotonic()
     try:
         # Set-up (venv, install, codegen) then the stack: minutes on a cold machine.
-        deadline = time.monotonic() + 900
+        deadline = started + 900
         while "Metro is up: " not in log_path.read_text(errors="replace"):
             assert up.poll() is None, f"./dev up exited {up.returncode}:\n{log_path.read_text()}"
             assert time.monotonic() < deadline, f"not up in time:\n{log_path.read_text()}"
@@ -189,14 +190,22 @@ def test_dev_up_from_a_fresh_copy_plays_a_game_and_stops_cleanly(tmp_path: Path)
         for part in ("redis", "engine", "ai-1", "ai-2", "gateway"):
             assert (copy / ".run" / "logs" / f"{part}.log").exists(), part
 
+        up_s = time.monotonic() - started
         status, health = call(base, "GET", "/healthz")
         assert (status, health["ok"]) == (200, True), health
+        game_started = time.monotonic()
         view = play_human_against_bot(base)
+        game_s = time.monotonic() - game_started
         assert view["status"] == "over"
         assert view["deck_count"] == 0
 
+        stopping = time.monotonic()
         up.send_signal(signal.SIGINT)
         assert up.wait(60) == 0, log_path.read_text()
+        print(
+            f"./dev up: up after {up_s:.0f} s, a game against the bot {game_s:.1f} s, "
+            f"stopped in {time.monotonic() - stopping:.1f} s"
+        )
         left = [pid for pid in stack if proc_stat(pid) is not None]
         assert not left, processes_mentioning(str(copy))
         assert not processes_mentioning(str(copy))
@@ -265,37 +274,43 @@ def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, sta
     # A fixed number of search iterations: every hint costs the worker that serves it real CPU.
     level = "mcts-300"
 
-    def hint(_: int) -> int:
+    def hint(_: int) -> float:
+        """One hint for seat 0, checked; returns when it was answered."""
         status, answer = call(base, "POST", f"/api/games/{game}/hint", {"level": level}, seat0)
         assert status == 200, answer
         best = answer["suggestions"][0]
         move = {k: best[k] for k in ("action", "placement") if best.get(k) is not None}
         assert json.dumps(move, sort_keys=True) in legal, (best, legal)
-        return status
+        return time.monotonic()
 
     before = [cpu_ticks(w.pid) for w in workers]
+    started = time.monotonic()
     with ThreadPoolExecutor(4) as pool:
-        assert list(pool.map(hint, range(50))) == [200] * 50
+        list(pool.map(hint, range(50)))
+    first_half_s = time.monotonic() - started
     spent = [cpu_ticks(w.pid) - b for w, b in zip(workers, before, strict=True)]
+    print(f"first 50 hints: {first_half_s:.1f} s, worker CPU ticks {spent}")
     for worker, ticks in zip(workers, spent, strict=True):
         assert ticks >= 0.15 * sum(spent), f"{worker.name} served too little: {spent} ticks"
 
-    # Second half: stop one worker while requests are in flight; none may fail.
+    # Second half: stop one worker (SIGTERM) while requests are in flight; none may fail.
     survivors = workers[1:]
     before = [cpu_ticks(w.pid) for w in survivors]
-    done = threading.Event()
+    stopped_at: list[float] = []
 
     def stop_first_worker() -> None:
-        time.sleep(1.0)
+        time.sleep(first_half_s / 4)
         workers[0].stop()
-        done.set()
+        stopped_at.append(time.monotonic())
 
     stopper = threading.Thread(target=stop_first_worker)
     stopper.start()
     with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(hint, range(50)))
+        answered = list(pool.map(hint, range(50)))
     stopper.join()
-    assert done.is_set() and not workers[0].alive
-    assert results == [200] * 50
+    assert stopped_at and not workers[0].alive
+    after_stop = sum(t > stopped_at[0] for t in answered)
     spent = [cpu_ticks(w.pid) - b for w, b in zip(survivors, before, strict=True)]
+    print(f"second 50 hints: {after_stop} answered after the stop, survivor CPU ticks {spent}")
+    assert after_stop >= 10, "the worker was not stopped mid-way"
     assert all(ticks > 0 for ticks in spent), spent

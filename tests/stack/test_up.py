@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -18,16 +19,51 @@ from services.cli.up import redact
 from tests.fixtures.processes import free_port
 
 
-def metro_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None):
+def up_env(tmp_path: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """Our environment for `metro up`, marked with the test's tmp path: every process it starts
+    inherits the mark, so leftovers can be found (see marked_processes)."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "GATEWAY_PORT")}
+    full_env["METRO_TEST_MARK"] = str(tmp_path)
     full_env.update(env or {})
+    return full_env
+
+
+def up_argv(tmp_path: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "services.cli.up", "--run-dir", str(tmp_path / "run"), *args]
+
+
+def metro_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "services.cli.up", "--run-dir", str(tmp_path / "run"), *args],
-        env=full_env,
+        up_argv(tmp_path, *args),
+        env=up_env(tmp_path, env),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
+
+
+def marked_processes(tmp_path: Path) -> list[str]:
+    """Live processes started under up_env(tmp_path)."""
+    mark = f"METRO_TEST_MARK={tmp_path}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or not running(int(entry.name)):
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if mark in environ:
+            found.append(f"{entry.name}: {cmdline.decode(errors='replace')}")
+    return found
+
+
+def wait_none_marked(tmp_path: Path, timeout: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := marked_processes(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
 
 
 def running(pid: int) -> bool:
@@ -102,6 +138,45 @@ def test_children_die_with_a_killed_supervisor(tmp_path: Path) -> None:
         parent.wait()
         if parent.stdout:
             parent.stdout.close()
+
+
+def test_a_part_that_fails_is_named_with_its_log_and_the_rest_are_stopped(tmp_path: Path) -> None:
+    # The AI workers refuse this setting at start-up; the engine and Redis are up by then.
+    done = metro_up(tmp_path, "--port", str(free_port()), env={"AI_SEARCH_THREADS": "lots"})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"ai-[12] exited with status 1 while starting", done.stderr), done.stderr
+    assert "ai-1.log ends:" in done.stderr or "ai-2.log ends:" in done.stderr
+    assert "AI_SEARCH_THREADS must be an integer" in done.stderr
+    assert "engine is healthy" in done.stdout
+    assert "stopping engine" in done.stdout and "stopping redis" in done.stdout
+    assert not wait_none_marked(tmp_path)
+
+
+def test_ctrl_c_while_starting_stops_what_was_started(tmp_path: Path) -> None:
+    up = subprocess.Popen(
+        up_argv(tmp_path, "--port", str(free_port())),
+        env=up_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert up.stdout is not None
+        seen = []
+        for line in up.stdout:
+            seen.append(line)
+            if "engine is healthy" in line:
+                up.send_signal(signal.SIGINT)
+                break
+        assert up.wait(60) == 0, "".join(seen) + up.stdout.read()
+        assert "Metro is up" not in "".join(seen)
+        assert not wait_none_marked(tmp_path)
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+        if up.stdout:
+            up.stdout.close()
 
 
 def test_redact_hides_only_the_password() -> None:
