@@ -1,0 +1,134 @@
+"""AI seats that play on their own: the worker loop of engine.proto's bot-turn protocol.
+
+Claim a job, read the game as that AI seat, search at the seat's level, and make exactly one
+move with the job's version as `expected_version` and a move id derived from the version, so a
+retry (or a second worker holding the same job) can never move twice. A job the game has moved
+past is acknowledged and dropped. A worker that dies holding a job loses nothing: the engine
+hands the job to another worker after a few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import socket
+import time
+
+import grpc
+from metro.v1 import engine_pb2
+
+from services.ai.engine_api import EngineApi
+from services.ai.players import DEFAULT_LEVEL, InfoSet, UnknownLevelError, level_for
+from services.ai.players.base import derive_seed
+from services.ai.search import Searcher
+from services.ai.suggest import ANSWER_MARGIN_S, ranked_legal
+from services.ai.views import move_message
+from services.common.grpc_util import ServiceError
+
+log = logging.getLogger("metro.ai.bot")
+
+CLAIM_WAIT_MS = 2000
+DROP_CODES = (
+    grpc.StatusCode.ABORTED,  # the game moved on
+    grpc.StatusCode.FAILED_PRECONDITION,  # not this seat's turn any more, or the game is over
+    grpc.StatusCode.NOT_FOUND,  # the game expired
+)
+
+
+def worker_id(index: int) -> str:
+    """Stable for this process and unique across hosts: host, pid and loop number."""
+    host = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname())[:40]
+    return f"{host}:{os.getpid()}:{index}"
+
+
+def bot_move_id(game_id: str, version: int) -> str:
+    """The same for every attempt at one turn, so the engine answers a retry, never applies it."""
+    return f"bot:{version}:{game_id}"[:64]
+
+
+class BotWorker:
+    def __init__(self, api: EngineApi, searcher: Searcher, token: str, index: int) -> None:
+        self.api = api
+        self.searcher = searcher
+        self.token = token
+        self.worker_id = worker_id(index)
+        self.busy = False  # holding a job: let it finish rather than cancel it
+        self.stopping = False
+
+    async def run(self) -> None:
+        backoff = 0.2
+        while not self.stopping:
+            try:
+                turn = await self.api.claim(self.token, self.worker_id, CLAIM_WAIT_MS)
+            except grpc.aio.AioRpcError as err:
+                log.warning("claim failed (%s: %s); retrying", err.code().name, err.details())
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            backoff = 0.2
+            if turn is None:
+                continue
+            log.info(
+                "job %s claimed: game %s v%d seat %d level %r attempt %d", turn.job_id,
+                turn.game_id, turn.version, turn.seat, turn.level, turn.attempt,
+            )  # fmt: skip
+            self.busy = True
+            try:
+                await self.play(turn)
+            finally:
+                self.busy = False
+
+    async def play(self, turn: engine_pb2.BotTurn) -> None:
+        started = time.perf_counter()
+        if turn.game and turn.game != "metro":
+            log.warning("job %s is a %r game; this worker plays metro only", turn.job_id, turn.game)
+            return
+        try:
+            level = level_for(turn.level)
+        except UnknownLevelError:
+            log.warning("seat level %r is unknown; playing %s", turn.level, DEFAULT_LEVEL)
+            level = level_for(DEFAULT_LEVEL)
+        try:
+            position = await self.api.position(turn.game_id, self.token, turn.seat)
+            if position.version != turn.version or position.turn != turn.seat or not position.legal:
+                await self._drop(turn, "the game moved on")
+                return
+            info = InfoSet.from_view(position.view, turn.seat)
+            budget = None
+            if level.timed:
+                spent = time.perf_counter() - started
+                budget = max(0.01, level.budget_ms / 1000 - spent - ANSWER_MARGIN_S)
+            seed = derive_seed(turn.game_id, turn.version)
+            result = await self.searcher.search(info, level, seed, budget)
+            move = ranked_legal(result.moves, position.legal)[0].move
+            await self.api.apply(
+                self.token, turn.game_id, turn.seat, turn.version,
+                bot_move_id(turn.game_id, turn.version), move_message(move),
+            )  # fmt: skip
+        except grpc.aio.AioRpcError as err:
+            if err.code() in DROP_CODES:
+                await self._drop(turn, f"{err.code().name}: {err.details()}")
+            else:  # left pending: this or another worker retakes it after the idle time
+                log.warning("job %s: %s %s", turn.job_id, err.code().name, err.details())
+            return
+        except ServiceError as err:  # the game kept changing while it was read
+            await self._drop(turn, err.message)
+            return
+        except ValueError as err:
+            log.error("job %s: the view of game %s does not add up: %s", turn.job_id,
+                      turn.game_id, err)  # fmt: skip
+            return
+        log.info(
+            "game %s v%d seat %d (%s, attempt %d): %s after %d iterations in %.0f ms",
+            turn.game_id, turn.version, turn.seat, level.name, turn.attempt,
+            move_message(move).placement or "draw", result.iterations,
+            (time.perf_counter() - started) * 1000,
+        )  # fmt: skip
+
+    async def _drop(self, turn: engine_pb2.BotTurn, why: str) -> None:
+        log.info("job %s dropped: %s", turn.job_id, why)
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await self.api.ack(self.token, turn.job_id)

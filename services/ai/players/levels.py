@@ -1,0 +1,98 @@
+"""Strength levels: a name for a player and its budget. The same code plays at every level.
+
+| level    | player                           | budget               |
+|----------|----------------------------------|----------------------|
+| random   | uniform random legal move        | none                 |
+| easy     | greedy with Gumbel noise (3 pts) | none                 |
+| medium   | greedy (one move ahead)          | none                 |
+| hard     | ISMCTS                           | 0.7 s                |
+| expert   | ISMCTS                           | 3 s                  |
+| mcts-N   | ISMCTS, exactly N iterations     | none (reproducible)  |
+
+`mcts-N` (N = 1..100000) exists for reproducible analysis and tests: its answer depends only
+on the view and the seed, not on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.ai.players.base import Player
+from services.ai.players.ismcts import ISMCTSPlayer
+from services.ai.players.simple import GreedyPlayer, RandomPlayer
+
+DEFAULT_LEVEL = "medium"
+MIN_BUDGET_MS = 10
+MAX_BUDGET_MS = 30_000
+MAX_ITERATIONS = 100_000
+
+
+class UnknownLevelError(ValueError):
+    """A level name that is not listed, or a budget out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    description: str
+    make: Callable[[], Player]
+    budget_ms: int  # default thinking time; 0 for players that do not search by time
+
+    @property
+    def timed(self) -> bool:
+        return self.budget_ms > 0
+
+
+LEVELS: dict[str, Level] = {
+    lv.name: lv
+    for lv in (
+        Level("random", "a uniformly random legal move", RandomPlayer, 0),
+        Level("easy", "greedy with noise: often good, sometimes careless",
+              lambda: GreedyPlayer(noise=3.0, name="easy"), 0),
+        Level("medium", "greedy: the best position one move ahead",
+              lambda: GreedyPlayer(name="medium"), 0),
+        Level("hard", "information-set MCTS, 0.7 s a move",
+              lambda: ISMCTSPlayer(budget_s=0.7, name="hard"), 700),
+        Level("expert", "information-set MCTS, 3 s a move",
+              lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), 3000),
+    )
+}  # fmt: skip
+
+_FIXED = re.compile(r"mcts-([0-9]{1,6})")
+
+
+def level_for(name: str) -> Level:
+    """The level called `name` ("" means the default); UnknownLevelError otherwise."""
+    name = name or DEFAULT_LEVEL
+    if name in LEVELS:
+        return LEVELS[name]
+    fixed = _FIXED.fullmatch(name)
+    if fixed and 1 <= int(fixed.group(1)) <= MAX_ITERATIONS:
+        n = int(fixed.group(1))
+        return Level(name, f"information-set MCTS, exactly {n} iterations",
+                     lambda: ISMCTSPlayer(iterations=n, name=name), 0)  # fmt: skip
+    known = ", ".join([*LEVELS, "mcts-N"])
+    raise UnknownLevelError(f"unknown level {name!r}; known levels: {known}")
+
+
+def check_budget(budget_ms: int) -> None:
+    """0 means the level's default; anything else must lie in the allowed range."""
+    if budget_ms != 0 and not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
+        raise UnknownLevelError(
+            f"budget_ms must be 0 (the level's default) or {MIN_BUDGET_MS}-{MAX_BUDGET_MS}, "
+            f"got {budget_ms}"
+        )
+
+
+def parse_spec(spec: str) -> tuple[Level, float | None]:
+    """An arena entrant "level" or "level:budget_ms": the level and its time budget in seconds."""
+    name, _, budget = spec.partition(":")
+    level = level_for(name)
+    if not budget:
+        return level, None
+    if not budget.isdigit():
+        raise UnknownLevelError(f"budget in {spec!r} must be whole milliseconds")
+    check_budget(int(budget))
+    return level, int(budget) / 1000

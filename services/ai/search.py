@@ -1,0 +1,37 @@
+"""Running a player off the event loop, within a deadline.
+
+Searches run in threads of this process: the service scales by processes (one per core, as many
+replicas as wanted), and a search in a thread keeps its CPU time on the worker that answered,
+which is what an operator sees and balances. The event loop still gets the GIL every few
+milliseconds, so health checks and claims go on while a search runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+
+from services.ai.players import InfoSet, Level, SearchResult
+from services.ai.players.levels import MAX_BUDGET_MS
+
+
+class Searcher:
+    def __init__(self, threads: int) -> None:
+        self.pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="search")
+
+    async def search(
+        self, info: InfoSet, level: Level, seed: int, budget_s: float | None
+    ) -> SearchResult:
+        """`budget_s` None: the level's own default (a fixed-iteration level then runs to its
+        count, capped by the service's longest budget)."""
+        if budget_s is None and not level.timed:
+            budget_s = MAX_BUDGET_MS / 1000
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, _run, info, level, seed, budget_s)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _run(info: InfoSet, level: Level, seed: int, budget_s: float | None) -> SearchResult:
+    return level.make().search(info, seed, budget_s)

@@ -1,0 +1,104 @@
+"""The Ai service's process: the gRPC server (Suggest, health, reflection) and the bot workers.
+
+Settings (besides services/common/config.py's ENGINE_TARGET, AI_PORT, AI_SERVICE_TOKEN and
+RPC_DEADLINE_S): AI_HOST (default 0.0.0.0, so that containers are reachable), AI_BOT_WORKERS
+(bot loops in this process, default 1; 0 serves hints only) and AI_SEARCH_THREADS (searches
+run at once, default 4). Scale by running more processes: each uses one core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from metro.v1 import ai_pb2, ai_pb2_grpc
+
+from services.ai.bot import BotWorker
+from services.ai.engine_api import EngineApi
+from services.ai.search import Searcher
+from services.ai.suggest import AiService
+from services.common.config import Settings
+from services.common.grpc_util import SERVER_OPTIONS
+
+log = logging.getLogger("metro.ai")
+
+SERVICE_NAME = ai_pb2.DESCRIPTOR.services_by_name["Ai"].full_name
+STOP_GRACE_S = 3.0
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    try:
+        return int(raw) if raw else default
+    except ValueError:
+        raise SystemExit(f"configuration: {name} must be an integer, got {raw!r}") from None
+
+
+async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """Serve until `stop` is set (or SIGTERM/SIGINT); then finish the moves and hints in
+    progress for a few seconds and leave."""
+    host = os.environ.get("AI_HOST", "0.0.0.0")
+    bot_count = _env_int("AI_BOT_WORKERS", 1)
+    searcher = Searcher(max(1, _env_int("AI_SEARCH_THREADS", 4)))
+    api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
+
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    ai_pb2_grpc.add_AiServicer_to_server(
+        AiService(api, searcher, settings.ai_service_token), server
+    )
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME),
+        server,
+    )  # fmt: skip
+    address = f"{host}:{settings.ai_port}"
+    server.add_insecure_port(address)
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    workers: list[BotWorker] = []
+    if not settings.ai_service_token:
+        log.warning("AI_SERVICE_TOKEN is not set: hints only, no AI seat will be played")
+    else:
+        workers = [BotWorker(api, searcher, settings.ai_service_token, i) for i in range(bot_count)]
+    tasks = [asyncio.create_task(w.run(), name=w.worker_id) for w in workers]
+    log.info("ai serving on %s (engine %s, %d bot workers)", address, settings.engine_target,
+             len(workers))  # fmt: skip
+    try:
+        await stop.wait()
+    finally:
+        log.info("ai stopping")
+        await health.enter_graceful_shutdown()
+        await _stop_workers(workers, tasks)
+        await server.stop(grace=STOP_GRACE_S)
+        await api.close()
+        searcher.close()
+
+
+async def _stop_workers(workers: list[BotWorker], tasks: list[asyncio.Task[None]]) -> None:
+    """A worker waiting for a job stops at once; one making a move finishes it first."""
+    for worker, task in zip(workers, tasks, strict=True):
+        worker.stopping = True
+        if not worker.busy:
+            task.cancel()
+    if tasks:
+        _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE_S)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

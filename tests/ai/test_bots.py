@@ -1,0 +1,116 @@
+"""AI seats play on their own through the real engine and Redis: they finish a game of humans
+and AIs promptly and exactly once, and a worker killed in the middle of a move costs seconds,
+not the game."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Callable
+
+import pytest
+from metro.v1 import engine_pb2
+
+from tests.fixtures.engine import EngineClient, RunningEngine
+from tests.fixtures.processes import ServiceProcess
+
+
+@pytest.fixture
+def own_engine(redis_server_factory, engine_factory) -> RunningEngine:  # type: ignore[no-untyped-def]
+    """An engine on a Redis of its own: no other test's AI worker can take these jobs."""
+    return engine_factory(redis_server_factory(appendonly=False).url)
+
+
+def wait_for(check: Callable[[], bool], timeout: float, what: str) -> float:
+    """Poll until `check()` holds; the seconds it took."""
+    start = time.monotonic()
+    while not check():
+        assert time.monotonic() - start < timeout, f"timed out waiting for {what}"
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def moved_past(c: EngineClient, game: str, version: int) -> Callable[[], bool]:
+    return lambda: c.view(game).version > version
+
+
+def human_move(c: EngineClient, game: str, token: str, rng: random.Random) -> engine_pb2.GameView:
+    moves = list(c.legal(game, token).moves)
+    pick = rng.choice(moves)
+    return c.move(game, token, pick.metro.action, pick.metro.placement)
+
+
+def test_ai_seats_finish_a_game_of_humans_and_ais(own_engine: RunningEngine, ai_factory) -> None:  # type: ignore[no-untyped-def]
+    worker = ai_factory(own_engine, "ai-1")
+    c = own_engine.client()
+    seats = [
+        engine_pb2.SeatSpec(kind="human", name="Ada"),
+        engine_pb2.SeatSpec(kind="ai", name="bot-default"),  # the engine's default level
+        engine_pb2.SeatSpec(kind="open"),
+        engine_pb2.SeatSpec(kind="ai", name="bot-easy", level="easy"),
+    ]
+    created = c.create({"players": 4, "hand_size": 2}, seats)
+    game = created.game_id
+    tokens = {created.seat: created.token}
+    joined = c.join(game, "Bob")
+    tokens[joined.seat] = joined.token
+    assert sorted(tokens) == [0, 2]
+    rng = random.Random(4)
+    ai_waits: list[float] = []
+    view = c.view(game)
+    while view.status != "over":
+        if view.turn in tokens:
+            view = human_move(c, game, tokens[view.turn], rng)
+            continue
+        version = view.version  # an AI seat's turn: nobody here moves for it
+        ai_waits.append(wait_for(moved_past(c, game, version), 10.0, "an AI move"))
+        view = c.view(game)
+    assert view.metro.moves == 60 and view.metro.deck_count == 0
+    ai_waits.sort()
+    assert len(ai_waits) >= 30
+    assert ai_waits[int(0.9 * len(ai_waits))] < 1.0, ai_waits  # promptly, at the default level
+    record = json.loads(c.record(game).record_json)
+    assert record["scores"] == [s.score for s in view.seats]
+    # Exactly once: the worker made one engine move per AI move of the record (a draw-and-place
+    # is two), each at a version of its own.
+    ai_moves = [m for m in record["moves"] if m["seat"] in (1, 3)]
+    expected = sum(2 if m["action"] == "draw_place" else 1 for m in ai_moves)
+    made = re.findall(rf"game {game} v(\d+) seat \d+ \(", worker.log_path.read_text())
+    assert len(made) == len(set(made)) == expected
+
+
+def test_a_killed_worker_does_not_stall_the_game(own_engine: RunningEngine, ai_factory) -> None:  # type: ignore[no-untyped-def]
+    first: ServiceProcess = ai_factory(own_engine, "ai-1")
+    c = own_engine.client()
+    seats = [
+        engine_pb2.SeatSpec(kind="human", name="Ada"),
+        engine_pb2.SeatSpec(kind="ai", name="slow-bot", level="expert"),  # 3 s a move
+    ]
+    created = c.create({"players": 2}, seats)
+    game, token = created.game_id, created.token
+    rng = random.Random(9)
+    view = human_move(c, game, token, rng)
+    while view.turn == 0:  # a draw: the same seat places next
+        view = human_move(c, game, token, rng)
+    version = view.version
+    wait_for(lambda: f"claimed: game {game} v{version} " in first.log_path.read_text(), 10.0,
+             "ai-1 to take the AI turn")  # fmt: skip
+    first.kill()  # mid-search: the job stays claimed by a dead worker
+    assert c.view(game).version == version
+    killed_at = time.monotonic()
+    second: ServiceProcess = ai_factory(own_engine, "ai-2")
+    wait_for(moved_past(c, game, version), 20.0, "another worker to move")
+    assert time.monotonic() - killed_at < 15.0
+    log = second.log_path.read_text()
+    assert re.search(rf"claimed: game {game} v{version} seat 1 level 'expert' attempt [2-9]", log)
+    # And the game goes on with the surviving worker.
+    view = c.view(game)
+    while view.turn == 1:
+        wait_for(moved_past(c, game, view.version), 10.0, "the AI's placement")
+        view = c.view(game)
+    view = human_move(c, game, token, rng)
+    while view.turn == 0:
+        view = human_move(c, game, token, rng)
+    wait_for(moved_past(c, game, view.version), 10.0, "the next AI move")
