@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from services.common.healthcheck import check_grpc, check_http
-from tests.fixtures.processes import ROOT, free_port, python_module
+from tests.fixtures.processes import ROOT, ServiceProcess, free_port, python_module
 
 # ---- HTTP helpers -------------------------------------------------------------------------
 
@@ -215,45 +215,83 @@ def test_dev_up_from_a_fresh_copy_plays_a_game_and_stops_cleanly(tmp_path: Path)
             up.wait()
 
 
-def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, start_service) -> None:
-    token = uuid.uuid4().hex
+def start_backends(
+    start_service: Any, redis_url: str, ai_workers: int
+) -> tuple[dict[str, str], list[ServiceProcess]]:
+    """An engine and `ai_workers` AI processes on free ports; (environment for a gateway, the
+    workers)."""
     engine_port = free_port()
-    base_env = {
+    env = {
         "REDIS_URL": redis_url,
-        "AI_SERVICE_TOKEN": token,
+        "AI_SERVICE_TOKEN": uuid.uuid4().hex,
         "ENGINE_HOST": "127.0.0.1",
         "ENGINE_PORT": str(engine_port),
         "ENGINE_TARGET": f"127.0.0.1:{engine_port}",
+        "AI_HOST": "127.0.0.1",
     }
     start_service(
         "engine",
         python_module("services.engine"),
-        env=base_env,
+        env=env,
         port=engine_port,
         ready=lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1) is None,
     )
     workers = []
-    for i in range(3):
+    for i in range(ai_workers):
         port = free_port()
         workers.append(
             start_service(
                 f"ai-{i + 1}",
                 python_module("services.ai"),
-                env={**base_env, "AI_PORT": str(port)},
+                env={**env, "AI_PORT": str(port)},
                 port=port,
                 ready=lambda port=port: check_grpc(f"127.0.0.1:{port}", timeout=1) is None,
             )
         )
+    env["AI_TARGET"] = "ipv4:" + ",".join(w.address for w in workers)
+    return env, workers
+
+
+def test_gateway_under_gunicorn_with_the_production_config(redis_url: str, start_service) -> None:
+    env, _ = start_backends(start_service, redis_url, ai_workers=1)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    gateway = start_service(
+        "gunicorn",
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "-c",
+            str(ROOT / "deploy" / "gunicorn.conf.py"),
+            "services.gateway.app:create_app()",
+        ],
+        env={
+            **env,
+            "GATEWAY_HOST": "127.0.0.1",
+            "GATEWAY_PORT": str(port),
+            "WEB_CONCURRENCY": "2",
+            "GATEWAY_THREADS": "4",
+        },
+        port=port,
+        ready=lambda: check_http(f"{base}/healthz", timeout=2) is None,
+    )
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}]
+    created = ok(base, "POST", "/api/games", {"game": "metro", "seats": seats})
+    view = ok(base, "GET", f"/api/games/{created['game_id']}", token=created["token"])
+    assert view["status"] == "playing"
+    log = gateway.log_path.read_text()
+    assert "Using worker: gthread" in log
+    assert log.count("Booting worker with pid") == 2
+    assert gateway.stop() == 0  # SIGTERM: a graceful stop
+
+
+def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, start_service) -> None:
+    env, workers = start_backends(start_service, redis_url, ai_workers=3)
     gateway_port = free_port()
     base = f"http://127.0.0.1:{gateway_port}"
     start_service(
         "gateway",
         python_module("services.gateway"),
-        env={
-            **base_env,
-            "GATEWAY_PORT": str(gateway_port),
-            "AI_TARGET": "ipv4:" + ",".join(w.address for w in workers),
-        },
+        env={**env, "GATEWAY_PORT": str(gateway_port)},
         port=gateway_port,
         ready=lambda: check_http(f"{base}/healthz", timeout=2) is None,
     )
