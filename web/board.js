@@ -6,7 +6,7 @@ import { CENTRE, SIZE, connectorPoint, isCentre, station, trackPath, tracks } fr
 
 const NS = "http://www.w3.org/2000/svg";
 export const CELL = 60;
-const MARGIN = 44;
+const MARGIN = 48;
 
 const PALETTE = {
   yellow: "#f4c20d", blue: "#2d6cdf", orange: "#f07f1f",
@@ -48,6 +48,15 @@ export function tileIcon(code, px = 64) {
   const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img" });
   el("title", {}, svg).textContent = `tile ${code}`;
   svg.appendChild(tileGroup(code, 0, 0, 60));
+  return svg;
+}
+
+/** The back of a tile, for "draw & place" in lists: the tile is unknown until drawn. */
+export function deckIcon(px = 30) {
+  const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img" });
+  el("title", {}, svg).textContent = "a tile from the deck";
+  el("rect", { x: 1, y: 1, width: 58, height: 58, rx: 5, class: "tile-back" }, svg);
+  el("text", { x: 30, y: 41, class: "tile-back-mark" }, svg).textContent = "?";
   return svg;
 }
 
@@ -137,7 +146,7 @@ export class BoardView {
     const { row, col, side } = station(s);
     const owner = owners.has(s) ? owners.get(s) : null;
     const name = colourName(seats, owner);
-    const w = 30;
+    const w = 28;
     const h = 20;
     let x;
     let y;
@@ -202,11 +211,15 @@ export class BoardView {
       hg.appendChild(tileGroup(h.code, h.col * CELL, h.row * CELL, CELL, { ghost: true }));
       el("rect", { x: h.col * CELL + 2, y: h.row * CELL + 2, width: CELL - 4, height: CELL - 4, rx: 6,
         class: "hint-frame" }, hg);
-      const x = h.col * CELL + CELL / 2;
-      const y = h.row * CELL + CELL / 2;
-      el("rect", { x: x - 24, y: y - 11, width: 48, height: 22, rx: 11, class: "hint-badge" }, hg);
-      el("text", { x, y: y + 4.5, class: "hint-text" }, hg).textContent =
-        `${h.rank ?? i + 1}·${formatValue(h.value)}`;
+      // the rank in the square's corner, the value in its middle
+      const [cx, cy] = [h.col * CELL + 9, h.row * CELL + 9];
+      el("circle", { cx, cy, r: 8.5, class: "hint-rank" }, hg);
+      el("text", { x: cx, y: cy + 4, class: "hint-rank-text" }, hg).textContent = String(h.rank ?? i + 1);
+      const value = formatValue(h.value, true);
+      const half = 6 + 3.6 * value.length;
+      const [x, y] = [h.col * CELL + CELL / 2, h.row * CELL + CELL / 2 + 4];
+      el("rect", { x: x - half, y: y - 10, width: 2 * half, height: 20, rx: 10, class: "hint-badge" }, hg);
+      el("text", { x, y: y + 4.2, class: "hint-text" }, hg).textContent = value;
     });
   }
 }
@@ -214,7 +227,10 @@ export class BoardView {
 /** A route step as [row, col, entry, exit]: the view sends objects, replays make arrays. */
 const pathStep = (s) => (Array.isArray(s) ? s : [s.row, s.col, s.entry, s.exit]);
 
-export function formatValue(v) {
+/** A hint's value, short; `signed` writes +/− as a margin should read. */
+export function formatValue(v, signed = false) {
   if (typeof v !== "number" || Number.isNaN(v)) return "?";
-  return Math.abs(v) >= 10 ? v.toFixed(0) : v.toFixed(1);
+  const text = Math.abs(v) >= 10 ? Math.abs(v).toFixed(0) : Math.abs(v).toFixed(1);
+  if (v < 0 && Number(text) !== 0) return `−${text}`;
+  return signed && Number(text) !== 0 ? `+${text}` : text;
 }

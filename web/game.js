@@ -2,7 +2,7 @@
 // The server's view is the truth; after any event or move the page fetches it again.
 
 import { ApiError, api, loadSeat, rememberName, savedName, saveSeat } from "./api.js";
-import { BoardView, formatValue, tileIcon } from "./board.js";
+import { BoardView, deckIcon, formatValue, tileIcon } from "./board.js";
 import { renderFinal, renderScores, renderStatus } from "./panel.js";
 import { Replay } from "./replay.js";
 import { boardFrom, completions } from "./routes.js";
@@ -342,12 +342,14 @@ export class GameScreen {
       if (p) {
         onBoard.push({ ...p, placement: s.placement, value: s.value, rank: i + 1 });
         li.append(tileIcon(p.code, 30));
+      } else {
+        li.append(deckIcon(30));
       }
       const text = document.createElement("span");
       text.textContent = p ? `${p.code} on (${p.row}, ${p.col})` : "Draw & place";
       const value = document.createElement("span");
       value.className = "value";
-      value.textContent = formatValue(s.value);
+      value.textContent = formatValue(s.value, true);
       li.append(text, value);
       list.appendChild(li);
     });

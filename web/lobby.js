@@ -1,5 +1,6 @@
-// The lobby: create a game (2–6 seats, each you / human / open / AI with a level; the variants),
-// and list open games to join.
+// The lobby: create a game (2–6 seats, each you / open / AI with a level; the variants),
+// and list open games to join. The engine allows one human seat at creation, the creator's:
+// every other person takes an open seat with the invite link, with a token of their own.
 
 import { api, rememberName, savedName, saveSeat } from "./api.js";
 
@@ -39,17 +40,12 @@ function addSeatRow(list, kind, level = "medium") {
   const kindSelect = document.createElement("select");
   kindSelect.className = "seat-kind";
   kindSelect.setAttribute("aria-label", "Player kind");
-  const kinds = [["you", "You"], ["human", "Human (named)"], ["open", "Open seat — invite"], ["ai", "AI"]];
+  const kinds = [["you", "You"], ["open", "Open seat — invite"], ["ai", "AI"]];
   for (const [value, label] of kinds) kindSelect.add(new Option(label, value, false, value === kind));
   const levelSelect = document.createElement("select");
   levelSelect.className = "seat-level";
   levelSelect.setAttribute("aria-label", "AI level");
   for (const l of AI_LEVELS) levelSelect.add(new Option(l, l, false, l === level));
-  const seatName = document.createElement("input");
-  seatName.className = "seat-name";
-  seatName.maxLength = 24;
-  seatName.placeholder = "Name";
-  seatName.setAttribute("aria-label", "Player name");
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "remove-seat";
@@ -61,7 +57,6 @@ function addSeatRow(list, kind, level = "medium") {
   });
   const sync = () => {
     levelSelect.hidden = kindSelect.value !== "ai";
-    seatName.hidden = kindSelect.value !== "human";
   };
   kindSelect.addEventListener("change", () => {
     // only one seat can be "you": picking it elsewhere turns the old one into an open seat
@@ -76,7 +71,7 @@ function addSeatRow(list, kind, level = "medium") {
     sync();
   });
   sync();
-  li.append(badge, kindSelect, levelSelect, seatName, remove);
+  li.append(badge, kindSelect, levelSelect, remove);
   list.appendChild(li);
 }
 
@@ -94,14 +89,13 @@ function syncSeatButtons(list) {
   for (const b of list.querySelectorAll(".remove-seat")) b.disabled = n <= MIN_SEATS;
 }
 
-/** The POST /api/games body from the form; the creator's own seat goes first among the humans. */
+/** The POST /api/games body from the form. */
 function formBody() {
   const you = $("your-name").value.trim();
   const rows = [...$("seat-list").children];
   const seats = rows.map((li) => {
     const kind = li.querySelector(".seat-kind").value;
     if (kind === "you") return { kind: "human", name: you };
-    if (kind === "human") return { kind: "human", name: li.querySelector(".seat-name").value.trim() || "Guest" };
     if (kind === "ai") return { kind: "ai", level: li.querySelector(".seat-level").value };
     return { kind: "open" };
   });
@@ -111,21 +105,17 @@ function formBody() {
     hand_size: Number($("opt-hand").value),
     online: $("opt-online").checked,
   };
-  return { you, youFirst: rows.findIndex((li) => li.querySelector(".seat-kind").value === "you"), body: { game: "metro", rules, seats } };
+  const playing = rows.some((li) => li.querySelector(".seat-kind").value === "you");
+  return { you, playing, body: { game: "metro", rules, seats } };
 }
 
 async function create(go) {
   const error = $("create-error");
   error.textContent = "";
-  const { you, youFirst, body } = formBody();
-  if (youFirst >= 0 && !you) {
+  const { you, playing, body } = formBody();
+  if (playing && !you) {
     error.textContent = "Please enter your name.";
     $("your-name").focus();
-    return;
-  }
-  const firstHuman = body.seats.findIndex((s) => s.kind === "human");
-  if (youFirst >= 0 && firstHuman !== youFirst) {
-    error.textContent = "The creator takes the first human seat: put “You” before the other named humans.";
     return;
   }
   const button = $("create-button");

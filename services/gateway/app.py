@@ -38,7 +38,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     web_root = Path(options.pop("WEB_ROOT", WEB_ROOT))
     app = Flask(__name__, static_folder=str(web_root), static_url_path="")
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.config["JSON_AS_ASCII"] = False
+    app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # every request body of the API is small
     state = Gateway(
         backends=Backends(
             str(options.pop("ENGINE_TARGET", settings.engine_target)),

@@ -60,13 +60,20 @@ def list_games() -> Response:
     return jsonify(message_json(reply))
 
 
+def _in_game(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The body with the URL's game id; the body may not name one (or a seat) itself."""
+    if "game_id" in body or "seat" in body:
+        raise bad_request("The game and seat come from the URL and the token, not the body.")
+    return {**body, "game_id": game_id}
+
+
 @bp.post("/<game_id>/join")
 def join_game(game_id: str) -> Response:
     body = json_body(optional=True)
-    name = body.get("name", "")
-    if not isinstance(name, str):
+    if not isinstance(body.get("name", ""), str):
         raise bad_request("'name' must be a string.", field="name")
-    reply = rpc(clients().engine.JoinGame, engine_pb2.JoinGameRequest(game_id=game_id, name=name))
+    message = to_message(_in_game(body, game_id), engine_pb2.JoinGameRequest)
+    reply = rpc(clients().engine.JoinGame, message)
     return jsonify(message_json(reply))
 
 
@@ -92,11 +99,9 @@ def legal_moves(game_id: str) -> Response:
 def apply_move(game_id: str) -> Response:
     token = bearer_token()
     body = json_body()
-    if "game_id" in body or "seat" in body:
-        raise bad_request("The game and seat come from the URL and the token, not the body.")
     if not isinstance(body.get("action"), str):
         raise bad_request("'action' is required: \"place\" or \"draw\".", field="action")
-    message = to_message({**body, "game_id": game_id}, engine_pb2.ApplyMoveRequest)
+    message = to_message(_in_game(body, game_id), engine_pb2.ApplyMoveRequest)
     reply = rpc(clients().engine.ApplyMove, message, token=token)
     return jsonify(message_json(reply))
 
@@ -107,9 +112,7 @@ def hint(game_id: str) -> Response:
     if token is None:
         raise ApiError(403, "permission_denied", "A hint is for a seat: send its token.")
     body = json_body(optional=True)
-    if "game_id" in body:
-        raise bad_request("The game comes from the URL, not the body.")
-    message = to_message({**body, "game_id": game_id}, ai_pb2.SuggestRequest)
+    message = to_message(_in_game(body, game_id), ai_pb2.SuggestRequest)
     reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
     return jsonify(message_json(reply))
 

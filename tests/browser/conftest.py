@@ -1,0 +1,87 @@
+"""Playwright driving Debian's Chromium (never a downloaded browser) against a real gateway.
+
+Where /usr/bin/chromium is missing the browser tests are skipped with the reason, except under
+CI (CI=true), where deploy/test-prereqs.sh must have installed it and its absence is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WIDE = {"width": 1280, "height": 800}
+NARROW = {"width": 390, "height": 844}
+EVENTS = re.compile(r"/events(\?|$)")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        message = f"{CHROMIUM} is missing (deploy/test-prereqs.sh installs it with apt)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Tab:
+    """A page with what it logged, its failures and every URL it requested."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    event_requests: list[Any] = field(default_factory=list)
+
+    def check_clean(self) -> None:
+        assert not self.errors, f"the page reported errors: {self.errors}"
+
+
+@pytest.fixture
+def open_tab(browser: Any) -> Iterator[Callable[..., Tab]]:
+    """open_tab(url, viewport=WIDE) -> Tab in a fresh browser context (its own storage)."""
+    contexts: list[Any] = []
+
+    def open_(url: str, viewport: dict[str, int] | None = None, **context_args: Any) -> Tab:
+        context = browser.new_context(viewport=viewport or WIDE, **context_args)
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        tab = Tab(page)
+        page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+        page.on("request", lambda req: tab.urls.append(req.url))
+        page.on(
+            "request",
+            lambda req: tab.event_requests.append(req) if EVENTS.search(req.url) else None,
+        )
+        page.goto(url)
+        return tab
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def shot(page: Any, artifacts: Path, name: str) -> None:
+    """A screenshot under test-artifacts/, named for what it shows and the viewport width."""
+    width = page.viewport_size["width"]
+    page.screenshot(path=str(artifacts / f"{name}-{width}.png"), full_page=True)

@@ -1,0 +1,77 @@
+"""What a person does on the page, as functions the browser tests share: create a game in the
+lobby, wait for a turn, click a square, read the board."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+GAME_URL = re.compile(r"#/game/([A-Za-z0-9_-]+)$")
+
+
+def create_game(page: Any, name: str, others: list[tuple[str, str]]) -> str:
+    """Fill the lobby form: you first, then (kind, level) per other seat; the new game's id."""
+    page.fill("#your-name", name)
+    rows = page.locator("#seat-list > li")
+    while rows.count() > 2:
+        rows.nth(rows.count() - 1).locator(".remove-seat").click()
+    while rows.count() < 1 + len(others):
+        page.click("#add-seat")
+    for i, (kind, level) in enumerate(others, start=2):
+        row = page.locator(f"#seat-list > li:nth-child({i})")
+        row.locator(".seat-kind").select_option(kind)
+        if kind == "ai":
+            row.locator(".seat-level").select_option(level)
+    page.click("#create-button")
+    page.wait_for_url(GAME_URL)
+    match = GAME_URL.search(page.url)
+    assert match, page.url
+    page.wait_for_selector("#scores tr")
+    return match.group(1)
+
+
+def wait_my_turn_or_end(page: Any, timeout_ms: int = 60_000) -> bool:
+    """True when it is this page's turn (with legal squares shown), False when the game is over."""
+    page.wait_for_function(
+        """() => !document.getElementById('after').hidden ||
+                 (document.getElementById('status').classList.contains('mine') &&
+                  document.querySelector('[data-legal]') !== null)""",
+        timeout=timeout_ms,
+    )
+    return bool(page.locator("#after").is_hidden())
+
+
+def legal_squares(page: Any) -> list[str]:
+    """The highlighted squares as "rc" strings."""
+    found = page.eval_on_selector_all("[data-legal]", "els => els.map(e => e.dataset.legal)")
+    return [str(s) for s in found]
+
+
+def click_square(page: Any, square: str) -> None:
+    # The square lies under the drawing layers (which let clicks through), so force the click.
+    page.locator(f'[data-square="{square}"]').click(force=True)
+
+
+def selected_code(page: Any) -> str:
+    return str(page.get_attribute(".hand-tile[aria-pressed=true]", "data-shown"))
+
+
+def board_tiles(page: Any) -> list[str]:
+    found = page.eval_on_selector_all("[data-tile]", "els => els.map(e => e.dataset.tile)")
+    return [str(t) for t in found]
+
+
+def play_one_move(page: Any) -> str:
+    """Click the first highlighted square; wait until the tile is on the board; its placement."""
+    before = len(board_tiles(page))
+    square = legal_squares(page)[0]
+    placement = selected_code(page) + square
+    click_square(page, square)
+    page.wait_for_selector(f'[data-tile="{placement}"]')
+    page.wait_for_function(f"() => document.querySelectorAll('[data-tile]').length > {before}")
+    return placement
+
+
+def message(page: Any) -> str:
+    page.wait_for_selector("#message:not([hidden])")
+    return str(page.inner_text("#message"))

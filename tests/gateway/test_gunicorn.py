@@ -1,0 +1,80 @@
+"""The gateway under gunicorn with deploy/gunicorn.conf.py (gthread): several workers, each with
+its own lazily made channels, serving moves and live events; also with the app preloaded in the
+master before the fork, which must not leave the workers with a parent's channel."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.common.healthcheck import check_http
+from tests.fixtures.processes import ServiceProcess, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def call(port: int, method: str, path: str, body: Any = None,
+         token: str | None = None) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    reply = conn.getresponse()
+    data = json.loads(reply.read() or b"null")
+    conn.close()
+    return reply.status, data
+
+
+@pytest.mark.parametrize("preload", [False, True])
+def test_gunicorn_gthread_workers_serve_the_api_and_events(
+    start_service: Callable[..., ServiceProcess], engine: Any, ai: Any, preload: bool
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py")]
+    if preload:
+        argv.append("--preload")
+    argv.append("services.gateway.app:create_app()")
+    start_service(
+        "gunicorn", argv, port=port,
+        env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "2",
+             "GATEWAY_THREADS": "4", "ENGINE_TARGET": engine.address, "AI_TARGET": ai.target},
+        ready=lambda: check_http(f"http://127.0.0.1:{port}/", timeout=2.0) is None,
+    )  # fmt: skip
+    status, health = call(port, "GET", "/healthz")
+    assert health["engine"] == "ok", health
+    status, made = call(port, "POST", "/api/games", {
+        "game": "metro", "rules": {"players": 2},
+        "seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}],
+    })  # fmt: skip
+    assert status == 201, made
+    game = made["game_id"]
+    tokens = [made["token"], call(port, "POST", f"/api/games/{game}/join", {})[1]["token"]]
+
+    events = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    events.request("GET", f"/api/games/{game}/events")
+    stream = events.getresponse()
+    assert stream.status == 200
+    # Twelve moves over fresh connections: both workers answer, each with its own channels.
+    for _ in range(12):
+        _, view = call(port, "GET", f"/api/games/{game}", token=tokens[0])
+        token = tokens[view["turn"]]
+        _, legal = call(port, "GET", f"/api/games/{game}/legal", token=token)
+        move = next(m for m in legal["moves"] if m["action"] == "place")
+        status, after = call(port, "POST", f"/api/games/{game}/moves",
+                             {**move, "expected_version": view["version"]}, token=token)
+        assert status == 200, after
+    ids = []
+    while len(ids) < 14:  # create, join and the twelve moves
+        line = stream.readline().decode()
+        assert line, "the stream ended early"
+        if line.startswith("id: "):
+            ids.append(line[4:].strip())
+    assert ids[-1] == after["last_event_id"]
+    events.close()
