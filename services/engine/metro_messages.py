@@ -46,6 +46,7 @@ def view(data: Mapping[str, Any], out: metro_pb2.MetroView, memo: dict[Any, Any]
     route, and most routes are unchanged from one move to the next."""
     out.deck_count = int(data.get("deck_count", 0))
     out.board.extend(data.get("board", ()))
+    out.board_tiles.extend(data.get("board_tiles", ()))
     out.hand.extend(data.get("hand", ()))
     if data.get("drawn") is not None:
         out.drawn = data["drawn"]

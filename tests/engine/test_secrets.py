@@ -68,6 +68,8 @@ def _check_view(view: engine_pb2.GameView, state: MetroState, viewer: int | None
     if drawn >= 0:
         assert view.metro.drawn == CODES[drawn]
     assert list(view.metro.board) == state.board_placements()
+    # The set tile behind each placement is public: everyone sees the tile that was laid.
+    assert list(view.metro.board_tiles) == [CODES[e[2]] for e in state.history_entries()]
     placed = Counter(CODES[entry[2]] for entry in state.history_entries())
     unseen = Counter(TILE_SET) - placed - Counter(CODES[t] for t in own)
     if drawn >= 0:
@@ -82,7 +84,8 @@ def _check_view(view: engine_pb2.GameView, state: MetroState, viewer: int | None
         for r in data["routes"]
     ]
     assert routes == state.view(viewer)["routes"]
-    allowed = set(view.metro.board) | set(view.metro.hand) | {view.metro.drawn}
+    allowed = set(view.metro.board) | set(view.metro.board_tiles) | set(view.metro.hand)
+    allowed.add(view.metro.drawn)
     for path, text in _strings(data):
         for found in TILE.findall(text):
             assert any(a.startswith(found) for a in allowed if a), f"{found!r} at {path}"
