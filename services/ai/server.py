@@ -25,7 +25,7 @@ from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
 from services.ai.suggest import AiService
 from services.common.config import Settings
-from services.common.grpc_util import SERVER_OPTIONS
+from services.common.grpc_util import STATELESS_SERVER_OPTIONS
 
 log = logging.getLogger("metro.ai")
 
@@ -49,7 +49,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     searcher = Searcher(max(1, _env_int("AI_SEARCH_THREADS", 4)))
     api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
 
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server = grpc.aio.server(options=STATELESS_SERVER_OPTIONS)
     ai_pb2_grpc.add_AiServicer_to_server(
         AiService(api, searcher, settings.ai_service_token), server
     )

@@ -46,6 +46,22 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
 ]
 
+
+def with_connection_age(
+    options: list[tuple[str, Any]], age_s: int, grace_s: int
+) -> list[tuple[str, Any]]:
+    """`options` with another connection age: how soon clients move to newly scaled replicas."""
+    ages = {
+        "grpc.max_connection_age_ms": age_s * 1000,
+        "grpc.max_connection_age_grace_ms": grace_s * 1000,
+    }
+    return [(k, ages.get(k, v)) for k, v in options]
+
+
+# The AI service holds no streams and no state: its connections are recycled every 15 s, so a
+# worker added with `--scale ai=N` takes its share of hints within seconds (DESIGN.md).
+STATELESS_SERVER_OPTIONS = with_connection_age(SERVER_OPTIONS, age_s=15, grace_s=30)
+
 _SERVICE_CONFIG = json.dumps(
     {
         "loadBalancingConfig": [{"round_robin": {}}],
@@ -232,9 +248,7 @@ def _is_repeated(field: FieldDescriptor) -> bool:
 def _has_explicit_presence(field: FieldDescriptor) -> bool:
     """proto3 `optional` scalars: absent is not the same as zero, so JSON says null."""
     oneof = field.containing_oneof
-    return (
-        field.message_type is None and oneof is not None and oneof.name == "_" + field.name
-    )
+    return field.message_type is None and oneof is not None and oneof.name == "_" + field.name
 
 
 def _flatten(desc: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
