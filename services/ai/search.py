@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import time
 
 from services.ai.players import InfoSet, Level, SearchResult
 from services.ai.players.levels import MAX_BUDGET_MS
@@ -26,12 +27,15 @@ class Searcher:
         count, capped by the service's longest budget)."""
         if budget_s is None and not level.timed:
             budget_s = MAX_BUDGET_MS / 1000
+        # A deadline, not a duration: time spent queued for a thread counts against the budget.
+        deadline = None if budget_s is None else time.perf_counter() + budget_s
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _run, info, level, seed, budget_s)
+        return await loop.run_in_executor(self.pool, _run, info, level, seed, deadline)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _run(info: InfoSet, level: Level, seed: int, budget_s: float | None) -> SearchResult:
+def _run(info: InfoSet, level: Level, seed: int, deadline: float | None) -> SearchResult:
+    budget_s = None if deadline is None else max(0.001, deadline - time.perf_counter())
     return level.make().search(info, seed, budget_s)

@@ -54,7 +54,7 @@ def ranked_legal(ranked: list[RankedMove], legal: tuple[int, ...]) -> list[Ranke
     if len(out) != len(ranked):
         log.warning("search ranked moves the engine does not allow; dropped them")
     seen = {r.move for r in out}
-    missing = [RankedMove(m, 0.0, 0) for m in legal if m not in seen]
+    missing = [RankedMove(m, 0.0, 0) for m in dict.fromkeys(legal) if m not in seen]
     if missing:
         log.warning("engine allows %d moves the search did not rank", len(missing))
     return out + missing

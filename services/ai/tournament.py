@@ -78,8 +78,11 @@ def run(
     all_tasks: Sequence[GameTask],
     jobs: int,
     progress: Callable[[int, int, list[dict[str, Any]]], None] | None = None,
+    time_limit_s: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Play every task, in worker processes when jobs > 1; results sorted by (deal, rotation)."""
+    """Play every task, in worker processes when jobs > 1; results sorted by (deal, rotation).
+    With `time_limit_s`, stop once it has passed and return the games finished by then."""
+    started = time.monotonic()
     results: list[dict[str, Any]] = []
     stream: Iterator[dict[str, Any]]
     if jobs <= 1:
@@ -93,6 +96,8 @@ def run(
             results.append(result)
             if progress:
                 progress(len(results), len(all_tasks), results)
+            if time_limit_s is not None and time.monotonic() - started > time_limit_s:
+                break
     finally:
         if pool is not None:
             pool.terminate()

@@ -1,0 +1,273 @@
+"""AI benchmark: strength in seeded tournaments, search speed, and Suggest latency through the
+real service. Prints one JSON object (and writes it to --out after every part, so a long run
+that is stopped keeps what it measured). Not a test: nothing here asserts anything.
+
+    nice -n 10 .venv/bin/python bench/ai.py                       # everything, 200 games each
+    .venv/bin/python bench/ai.py --parts speed,suggest            # the quick parts
+    .venv/bin/python bench/ai.py --parts hard --games 200 --time-limit-s 3600 --out hard.json
+
+Parts: `speed` (ISMCTS iterations/s on positions from seeded games), `greedy` (medium vs random),
+`hard` (hard vs medium), `suggest` (Suggest at hard through Redis, engine and one AI process,
+p50/p95). Tournaments are 2-player classic, each deal played twice with seats swapped, in
+--jobs worker processes. Targets (issue 4): greedy wins >= 90% against random, hard >= 75%
+against greedy at <= 1 s a move, Suggest p95 <= 1.5 s at hard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from games.metro import DRAW, MetroRules, MetroState  # noqa: E402
+from services.ai.players import InfoSet, level_for  # noqa: E402
+from services.ai.tournament import run, summarise, tasks  # noqa: E402
+
+PARTS = ("speed", "greedy", "hard", "suggest")
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---- search speed ----------------------------------------------------------------------------
+
+
+def speed(seconds: float) -> dict[str, Any]:
+    """ISMCTS iterations per second at several stages of seeded games (one core)."""
+    hard = level_for("hard").make()
+    greedy = level_for("medium").make()
+    rows = []
+    for seed, placed in [(1, 2), (2, 12), (3, 24), (4, 36), (5, 48)]:
+        rng = random.Random(seed)
+        state = MetroState.new(MetroRules(), seed)
+        while state.placed < placed or state.drawn >= 0:
+            moves = [m for m in state.legal_moves() if m != DRAW]
+            state.apply(rng.choice(moves))
+        info = InfoSet.from_state(state, state.seat)
+        result = hard.search(info, seed, budget_s=seconds)
+        t0 = time.perf_counter()
+        greedy.search(info, seed)
+        rows.append(
+            {
+                "placed": state.placed,
+                "legal_moves": len(set(state.legal_moves())),
+                "iterations": result.iterations,
+                "iterations_per_s": round(result.iterations / result.elapsed_s),
+                "greedy_ms": round((time.perf_counter() - t0) * 1000, 1),
+            }
+        )
+    rates = [r["iterations_per_s"] for r in rows]
+    return {"seconds_per_position": seconds, "mean_iterations_per_s": round(statistics.mean(rates)),
+            "positions": rows}  # fmt: skip
+
+
+# ---- tournaments ------------------------------------------------------------------------------
+
+
+def tournament(
+    a: str, b: str, games: int, jobs: int, seed: int, time_limit_s: float | None
+) -> dict[str, Any]:
+    todo = tasks([a, b], {"players": 2}, games, seed)
+    started = time.monotonic()
+
+    def progress(done: int, total: int, results: list[dict[str, Any]]) -> None:
+        if done % 10 == 0 or done == total:
+            wins = sum(
+                1 / len(r["winners"]) for r in results if r["entrants"].index(0) in r["winners"]
+            )
+            log(f"{a} vs {b}: {done}/{total} games, {a} wins {wins / done:.1%}, "
+                f"{time.monotonic() - started:.0f}s")  # fmt: skip
+
+    results = run(todo, jobs, progress, time_limit_s)
+    # Only whole deals (both seatings) count, so that luck stays balanced.
+    by_deal: dict[int, int] = {}
+    for r in results:
+        by_deal[r["deal"]] = by_deal.get(r["deal"], 0) + 1
+    paired = [r for r in results if by_deal[r["deal"]] == 2]
+    return {
+        "pairing": f"{a} vs {b}",
+        "games_planned": len(todo),
+        "games_played": len(results),
+        "games_counted": len(paired),
+        "stopped_by_time_limit": len(results) < len(todo),
+        "elapsed_s": round(time.monotonic() - started),
+        "jobs": jobs,
+        "seed": seed,
+        "entrants": summarise([a, b], paired),
+    }
+
+
+# ---- Suggest through the service ------------------------------------------------------------
+
+
+def _wait_healthy(target: str, proc: subprocess.Popen[bytes], log_path: Path) -> None:
+    from services.common.healthcheck import check_grpc
+
+    deadline = time.monotonic() + 60
+    while check_grpc(target, timeout=1.0) is not None:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"{target} did not start; {log_path}:\n{log_path.read_text()[-2000:]}")
+        time.sleep(0.1)
+
+
+def suggest(samples: int, level: str) -> dict[str, Any]:
+    """Suggest latency at `level`, called by a client one at a time, over whole games."""
+    import grpc
+    from metro.v1 import ai_pb2, ai_pb2_grpc, engine_pb2, engine_pb2_grpc, metro_pb2
+
+    from services.common.grpc_util import bearer, insecure_channel
+    from services.common.redis_server import RedisServer, free_port
+
+    work = Path(tempfile.mkdtemp(prefix="bench-ai-"))
+    token = os.urandom(16).hex()
+    procs: list[subprocess.Popen[bytes]] = []
+    with RedisServer(work / "redis") as redis:
+        try:
+            engine_port, ai_port = free_port(), free_port()
+            env = {**os.environ, "REDIS_URL": redis.url, "AI_SERVICE_TOKEN": token,
+                   "ENGINE_HOST": "127.0.0.1", "ENGINE_PORT": str(engine_port),
+                   "ENGINE_TARGET": f"127.0.0.1:{engine_port}", "AI_HOST": "127.0.0.1",
+                   "AI_PORT": str(ai_port), "AI_BOT_WORKERS": "0"}  # fmt: skip
+            for name, port in (("engine", engine_port), ("ai", ai_port)):
+                log_path = work / f"{name}.log"
+                with log_path.open("wb") as out:
+                    procs.append(subprocess.Popen(
+                        [sys.executable, "-m", f"services.{name}"], env=env, cwd=ROOT,
+                        stdout=out, stderr=subprocess.STDOUT,
+                    ))  # fmt: skip
+                _wait_healthy(f"127.0.0.1:{port}", procs[-1], log_path)
+            engine = engine_pb2_grpc.EngineStub(insecure_channel(f"127.0.0.1:{engine_port}"))
+            ai = ai_pb2_grpc.AiStub(insecure_channel(f"127.0.0.1:{ai_port}"))
+            latencies, server_ms, iterations = [], [], []
+            rng = random.Random(1)
+            while len(latencies) < samples:
+                created = engine.CreateGame(engine_pb2.CreateGameRequest(
+                    game="metro", seats=[engine_pb2.SeatSpec(kind="human", name="A"),
+                                         engine_pb2.SeatSpec(kind="open")]))  # fmt: skip
+                game = created.game_id
+                joined = engine.JoinGame(engine_pb2.JoinGameRequest(game_id=game, name="B"))
+                tokens = {created.seat: created.token, joined.seat: joined.token}
+                view = engine.GetView(engine_pb2.GetViewRequest(game_id=game))
+                while view.status == "playing" and len(latencies) < samples:
+                    md = bearer(tokens[view.turn])
+                    t0 = time.perf_counter()
+                    reply = ai.Suggest(ai_pb2.SuggestRequest(game_id=game, level=level),
+                                       metadata=md, timeout=30)  # fmt: skip
+                    latencies.append(time.perf_counter() - t0)
+                    server_ms.append(reply.elapsed_ms)
+                    iterations.append(reply.iterations)
+                    best = reply.suggestions[rng.randrange(min(2, len(reply.suggestions)))].metro
+                    move = metro_pb2.MetroMove(action=best.action, placement=best.placement)
+                    view = engine.ApplyMove(
+                        engine_pb2.ApplyMoveRequest(game_id=game, metro=move), metadata=md
+                    )
+                log(f"suggest: {len(latencies)}/{samples} calls")
+        except grpc.RpcError as err:
+            raise SystemExit(f"suggest bench failed: {err}") from None
+        finally:
+            for proc in procs:
+                proc.terminate()
+                proc.wait(10)
+    ordered = sorted(latencies)
+
+    def pct(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000)
+
+    return {
+        "level": level,
+        "calls": len(latencies),
+        "p50_ms": pct(0.50),
+        "p95_ms": pct(0.95),
+        "max_ms": round(ordered[-1] * 1000),
+        "server_elapsed_p95_ms": sorted(server_ms)[
+            min(len(server_ms) - 1, int(0.95 * len(server_ms)))
+        ],
+        "mean_iterations": round(statistics.mean(iterations)),
+    }
+
+
+# ---- main -------------------------------------------------------------------------------------
+
+
+def targets(report: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "greedy_vs_random" in report:
+        row = report["greedy_vs_random"]["entrants"][0]
+        out["greedy_beats_random_90pct"] = {
+            "win_rate": row["win_rate"],
+            "met": row["win_rate"] >= 0.9,
+        }
+    if "hard_vs_greedy" in report:
+        row = report["hard_vs_greedy"]["entrants"][0]
+        ok = row["win_rate"] >= 0.75 and row["ms_per_move"] <= 1000
+        out["hard_beats_greedy_75pct_at_1s"] = {
+            "win_rate": row["win_rate"], "ms_per_move": row["ms_per_move"], "met": ok
+        }  # fmt: skip
+    if "suggest" in report:
+        p95 = report["suggest"]["p95_ms"]
+        out["suggest_p95_at_hard_1500ms"] = {"p95_ms": p95, "met": p95 <= 1500}
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated: {','.join(PARTS)}")
+    p.add_argument("--games", type=int, default=200, help="games per pairing (default 200)")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--time-limit-s", type=float, default=None,
+                   help="stop each tournament after this long (seconds)")  # fmt: skip
+    p.add_argument("--suggest-calls", type=int, default=60)
+    p.add_argument("--speed-seconds", type=float, default=2.0)
+    p.add_argument("--out", help="also write the JSON here (after every part)")
+    args = p.parse_args()
+    parts = [x for x in args.parts.split(",") if x]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        p.error(f"unknown parts: {sorted(unknown)}")
+    report: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                    "load_avg_at_start": os.getloadavg()},
+        "command": " ".join(sys.argv),
+    }  # fmt: skip
+
+    def save() -> None:
+        report["targets"] = targets(report)
+        if args.out:
+            Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+
+    if "speed" in parts:
+        report["speed"] = speed(args.speed_seconds)
+        save()
+    if "greedy" in parts:
+        report["greedy_vs_random"] = tournament("medium", "random", args.games, args.jobs,
+                                                args.seed, args.time_limit_s)  # fmt: skip
+        save()
+    if "hard" in parts:
+        report["hard_vs_greedy"] = tournament("hard", "medium", args.games, args.jobs,
+                                              args.seed, args.time_limit_s)  # fmt: skip
+        save()
+    if "suggest" in parts:
+        report["suggest"] = suggest(args.suggest_calls, "hard")
+        save()
+    report["machine"]["load_avg_at_end"] = os.getloadavg()
+    save()
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
