@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2_grpc
@@ -75,5 +74,5 @@ class Backends:
             self._pid = None
 
     def __repr__(self) -> str:
-        state: Any = "connected" if self._clients is not None else "not connected"
+        state = "connected" if self._clients is not None else "not connected"
         return f"Backends(engine={self.engine_target!r}, ai={self.ai_target!r}, {state})"

@@ -47,15 +47,15 @@ def _compile(desc: Descriptor) -> Callable[[Message], Any]:
         # Well-known types have their own JSON forms (Timestamp: an RFC 3339 string).
         return lambda m: json_format.MessageToDict(m, preserving_proto_field_name=True)
     detail = desc.oneofs_by_name.get(DETAIL)
-    if detail is None and all(_is_plain(f) for f in desc.fields):
-        # Small leaf messages (a route's path step): one comprehension, no per-field calls.
-        names = tuple(f.name for f in desc.fields)
-        return lambda m: {name: getattr(m, name) for name in names}
+    # Plain scalars (most fields) are read in one comprehension; the rest take a step each.
+    plain = tuple(f.name for f in desc.fields if _is_plain(f))
     steps = [_step(field, detail is not None and field.containing_oneof is detail)
-             for field in desc.fields]  # fmt: skip
+             for field in desc.fields if not _is_plain(field)]  # fmt: skip
+    if not steps:
+        return lambda m: {name: getattr(m, name) for name in plain}
 
     def convert(message: Message) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out = {name: getattr(message, name) for name in plain}
         for step in steps:
             step(message, out)
         return out
@@ -107,7 +107,8 @@ def _step(field: FieldDescriptor, lifted: bool) -> Step:
 def _is_plain(field: FieldDescriptor) -> bool:
     """A singular scalar without presence whose Python value is already its JSON."""
     return (
-        not field.is_repeated
+        field.containing_oneof is None
+        and not field.is_repeated
         and not field.has_presence
         and field.message_type is None
         and _scalar(field) is _same

@@ -68,6 +68,14 @@ def open_tab(browser: Any) -> Iterator[Callable[..., Tab]]:
         page = context.new_page()
         tab = Tab(page)
         page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+        # Console errors too (a Content-Security-Policy violation shows only there); a refused
+        # request's "Failed to load resource" is expected: the page shows its message instead.
+        page.on(
+            "console",
+            lambda msg: tab.errors.append(msg.text)
+            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+            else None,
+        )
         page.on("request", lambda req: tab.urls.append(req.url))
         page.on(
             "request",

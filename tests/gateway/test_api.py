@@ -262,7 +262,8 @@ def test_a_rule_breaking_move_is_422_and_names_the_rule(api: GatewayApi) -> None
     assert status == 422, body
     err = error(body)
     assert err["code"] == "illegal_move"
-    assert "RULES.md §6" in err["message"]
+    assert err["message"].count("RULES.md §6") == 1, err["message"]
+    assert err["rule"].startswith("RULES.md §6")
     status, body = api.post(f"/api/games/{game}/moves",
                             {"action": "place", "placement": f"{tile}33"}, token=tokens[0])
     assert status == 422 and "RULES.md" in error(body)["message"]
@@ -358,6 +359,7 @@ def test_hint_errors(api: GatewayApi) -> None:
 
 def test_record_is_403_while_running_and_replays_the_game_when_over(api: GatewayApi) -> None:
     game, tokens = api.new_game()
+    first_views = [view(api, game, t) for t in tokens]
     status, body = api.get(f"/api/games/{game}/record", token=tokens[0])
     assert status == 403 and error(body)["code"] == "game_running"
     last = play_to_end(api, game, tokens)
@@ -370,6 +372,8 @@ def test_record_is_403_while_running_and_replays_the_game_when_over(api: Gateway
     assert [m["placement"] for m in record["moves"]] == last["board"]
     assert record["scores"] == [s["score"] for s in last["seats"]]
     assert sorted(record["deck"]) == sorted(p[:4] for p in last["board"])
+    # Each seat was shown the tile dealt to it (deck[i] to seat i), and only that one.
+    assert [v["hand"] for v in first_views] == [[record["deck"][0]], [record["deck"][1]]]
     status, body = api.get("/api/games/no-such-game/record")
     assert status == 404
     status, body = api.post(f"/api/games/{game}/moves", {"action": "draw"}, token=tokens[0])
