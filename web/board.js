@@ -69,7 +69,7 @@ export class BoardView {
     svg.setAttribute("viewBox", `${-MARGIN} ${-MARGIN} ${span} ${span}`);
     svg.replaceChildren();
     this.layers = {};
-    for (const name of ["grid", "tiles", "routes", "marks", "stations", "highlight", "preview", "hints"]) {
+    for (const name of ["grid", "tiles", "routes", "stations", "marks", "highlight", "preview", "hints"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, svg);
     }
     this.#drawGrid();
