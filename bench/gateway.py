@@ -3,9 +3,11 @@
     .venv/bin/python bench/gateway.py                    # starts Redis, engine, gunicorn gateway
     .venv/bin/python bench/gateway.py --url http://127.0.0.1:8000   # an already running gateway
 
-Each client thread plays its own two-seat human game to the end (then starts another): it asks
-GET /legal for the seat to move and POSTs one of those moves with `expected_version` and a
-`move_id`, exactly as the page does. Only the POST /moves round trips are timed. Prints one JSON
+Each client thread plays its own two-seat human game to the end (then starts another) and POSTs
+moves with `expected_version` and a `move_id`. By default a client is a bot that knows the rules:
+it picks a legal placement from the view it got back with the rules core, so each move is one
+HTTP request. `--ask-legal` asks GET /legal before every move instead, as the web page does (two
+requests per move). Only the POST /moves round trips are timed. Prints one JSON
 object; it is a measurement, not a test (targets: >= 500 moves/s, p99 <= 100 ms at 50 games).
 """
 
@@ -62,7 +64,20 @@ class Client:
         return json.loads(payload)
 
 
-def play(url: str, until: float, rng: random.Random, out: list[Any]) -> None:
+def local_moves(view: dict[str, Any], hand: list[str], seat: int) -> list[dict[str, Any]]:
+    """The seat's legal placements of its hand on the view's board, by the rules core."""
+    from games.metro import INDEX, MetroRules, MetroState, Placement, move_text
+
+    state = MetroState.empty(MetroRules.parse(view["rules"]), [])
+    for text in view["board"]:
+        p = Placement.parse(text)
+        state.put(p.tile_index, p.square)
+    state.hands[seat] = tuple(INDEX[c] for c in hand)
+    state.seat = seat
+    return [{"action": "place", "placement": move_text(m)} for m in state.legal_moves()]
+
+
+def play(url: str, until: float, rng: random.Random, out: list[Any], ask_legal: bool) -> None:
     """Play games until the deadline; append (move latencies, legal latencies, errors, games)."""
     client = Client(url)
     moves: list[float] = []
@@ -71,38 +86,57 @@ def play(url: str, until: float, rng: random.Random, out: list[Any]) -> None:
     games = 0
     while time.monotonic() < until:
         try:
-            made = client.call("POST", "/api/games", {
-                "game": "metro", "rules": {"players": 2},
-                "seats": [{"kind": "human", "name": "bench-a"}, {"kind": "open"}],
-            })
+            made = client.call(
+                "POST",
+                "/api/games",
+                {
+                    "game": "metro",
+                    "rules": {"players": 2},
+                    "seats": [{"kind": "human", "name": "bench-a"}, {"kind": "open"}],
+                },
+            )
             game = made["game_id"]
             tokens = {made["seat"]: made["token"]}
             joined = client.call("POST", f"/api/games/{game}/join", {"name": "bench-b"})
             tokens[joined["seat"]] = joined["token"]
-            view = client.call("GET", f"/api/games/{game}", token=tokens[0])
+            views = {
+                s: client.call("GET", f"/api/games/{game}", token=t) for s, t in tokens.items()
+            }
+            view = views[0]
             games += 1
             while view["status"] == "playing" and time.monotonic() < until:
-                token = tokens[view["turn"]]
-                t0 = time.perf_counter()
-                legal = client.call("GET", f"/api/games/{game}/legal", token=token)["moves"]
-                legals.append(time.perf_counter() - t0)
+                seat = view["turn"]
+                token = tokens[seat]
+                if ask_legal:
+                    t0 = time.perf_counter()
+                    legal = client.call("GET", f"/api/games/{game}/legal", token=token)["moves"]
+                    legals.append(time.perf_counter() - t0)
+                else:
+                    # the latest view has the board; the seat's own last view has its hand
+                    legal = local_moves(view, views[seat]["hand"], seat)
                 places = [m for m in legal if m["action"] == "place"] or legal
-                move = {**rng.choice(places), "expected_version": view["version"],
-                        "move_id": uuid.uuid4().hex}
+                move = {
+                    **rng.choice(places),
+                    "expected_version": view["version"],
+                    "move_id": uuid.uuid4().hex,
+                }
                 t0 = time.perf_counter()
                 view = client.call("POST", f"/api/games/{game}/moves", move, token=token)
                 moves.append(time.perf_counter() - t0)
+                views[seat] = view
         except Exception as exc:  # a benchmark reports failures, it does not stop
             errors.append(str(exc)[:300])
             client = Client(url)
     out.append((moves, legals, errors, games))
 
 
-def run_process(url: str, threads: int, until: float, seed: int, queue: Any) -> None:
+def run_process(
+    url: str, threads: int, until: float, seed: int, queue: Any, ask_legal: bool
+) -> None:
     """One client process: `threads` games at once (processes dodge the client's own GIL)."""
     out: list[Any] = []
     workers = [
-        Thread(target=play, args=(url, until, random.Random(seed * 1000 + i), out))
+        Thread(target=play, args=(url, until, random.Random(seed * 1000 + i), out, ask_legal))
         for i in range(threads)
     ]
     for w in workers:
@@ -170,8 +204,9 @@ def start_stack(
 
     def spawn(name: str, argv: list[str], ready: Any) -> None:
         log = (logs / f"{name}.log").open("wb")
-        proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         stack.callback(lambda: (proc.terminate(), proc.wait(10), log.close()))
         pids[name] = proc.pid
         deadline = time.monotonic() + 60
@@ -180,12 +215,26 @@ def start_stack(
                 raise SystemExit(f"{name} did not start:\n" + (logs / f"{name}.log").read_text())
             time.sleep(0.1)
 
-    spawn("engine", [sys.executable, "-m", "services.engine", "--processes", str(engines)],
-          lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1.0))
+    spawn(
+        "engine",
+        [sys.executable, "-m", "services.engine", "--processes", str(engines)],
+        lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1.0),
+    )
     url = f"http://127.0.0.1:{gateway_port}"
-    spawn("gateway", [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
-                      "--access-logfile", "/dev/null", "services.gateway.app:create_app()"],
-          lambda: None if _port_open(gateway_port) else "not yet")
+    spawn(
+        "gateway",
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(ROOT / "deploy/gunicorn.conf.py"),
+            "--access-logfile",
+            "/dev/null",
+            "services.gateway.app:create_app()",
+        ],
+        lambda: None if _port_open(gateway_port) else "not yet",
+    )
     check_http(url + "/healthz")  # warm the channels of at least one worker
     pids["redis"] = redis.proc.pid if redis.proc else 0
     return url, pids
@@ -205,20 +254,37 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
     parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (default 3)")
     parser.add_argument("--client-processes", type=int, default=max(1, min(8, os.cpu_count() or 1)))
-    parser.add_argument("--workers", type=int, default=max(2, (os.cpu_count() or 2) // 2),
-                        help="gunicorn workers when the bench starts the gateway")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=max(2, (os.cpu_count() or 2) // 2),
+        help="gunicorn workers when the bench starts the gateway",
+    )
     parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker")
-    parser.add_argument("--engine-processes", type=int, default=max(1, (os.cpu_count() or 1) // 4),
-                        help="engine processes when the bench starts the stack")
+    parser.add_argument(
+        "--engine-processes",
+        type=int,
+        default=max(1, (os.cpu_count() or 1) // 4),
+        help="engine processes when the bench starts the stack",
+    )
+    parser.add_argument(
+        "--ask-legal",
+        action="store_true",
+        help="GET /legal before every move, as the web page does",
+    )
     args = parser.parse_args()
 
     with ExitStack() as stack:
-        url, pids = (args.url, {}) if args.url else start_stack(
-            stack, args.workers, args.threads, args.engine_processes
+        url, pids = (
+            (args.url, {})
+            if args.url
+            else start_stack(stack, args.workers, args.threads, args.engine_processes)
         )
         if args.warmup > 0:
             warm_q: Any = mp.Queue()
-            run_process(url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q)
+            run_process(
+                url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q, args.ask_legal
+            )
             warm_q.get()
         procs = max(1, min(args.client_processes, args.games))
         queue: Any = mp.Queue()
@@ -228,7 +294,9 @@ def main() -> None:
         children = []
         for p in range(procs):
             share = args.games // procs + (1 if p < args.games % procs else 0)
-            child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue))
+            child = mp.Process(
+                target=run_process, args=(url, share, until, p + 1, queue, args.ask_legal)
+            )
             child.start()
             children.append(child)
         results = [item for _ in children for item in queue.get()]
@@ -253,7 +321,8 @@ def main() -> None:
             "p99": round(percentile(moves, 0.99) * 1000, 2),
             "max": round(max(moves, default=float("nan")) * 1000, 2),
         },
-        "legal_ms_p99": round(percentile(legals, 0.99) * 1000, 2),
+        "requests_per_move": 2 if args.ask_legal else 1,
+        "legal_ms_p99": round(percentile(legals, 0.99) * 1000, 2) if legals else None,
         "games_started": sum(r[3] for r in results),
         "errors": len(errors),
         "first_errors": errors[:3],
@@ -263,7 +332,9 @@ def main() -> None:
         # /legal), over the measured interval, when the bench started the stack itself.
         "server_cpu_ms_per_move": {
             name: round(seconds * 1000 / max(1, len(moves)), 2) for name, seconds in cpu.items()
-        } if pids else None,
+        }
+        if pids
+        else None,
         "client_processes": procs,
         "cpus": os.cpu_count(),
         "targets": {"moves_per_s": 500, "p99_ms": 100},
