@@ -26,7 +26,16 @@ def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> M
         state.put(p.tile_index, p.square, INDEX[code])
     if state.scores != [s["score"] for s in view["seats"]]:
         raise GameError("the view's scores do not match its board")
-    pool = [INDEX[code] for code, n in view["unseen"].items() for _ in range(n)]
+    # Sorted first: a view decoded from the engine's proto map has no defined key order, and the
+    # same seed must sample the same world.
+    pool = [INDEX[code] for code, n in sorted(view["unseen"].items()) for _ in range(n)]
+    others = sum(s["hand_count"] for s in view["seats"] if s["seat"] != seat)
+    other_draw = bool(view.get("drawing")) and not view.get("drawn") and view["turn"] is not None
+    if len(pool) != others + int(view["deck_count"]) + other_draw:
+        raise GameError(
+            f"the view's {len(pool)} unseen tiles do not match the hidden ones: {others} in other "
+            f"hands, {view['deck_count']} in the deck, {int(other_draw)} drawn by another seat"
+        )
     rng.shuffle(pool)
     hands = []
     for info in view["seats"]:

@@ -23,7 +23,7 @@ from games.metro.placement import (
     next_frontier,
     why_illegal,
 )
-from games.metro.tiles import CODES, EXIT, INDEX, ROTATIONS, TILE_SET, Placement
+from games.metro.tiles import CODES, EXIT, INDEX, ROTATION_CLASS, ROTATIONS, TILE_SET, Placement
 
 DRAW = 24 * 64  # the move "draw the top tile"; every placement move is below it
 TILE_COUNT = len(TILE_SET)
@@ -216,6 +216,12 @@ class MetroState:
             return []
         if self.drawn >= 0:
             tiles: tuple[int, ...] = (self.drawn,)
+        elif self.rules.rotation:
+            # Tiles that are orientations of one another have the same placements: list once.
+            by_shape: dict[int, int] = {}
+            for t in self.hands[self.seat]:
+                by_shape.setdefault(ROTATION_CLASS[t], t)
+            tiles = tuple(by_shape.values())
         else:
             tiles = tuple(dict.fromkeys(self.hands[self.seat]))
         extend = self.extend_mask(self.seat)

@@ -96,6 +96,10 @@ ROTATIONS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+# ROTATION_CLASS[t]: one tile index shared by every orientation of t (the same physical shape).
+ROTATION_CLASS: tuple[int, ...] = tuple(min(r) for r in ROTATIONS)
+
+
 def check_code(code: object) -> str:
     if not isinstance(code, str) or code not in INDEX:
         raise InvalidMoveError(

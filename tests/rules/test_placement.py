@@ -146,3 +146,12 @@ def test_unknown_rule_options_are_named() -> None:
         MetroRules.parse({"hand_size": 0})
     with pytest.raises(RulesError, match="rotation"):
         MetroRules.parse({"rotation": "yes"})
+
+
+def test_rotation_lists_each_placement_once_when_hand_tiles_are_rotations_of_each_other() -> None:
+    state = state_with_hand(["aacb", "baac"], MetroRules(rotation=True, hand_size=2))
+    moves = state.legal_moves()
+    assert len(moves) == len(set(moves))
+    assert {m // 64 for m in moves if m != DRAW} == {
+        INDEX[c] for c in ("aacb", "acba", "cbaa", "baac")
+    }
