@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.metro.chance import redeal, world_from_view
+from games.metro.chance import draw_outcomes, redeal, world_from_view
 from games.metro.options import MetroRules
 from games.metro.routes import points, trace
 from games.metro.state import DRAW, OPEN, MetroState
@@ -239,3 +239,24 @@ def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int,
 
         assert tiles(world) == tiles(state)
         assert world.legal_moves() == state.legal_moves() or seat != state.seat
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 50))
+def test_draw_outcomes_are_the_seats_unseen_tiles(rules: MetroRules, seed: int, stop: int) -> None:
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            return
+        state.apply(rng.choice(state.legal_moves()))
+    for seat in range(rules.players):
+        outcomes = draw_outcomes(state, seat)
+        if state.deck_count == 0:
+            assert outcomes == []
+            continue
+        assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+        counts = state.view(seat)["unseen"]
+        assert [c for c, _ in outcomes] == sorted(counts)
+        # The real top of the deck is always among the outcomes the seat considers possible.
+        assert CODES[state.deck[state.deck_pos]] in dict(outcomes)
