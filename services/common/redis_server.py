@@ -71,14 +71,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def serving_pid(host: str, port: int, timeout: float = 0.5) -> int | None:
-    """The process id of the server answering on host:port once it serves data, else None.
+    """The process id of the server answering on host:port once it serves data, else None
+    (also while it is still loading its AOF).
 
     Comparing it with our child's pid tells our server apart from another one that won the race
     for the same port. Spoken in raw RESP, so that a silent listener costs one short timeout.
     """
     try:
         with socket.create_connection((host, port), timeout=timeout) as s:
-            s.sendall(b"INFO server\r\n")
+            # Plain INFO: its default sections hold both process_id and the AOF's loading flag.
+            s.sendall(b"INFO\r\n")
             data = b""
             while b"\r\n" not in data:
                 chunk = s.recv(4096)
@@ -96,10 +98,13 @@ def serving_pid(host: str, port: int, timeout: float = 0.5) -> int | None:
                 body += chunk
     except (OSError, ValueError):
         return None
-    for line in body.decode(errors="replace").splitlines():
-        if line.startswith("process_id:"):
-            return int(line.split(":", 1)[1])
-    return None
+    fields = dict(
+        line.split(":", 1) for line in body.decode(errors="replace").splitlines() if ":" in line
+    )
+    if fields.get("loading", "0").strip() != "0":
+        return None  # INFO answers while the AOF is still read back; data commands would not
+    pid = fields.get("process_id")
+    return int(pid) if pid else None
 
 
 def _tail(path: Path, lines: int = 30) -> str:
