@@ -151,7 +151,9 @@ def suggest(samples: int, level: str) -> dict[str, Any]:
                 _wait_healthy(f"127.0.0.1:{port}", procs[-1], log_path)
             engine = engine_pb2_grpc.EngineStub(insecure_channel(f"127.0.0.1:{engine_port}"))
             ai = ai_pb2_grpc.AiStub(insecure_channel(f"127.0.0.1:{ai_port}"))
-            latencies, server_ms, iterations = [], [], []
+            latencies: list[float] = []
+            server_ms: list[int] = []
+            iterations: list[int] = []
             rng = random.Random(1)
             while len(latencies) < samples:
                 created = engine.CreateGame(engine_pb2.CreateGameRequest(

@@ -78,6 +78,8 @@ class BotWorker:
             self.busy = True
             try:
                 await self.play(turn)
+            except Exception:  # a bug must not end the loop: the job is retaken elsewhere
+                log.exception("job %s failed", turn.job_id)
             finally:
                 self.busy = False
 
