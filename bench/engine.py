@@ -323,9 +323,7 @@ def main() -> None:
             }
             results = [
                 asyncio.run(
-                    _level(
-                        target, n, args.seconds, args.channels, args.ask_legal, pids, args.rate
-                    )
+                    _level(target, n, args.seconds, args.channels, args.ask_legal, pids, args.rate)
                 )
                 for n in levels
             ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 
 import grpc
@@ -33,20 +32,12 @@ SERVICE_NAME = ai_pb2.DESCRIPTOR.services_by_name["Ai"].full_name
 STOP_GRACE_S = 3.0
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    try:
-        return int(raw) if raw else default
-    except ValueError:
-        raise SystemExit(f"configuration: {name} must be an integer, got {raw!r}") from None
-
-
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     """Serve until `stop` is set (or SIGTERM/SIGINT); then finish the moves and hints in
     progress for a few seconds and leave."""
-    host = os.environ.get("AI_HOST", "0.0.0.0")
-    bot_count = _env_int("AI_BOT_WORKERS", 1)
-    searcher = Searcher(max(1, _env_int("AI_SEARCH_THREADS", 4)))
+    host = settings.ai_host
+    bot_count = settings.ai_bot_workers
+    searcher = Searcher(settings.ai_search_threads)
     api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
 
     server = grpc.aio.server(options=STATELESS_SERVER_OPTIONS)

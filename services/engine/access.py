@@ -26,9 +26,7 @@ class Caller:
     is_ai_service: bool
 
     @classmethod
-    def from_metadata(
-        cls, metadata: object, ai_credential: str
-    ) -> Caller:
+    def from_metadata(cls, metadata: object, ai_credential: str) -> Caller:
         token = bearer_token(metadata)  # type: ignore[arg-type]
         if token is not None and len(token) > MAX_TOKEN_LENGTH:
             raise denied("the token is not valid")

@@ -41,7 +41,7 @@ class GameMeta:
 
     @property
     def status_before_over(self) -> str:
-        """"waiting" while a seat is open, else "playing"."""
+        """ "waiting" while a seat is open, else "playing"."""
         return "waiting" if self.open_seats else "playing"
 
     def is_ai(self, seat: int | None) -> bool:

@@ -94,9 +94,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     # ---- the error edge -----------------------------------------------------------------
 
-    async def _call(
-        self, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]]
-    ) -> T:
+    async def _call(self, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]]) -> T:
         """Run one unary call under its deadline (and the server's RPC_DEADLINE_S), mapping
         every failure to a status with a sentence."""
         remaining = context.time_remaining()
@@ -571,9 +569,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         status = self._status(meta, state)
         bot_seat, bot_level = self._bot_turn(meta, state, status)
         version = snap.version + 1
-        view = self._view(
-            snap, state, version=version, status=status, last_event_id="", seat=seat
-        )
+        view = self._view(snap, state, version=version, status=status, last_event_id="", seat=seat)
         answer = base64.b64encode(view.SerializeToString()).decode() if answer_key else ""
         event["version"] = version
         event["status"] = status

@@ -32,7 +32,6 @@ BOT_STREAM_MAXLEN = 100_000
 STATUSES = ("waiting", "playing", "over")
 
 
-
 def game_key(game_id: str) -> str:
     return f"game:{game_id}"
 

@@ -40,7 +40,7 @@ def game_id(value: str, field: str = "game_id") -> str:
 
 
 def move_id(value: str) -> str:
-    """"" (no id: the move is not retry-safe) or a client-chosen id."""
+    """ "" (no id: the move is not retry-safe) or a client-chosen id."""
     if value and not MOVE_ID.fullmatch(value):
         raise invalid_argument(
             "move_id", f"move_id must be 1-64 letters, digits or '._:-'; got {shown(value)}"
@@ -100,4 +100,3 @@ def seat_number(value: int, seats: int, field: str = "seat") -> int:
     if not 0 <= value < seats:
         raise invalid_argument(field, f"{field} must be 0-{seats - 1}; got {value}")
     return value
-

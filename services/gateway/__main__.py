@@ -4,7 +4,6 @@ Production runs the same app under gunicorn (deploy/gunicorn.conf.py)."""
 from __future__ import annotations
 
 import logging
-import os
 
 from services.common.config import Settings
 from services.gateway.app import create_app
@@ -13,8 +12,9 @@ from services.gateway.app import create_app
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s gateway %(levelname)s %(message)s")
     settings = Settings.from_env()
-    host = os.environ.get("GATEWAY_HOST", "127.0.0.1")
-    create_app().run(host=host, port=settings.gateway_port, threaded=True, use_reloader=False)
+    create_app().run(
+        host=settings.gateway_host, port=settings.gateway_port, threaded=True, use_reloader=False
+    )
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ def apply_move(game_id: str) -> Response:
     token = bearer_token()
     body = json_body()
     if not isinstance(body.get("action"), str):
-        raise bad_request("'action' is required: \"place\" or \"draw\".", field="action")
+        raise bad_request('\'action\' is required: "place" or "draw".', field="action")
     message = to_message(_in_game(body, game_id), engine_pb2.ApplyMoveRequest)
     reply = rpc(clients().engine.ApplyMove, message, token=token)
     return jsonify(message_json(reply))

@@ -21,7 +21,7 @@ def probe(stub: health_pb2_grpc.HealthStub) -> grpc.Future:
 
 
 def verdict(call: grpc.Future) -> str:
-    """"ok", or a short reason the backend is not serving."""
+    """ "ok", or a short reason the backend is not serving."""
     try:
         reply = call.result()
     except grpc.RpcError as err:

@@ -72,9 +72,11 @@ def open_tab(browser: Any) -> Iterator[Callable[..., Tab]]:
         # request's "Failed to load resource" is expected: the page shows its message instead.
         page.on(
             "console",
-            lambda msg: tab.errors.append(msg.text)
-            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
-            else None,
+            lambda msg: (
+                tab.errors.append(msg.text)
+                if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                else None
+            ),
         )
         page.on("request", lambda req: tab.urls.append(req.url))
         page.on(

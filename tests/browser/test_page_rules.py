@@ -35,8 +35,11 @@ def play_random_game(
         token = tokens[current["turn"]]
         _, legal = api.get(f"/api/games/{game}/legal", token=token)
         move = rng.choice([m for m in legal["moves"] if m["action"] == "place"])
-        status, _ = api.post(f"/api/games/{game}/moves",
-                             {**move, "expected_version": current["version"]}, token=token)
+        status, _ = api.post(
+            f"/api/games/{game}/moves",
+            {**move, "expected_version": current["version"]},
+            token=token,
+        )
         assert status == 200
         _, current = api.get(f"/api/games/{game}", token=tokens[0])
         views.append(current)
@@ -53,8 +56,12 @@ def as_steps(path: list[Any]) -> list[list[int]]:
     (5, 3, {"hand_size": 2}),
 ])  # fmt: skip
 def test_page_routes_and_previews_match_the_engine(
-    api: GatewayApi, open_tab: Callable[..., Tab], gateway_process: str,
-    players: int, seed: int, rules: dict[str, Any],
+    api: GatewayApi,
+    open_tab: Callable[..., Tab],
+    gateway_process: str,
+    players: int,
+    seed: int,
+    rules: dict[str, Any],
 ) -> None:
     views = play_random_game(api, players, seed, **rules)
     assert views[-1]["status"] == "over"

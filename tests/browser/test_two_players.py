@@ -142,8 +142,12 @@ def test_the_live_stream_resumes_after_the_gateway_restarts(
         "gateway-restart",
         python_module("services.gateway"),
         port=port,
-        env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port),
-             "ENGINE_TARGET": engine.address, "AI_TARGET": ai.target},
+        env={
+            "GATEWAY_HOST": "127.0.0.1",
+            "GATEWAY_PORT": str(port),
+            "ENGINE_TARGET": engine.address,
+            "AI_TARGET": ai.target,
+        },
         ready=lambda: check_http(url + "/", timeout=2.0) is None,
     )
     ada, bob, game = start_two(open_tab, url)
@@ -156,8 +160,9 @@ def test_the_live_stream_resumes_after_the_gateway_restarts(
     _, view = api.get(f"/api/games/{game}", token=token)
     _, legal = api.get(f"/api/games/{game}/legal", token=token)
     move = next(m for m in legal["moves"] if m["action"] == "place")
-    status, _ = api.post(f"/api/games/{game}/moves",
-                         {**move, "expected_version": view["version"]}, token=token)
+    status, _ = api.post(
+        f"/api/games/{game}/moves", {**move, "expected_version": view["version"]}, token=token
+    )
     assert status == 200
     gateway.start()
     bob.page.wait_for_selector(f'[data-tile="{move["placement"]}"]', timeout=30_000)

@@ -141,9 +141,7 @@ def test_spectators_and_defaults(engine: RunningEngine) -> None:
     assert len(view.metro.hand) == 1 and view.seats[1].name == "Bob"
     listed = c.stub.ListGames(engine_pb2.ListGamesRequest(status="open"), timeout=CALL_TIMEOUT_S)
     assert created.game_id not in [g.game_id for g in listed.games]
-    listed = c.stub.ListGames(
-        engine_pb2.ListGamesRequest(status="playing"), timeout=CALL_TIMEOUT_S
-    )
+    listed = c.stub.ListGames(engine_pb2.ListGamesRequest(status="playing"), timeout=CALL_TIMEOUT_S)
     assert created.game_id in [g.game_id for g in listed.games]
     _fails(lambda: c.stub.ListGames(engine_pb2.ListGamesRequest(status="x" * 500)),
            Code.INVALID_ARGUMENT, "status")  # fmt: skip

@@ -76,8 +76,13 @@ def test_create_rejects_malformed_requests(api: GatewayApi) -> None:
     reply = api.client.post("/api/games", data="{not json", content_type="application/json")
     assert reply.status_code == 400
     assert "JSON" in error(reply.get_json())["message"]
-    for body_in in ([], "metro", {"game": "metro"}, {"game": "metro", "seats": "two"},
-                    {"game": "metro", "seats": [{"kind": "human"}], "rules": [1]}):
+    for body_in in (
+        [],
+        "metro",
+        {"game": "metro"},
+        {"game": "metro", "seats": "two"},
+        {"game": "metro", "seats": [{"kind": "human"}], "rules": [1]},
+    ):
         status, body = api.post("/api/games", body_in)
         assert status == 400, (body_in, body)
         error(body)
@@ -93,8 +98,9 @@ def test_create_names_unknown_games_fields_and_bad_rules(api: GatewayApi) -> Non
     status, body = api.post("/api/games", {"game": "metro", "seats": two, "rules": {"players": 9}})
     assert status == 400, body
     assert error(body)["code"] in ("invalid_rules", "invalid_argument")
-    status, body = api.post("/api/games", {"game": "metro", "seats": [{"kind": "robot"}] * 2,
-                                           "rules": {"players": 2}})
+    status, body = api.post(
+        "/api/games", {"game": "metro", "seats": [{"kind": "robot"}] * 2, "rules": {"players": 2}}
+    )
     assert status == 400, body
     error(body)
 
@@ -170,8 +176,23 @@ def test_join_errors(api: GatewayApi) -> None:
 def test_view_fields_and_hidden_hands(api: GatewayApi) -> None:
     game, tokens = api.new_game(players=2, hand_size=3)
     mine = view(api, game, tokens[0])
-    for key in ("game_id", "game", "version", "status", "rules", "seats", "turn", "deck_count",
-                "board", "hand", "routes", "last_event_id", "drawn", "winners", "unseen"):
+    for key in (
+        "game_id",
+        "game",
+        "version",
+        "status",
+        "rules",
+        "seats",
+        "turn",
+        "deck_count",
+        "board",
+        "hand",
+        "routes",
+        "last_event_id",
+        "drawn",
+        "winners",
+        "unseen",
+    ):
         assert key in mine, key
     assert mine["status"] == "playing" and mine["turn"] == 0 and mine["seat"] == 0
     assert len(mine["hand"]) == 3 and all(set(t) <= CODE_LETTERS for t in mine["hand"])
@@ -229,8 +250,11 @@ def test_a_move_answers_the_new_view_and_a_repeated_move_id_changes_nothing(
 ) -> None:
     game, tokens = api.new_game()
     before = view(api, game, tokens[0])
-    move = {**place_move(api, game, tokens[0]), "expected_version": before["version"],
-            "move_id": uuid.uuid4().hex}
+    move = {
+        **place_move(api, game, tokens[0]),
+        "expected_version": before["version"],
+        "move_id": uuid.uuid4().hex,
+    }
     status, after = api.post(f"/api/games/{game}/moves", move, token=tokens[0])
     assert status == 200, after
     assert after["version"] == before["version"] + 1
@@ -246,8 +270,11 @@ def test_stale_version_and_out_of_turn_are_409(api: GatewayApi) -> None:
     game, tokens = api.new_game()
     current = view(api, game, tokens[0])
     move = place_move(api, game, tokens[0])
-    status, body = api.post(f"/api/games/{game}/moves",
-                            {**move, "expected_version": current["version"] - 1}, token=tokens[0])
+    status, body = api.post(
+        f"/api/games/{game}/moves",
+        {**move, "expected_version": current["version"] - 1},
+        token=tokens[0],
+    )
     assert status == 409 and error(body)["code"] == "version_conflict"
     status, body = api.post(f"/api/games/{game}/moves", {"action": "draw"}, token=tokens[1])
     assert status == 409 and error(body)["code"] == "not_your_turn"
@@ -257,15 +284,17 @@ def test_stale_version_and_out_of_turn_are_409(api: GatewayApi) -> None:
 def test_a_rule_breaking_move_is_422_and_names_the_rule(api: GatewayApi) -> None:
     game, tokens = api.new_game()
     tile = view(api, game, tokens[0])["hand"][0]
-    status, body = api.post(f"/api/games/{game}/moves",
-                            {"action": "place", "placement": f"{tile}22"}, token=tokens[0])
+    status, body = api.post(
+        f"/api/games/{game}/moves", {"action": "place", "placement": f"{tile}22"}, token=tokens[0]
+    )
     assert status == 422, body
     err = error(body)
     assert err["code"] == "illegal_move"
     assert err["message"].count("RULES.md §6") == 1, err["message"]
     assert err["rule"].startswith("RULES.md §6")
-    status, body = api.post(f"/api/games/{game}/moves",
-                            {"action": "place", "placement": f"{tile}33"}, token=tokens[0])
+    status, body = api.post(
+        f"/api/games/{game}/moves", {"action": "place", "placement": f"{tile}33"}, token=tokens[0]
+    )
     assert status == 422 and "RULES.md" in error(body)["message"]
 
 
@@ -312,8 +341,11 @@ def test_draw_shows_the_tile_to_the_drawer_alone_who_must_place_it(api: GatewayA
     assert moves and all(m["action"] == "place" and m["placement"][:4] == drawn for m in moves)
     hand = drew["hand"][0]
     if hand != drawn:
-        status, body = api.post(f"/api/games/{game}/moves",
-                                {"action": "place", "placement": f"{hand}00"}, token=tokens[0])
+        status, body = api.post(
+            f"/api/games/{game}/moves",
+            {"action": "place", "placement": f"{hand}00"},
+            token=tokens[0],
+        )
         assert status in (400, 422), body
     status, placed = api.post(f"/api/games/{game}/moves", moves[0], token=tokens[0])
     assert status == 200 and placed["turn"] == 1 and placed["drawn"] is None

@@ -42,8 +42,9 @@ class SseReader:
 
 
 @contextmanager
-def stream(base: str, game: str, last_event_id: str | None = None,
-           query: str = "") -> Iterator[tuple[int, dict[str, str], SseReader]]:
+def stream(
+    base: str, game: str, last_event_id: str | None = None, query: str = ""
+) -> Iterator[tuple[int, dict[str, str], SseReader]]:
     parts = urlsplit(base)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     headers = {"Accept": "text/event-stream"}
@@ -61,14 +62,16 @@ def first_move(api: GatewayApi, game: str, token: str, version: int) -> dict[str
     status, body = api.get(f"/api/games/{game}/legal", token=token)
     assert status == 200
     move = next(m for m in body["moves"] if m["action"] == "place")
-    status, after = api.post(f"/api/games/{game}/moves", {**move, "expected_version": version},
-                             token=token)
+    status, after = api.post(
+        f"/api/games/{game}/moves", {**move, "expected_version": version}, token=token
+    )
     assert status == 200, after
     return after
 
 
-def test_events_carry_ids_and_resume_after_last_event_id(api: GatewayApi,
-                                                         gateway_server: str) -> None:
+def test_events_carry_ids_and_resume_after_last_event_id(
+    api: GatewayApi, gateway_server: str
+) -> None:
     game, tokens = api.new_game()
     with stream(gateway_server, game) as (status, headers, events):
         assert status == 200

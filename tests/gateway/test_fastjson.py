@@ -66,7 +66,8 @@ def test_suggestions_and_odd_numbers_convert_the_same(engine_client: Any, ai: An
     game, tokens = engine_client.create_full({"players": 2})
     with insecure_channel(ai.target) as channel:
         reply = ai_pb2_grpc.AiStub(channel).Suggest(
-            ai_pb2.SuggestRequest(game_id=game, level="easy"), metadata=bearer(tokens[0]),
+            ai_pb2.SuggestRequest(game_id=game, level="easy"),
+            metadata=bearer(tokens[0]),
             timeout=20,
         )
     assert reply.suggestions

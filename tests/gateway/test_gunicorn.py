@@ -19,8 +19,9 @@ from tests.fixtures.processes import ServiceProcess, free_port
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def call(port: int, method: str, path: str, body: Any = None,
-         token: str | None = None) -> tuple[int, Any]:
+def call(
+    port: int, method: str, path: str, body: Any = None, token: str | None = None
+) -> tuple[int, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
     headers = {"Content-Type": "application/json"}
     if token:
@@ -67,8 +68,13 @@ def test_gunicorn_gthread_workers_serve_the_api_and_events(
         token = tokens[view["turn"]]
         _, legal = call(port, "GET", f"/api/games/{game}/legal", token=token)
         move = next(m for m in legal["moves"] if m["action"] == "place")
-        status, after = call(port, "POST", f"/api/games/{game}/moves",
-                             {**move, "expected_version": view["version"]}, token=token)
+        status, after = call(
+            port,
+            "POST",
+            f"/api/games/{game}/moves",
+            {**move, "expected_version": view["version"]},
+            token=token,
+        )
         assert status == 200, after
     ids = []
     while len(ids) < 14:  # create, join and the twelve moves
