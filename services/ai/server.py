@@ -23,7 +23,7 @@ from services.ai.bot import BotWorker
 from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
 from services.ai.suggest import AiService
-from services.common.config import Settings
+from services.common.config import AiWorkerSettings, Settings
 from services.common.grpc_util import STATELESS_SERVER_OPTIONS
 
 log = logging.getLogger("metro.ai")
@@ -35,9 +35,10 @@ STOP_GRACE_S = 3.0
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     """Serve until `stop` is set (or SIGTERM/SIGINT); then finish the moves and hints in
     progress for a few seconds and leave."""
-    host = settings.ai_host
-    bot_count = settings.ai_bot_workers
-    searcher = Searcher(settings.ai_search_threads)
+    worker = AiWorkerSettings.from_env()
+    host = worker.host
+    bot_count = worker.bot_workers
+    searcher = Searcher(worker.search_threads)
     api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
 
     server = grpc.aio.server(options=STATELESS_SERVER_OPTIONS)

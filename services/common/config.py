@@ -25,11 +25,8 @@ class Settings:
     engine_host: str
     engine_port: int
     engine_target: str
-    ai_host: str
     ai_port: int
     ai_target: str
-    ai_bot_workers: int
-    ai_search_threads: int
     gateway_host: str
     gateway_port: int
     ai_service_token: str
@@ -46,16 +43,30 @@ class Settings:
             engine_host=os.environ.get("ENGINE_HOST", "127.0.0.1"),
             engine_port=engine_port,
             engine_target=os.environ.get("ENGINE_TARGET", f"127.0.0.1:{engine_port}"),
-            # Every interface by default: in a container the AI is reached by its service name.
-            ai_host=os.environ.get("AI_HOST", "0.0.0.0"),
             ai_port=ai_port,
             ai_target=os.environ.get("AI_TARGET", f"127.0.0.1:{ai_port}"),
-            ai_bot_workers=_int("AI_BOT_WORKERS", 1),
-            ai_search_threads=max(1, _int("AI_SEARCH_THREADS", 4)),
             gateway_host=os.environ.get("GATEWAY_HOST", "127.0.0.1"),
             gateway_port=_int("GATEWAY_PORT", 8000),
             ai_service_token=os.environ.get("AI_SERVICE_TOKEN", ""),
             finished_ttl_s=_int("GAME_TTL_FINISHED_S", 24 * 3600),
             idle_ttl_s=_int("GAME_TTL_IDLE_S", 7 * 24 * 3600),
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
+        )
+
+
+@dataclass(frozen=True)
+class AiWorkerSettings:
+    """What only an AI worker reads, so a mistake here stops the AI workers and nothing else."""
+
+    host: str
+    bot_workers: int
+    search_threads: int
+
+    @classmethod
+    def from_env(cls) -> AiWorkerSettings:
+        return cls(
+            # Every interface by default: in a container the AI is reached by its service name.
+            host=os.environ.get("AI_HOST", "0.0.0.0"),
+            bot_workers=_int("AI_BOT_WORKERS", 1),
+            search_threads=max(1, _int("AI_SEARCH_THREADS", 4)),
         )
