@@ -25,6 +25,7 @@ import tempfile
 import time
 import uuid
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from threading import Thread
 from typing import Any
@@ -77,7 +78,16 @@ def local_moves(view: dict[str, Any], hand: list[str], seat: int) -> list[dict[s
     return [{"action": "place", "placement": move_text(m)} for m in state.legal_moves()]
 
 
-def play(url: str, until: float, rng: random.Random, out: list[Any], ask_legal: bool) -> None:
+@dataclass(frozen=True)
+class Load:
+    """How clients play: ask GET /legal first or not, and seconds between one game's moves
+    (0: flat out; else each game is paced so that all games together offer `--rate`)."""
+
+    ask_legal: bool
+    interval: float
+
+
+def play(url: str, until: float, rng: random.Random, out: list[Any], load: Load) -> None:
     """Play games until the deadline; append (move latencies, legal latencies, errors, games)."""
     client = Client(url)
     moves: list[float] = []
@@ -104,10 +114,14 @@ def play(url: str, until: float, rng: random.Random, out: list[Any], ask_legal: 
             }
             view = views[0]
             games += 1
+            due = time.monotonic() + rng.random() * load.interval
             while view["status"] == "playing" and time.monotonic() < until:
+                if load.interval:
+                    time.sleep(max(0.0, due - time.monotonic()))
+                    due = max(due + load.interval, time.monotonic() - load.interval)
                 seat = view["turn"]
                 token = tokens[seat]
-                if ask_legal:
+                if load.ask_legal:
                     t0 = time.perf_counter()
                     legal = client.call("GET", f"/api/games/{game}/legal", token=token)["moves"]
                     legals.append(time.perf_counter() - t0)
@@ -130,13 +144,11 @@ def play(url: str, until: float, rng: random.Random, out: list[Any], ask_legal: 
     out.append((moves, legals, errors, games))
 
 
-def run_process(
-    url: str, threads: int, until: float, seed: int, queue: Any, ask_legal: bool
-) -> None:
+def run_process(url: str, threads: int, until: float, seed: int, queue: Any, load: Load) -> None:
     """One client process: `threads` games at once (processes dodge the client's own GIL)."""
     out: list[Any] = []
     workers = [
-        Thread(target=play, args=(url, until, random.Random(seed * 1000 + i), out, ask_legal))
+        Thread(target=play, args=(url, until, random.Random(seed * 1000 + i), out, load))
         for i in range(threads)
     ]
     for w in workers:
@@ -272,7 +284,14 @@ def main() -> None:
         action="store_true",
         help="GET /legal before every move, as the web page does",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="moves/s offered by all games together (0: flat out)",
+    )
     args = parser.parse_args()
+    load = Load(args.ask_legal, args.games / args.rate if args.rate > 0 else 0.0)
 
     with ExitStack() as stack:
         url, pids = (
@@ -282,9 +301,7 @@ def main() -> None:
         )
         if args.warmup > 0:
             warm_q: Any = mp.Queue()
-            run_process(
-                url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q, args.ask_legal
-            )
+            run_process(url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q, load)
             warm_q.get()
         procs = max(1, min(args.client_processes, args.games))
         queue: Any = mp.Queue()
@@ -294,9 +311,7 @@ def main() -> None:
         children = []
         for p in range(procs):
             share = args.games // procs + (1 if p < args.games % procs else 0)
-            child = mp.Process(
-                target=run_process, args=(url, share, until, p + 1, queue, args.ask_legal)
-            )
+            child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue, load))
             child.start()
             children.append(child)
         results = [item for _ in children for item in queue.get()]
@@ -322,6 +337,7 @@ def main() -> None:
             "max": round(max(moves, default=float("nan")) * 1000, 2),
         },
         "requests_per_move": 2 if args.ask_legal else 1,
+        "offered_moves_per_s": args.rate or "flat out",
         "legal_ms_p99": round(percentile(legals, 0.99) * 1000, 2) if legals else None,
         "games_started": sum(r[3] for r in results),
         "errors": len(errors),
