@@ -20,7 +20,12 @@ class RulesError(GameError):
 
 
 class InvalidMoveError(GameError):
-    """A move that cannot even be read: unknown action, malformed placement, wrong types."""
+    """A move that cannot even be read: unknown action, malformed placement, wrong types;
+    `field` names the part of the move that was wrong ("action", "placement")."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class IllegalMoveError(GameError):

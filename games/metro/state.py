@@ -356,13 +356,18 @@ class MetroState:
     def parse_move(self, move: Mapping[str, Any]) -> int:
         """Read an API move dict into a move int, or raise InvalidMoveError."""
         if not isinstance(move, Mapping):
-            raise InvalidMoveError("a move must be a JSON object with an 'action'")
+            raise InvalidMoveError("a move must be a JSON object with an 'action'", "move")
         action = move.get("action")
         if action == "draw":
             return DRAW
         if action != "place":
-            raise InvalidMoveError(f"unknown action {action!r}; expected 'place' or 'draw'")
-        p = Placement.parse(move.get("placement"))
+            raise InvalidMoveError(
+                f"unknown action {action!r}; expected 'place' or 'draw'", "action"
+            )
+        try:
+            p = Placement.parse(move.get("placement"))
+        except InvalidMoveError as err:
+            raise InvalidMoveError(str(err), "placement") from None
         if not p.on_board:
             raise IllegalMoveError(f"square ({p.row},{p.col}) is off the board", "RULES.md §6(a)")
         return p.tile_index * 64 + p.square

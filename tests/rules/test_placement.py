@@ -77,10 +77,12 @@ def test_tile_not_in_hand_and_malformed_moves() -> None:
     state = state_with_hand(["aaaa"])
     with pytest.raises(IllegalMoveError, match="not in your hand"):
         state.play(0, {"action": "place", "placement": "bbbb01"})
-    with pytest.raises(InvalidMoveError, match="unknown action"):
+    with pytest.raises(InvalidMoveError, match="unknown action") as bad:
         state.play(0, {"action": "jump"})
-    with pytest.raises(InvalidMoveError):
+    assert bad.value.field == "action"
+    with pytest.raises(InvalidMoveError) as bad:
         state.play(0, {"action": "place", "placement": "aaaa"})
+    assert bad.value.field == "placement"
     with pytest.raises(InvalidMoveError):
         state.play(0, "place")  # type: ignore[arg-type]
     before = state.to_dict()
