@@ -38,6 +38,17 @@ def random_game(rules: MetroRules, seed: int, each_turn=None) -> MetroState:  # 
     return state
 
 
+def advanced(rules: MetroRules, seed: int, stop: int) -> tuple[MetroState, random.Random]:
+    """The game after up to `stop` random moves (fewer if it ends), and the generator used."""
+    state = METRO.new_state(rules.to_dict(), seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if state.is_over:
+            break
+        state.apply(rng.choice(state.legal_moves()))
+    return state, rng
+
+
 def routes_consistent(state: MetroState) -> None:
     """The incremental route bookkeeping equals a trace from scratch; scores are sums."""
     totals = [0] * state.rules.players
@@ -100,12 +111,7 @@ def test_export_import_replay_reproduces_the_scores(rules: MetroRules, seed: int
 @settings(max_examples=40, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 80))
 def test_state_serialisation_round_trips_mid_game(rules: MetroRules, seed: int, stop: int) -> None:
-    state = METRO.new_state(rules.to_dict(), seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if state.is_over:
-            break
-        state.apply(rng.choice(state.legal_moves()))
+    state, _ = advanced(rules, seed, stop)
     data = json.loads(json.dumps(state.to_dict()))
     restored = METRO.state_from_dict(data)
     assert restored.to_dict() == state.to_dict()
@@ -135,12 +141,7 @@ def hidden_reshuffled(state: MetroState, seat: int, rng: random.Random) -> Metro
 @settings(max_examples=40, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 60))
 def test_a_view_shows_nothing_the_seat_may_not_see(rules: MetroRules, seed: int, stop: int) -> None:
-    state = METRO.new_state(rules.to_dict(), seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if state.is_over:
-            break
-        state.apply(rng.choice(state.legal_moves()))
+    state, rng = advanced(rules, seed, stop)
     for seat in [None, *range(rules.players)]:
         view = state.view(seat)
         other = hidden_reshuffled(state, -1 if seat is None else seat, rng)
@@ -199,12 +200,7 @@ def test_every_legal_move_passes_the_checked_door(rules: MetroRules, seed: int, 
 @settings(max_examples=30, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 50))
 def test_sampled_worlds_agree_with_the_view(rules: MetroRules, seed: int, stop: int) -> None:
-    state = METRO.new_state(rules.to_dict(), seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if state.is_over:
-            return
-        state.apply(rng.choice(state.legal_moves()))
+    state, rng = advanced(rules, seed, stop)
     if state.is_over:
         return
     seat = state.seat
@@ -223,12 +219,7 @@ def test_sampled_worlds_agree_with_the_view(rules: MetroRules, seed: int, stop: 
 @settings(max_examples=30, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 50))
 def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int, stop: int) -> None:
-    state = METRO.new_state(rules.to_dict(), seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if state.is_over:
-            return
-        state.apply(rng.choice(state.legal_moves()))
+    state, rng = advanced(rules, seed, stop)
     for seat in range(rules.players):
         world = redeal(state, seat, rng)
         assert world.view(seat) == state.view(seat)
@@ -244,12 +235,7 @@ def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int,
 @settings(max_examples=30, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 50))
 def test_draw_outcomes_are_the_seats_unseen_tiles(rules: MetroRules, seed: int, stop: int) -> None:
-    state = METRO.new_state(rules.to_dict(), seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if state.is_over:
-            return
-        state.apply(rng.choice(state.legal_moves()))
+    state, _ = advanced(rules, seed, stop)
     for seat in range(rules.players):
         outcomes = draw_outcomes(state, seat)
         if state.deck_count == 0:
