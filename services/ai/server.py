@@ -13,10 +13,7 @@ import contextlib
 import logging
 import signal
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health_pb2
 from metro.v1 import ai_pb2, ai_pb2_grpc
 
 from services.ai.bot import BotWorker
@@ -24,6 +21,7 @@ from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
 from services.ai.suggest import AiService
 from services.common.config import AiWorkerSettings, Settings
+from services.common.grpc_server import aio_server
 from services.common.grpc_util import STATELESS_SERVER_OPTIONS
 
 log = logging.getLogger("metro.ai")
@@ -41,17 +39,10 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     searcher = Searcher(worker.search_threads)
     api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
 
-    server = grpc.aio.server(options=STATELESS_SERVER_OPTIONS)
+    server, health = aio_server(SERVICE_NAME, STATELESS_SERVER_OPTIONS)
     ai_pb2_grpc.add_AiServicer_to_server(
         AiService(api, searcher, settings.ai_service_token), server
     )
-    health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME),
-        server,
-    )  # fmt: skip
     address = f"{host}:{settings.ai_port}"
     server.add_insecure_port(address)
 

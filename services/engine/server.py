@@ -11,13 +11,12 @@ import contextlib
 import logging
 import signal
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.config import Settings
+from services.common.grpc_server import aio_server
 from services.common.grpc_util import SERVER_OPTIONS
 from services.engine.bots import BotQueue
 from services.engine.service import EngineService, close_quietly
@@ -58,17 +57,10 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     with contextlib.suppress(*STORAGE_ERRORS):
         await bots.ensure_group()  # also done lazily, should Redis be down at start
 
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server, health = aio_server(SERVICE_NAME, SERVER_OPTIONS)
     engine_pb2_grpc.add_EngineServicer_to_server(
         EngineService(settings, store, bots, blocking), server
     )
-    health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME),
-        server,
-    )  # fmt: skip
     address = f"{settings.engine_host}:{settings.engine_port}"
     server.add_insecure_port(address)
     if not settings.ai_service_token:
