@@ -13,7 +13,6 @@ from games.metro import DRAW, MetroRules, MetroState
 from services.ai.players import InfoSet, UnknownLevelError, level_for
 from services.ai.players.levels import check_budget, parse_spec
 from services.ai.players.policy import random_move
-from services.ai.views import unseen_from_public
 
 VARIANTS = [
     {"players": 2},
@@ -162,9 +161,3 @@ def test_levels() -> None:
     assert parse_spec("hard:500")[1] == 0.5
     with pytest.raises(UnknownLevelError):
         parse_spec("hard:fast")
-
-
-def test_unseen_from_the_public_board_matches_the_core() -> None:
-    for state in positions({"players": 2, "hand_size": 3}, seed=6, every=9):
-        view = state.view(state.seat)
-        assert unseen_from_public(view["board"], view["hand"], view["drawn"]) == view["unseen"]

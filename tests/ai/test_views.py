@@ -1,10 +1,11 @@
-"""The engine's GameView read back into the rules core's view shape, with and without the
-`unseen` map, gives the same information set as the core's own view."""
+"""The engine's GameView read back into the rules core's view shape gives the same information
+set as the core's own view; a view without its `unseen` map is refused, not guessed at."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from metro.v1 import engine_pb2
 
 from games.metro import MetroRules, MetroState
@@ -27,6 +28,7 @@ def as_message(view: dict[str, Any], seat: int, with_unseen: bool) -> engine_pb2
     m = msg.metro
     m.deck_count = view["deck_count"]
     m.board.extend(view["board"])
+    m.board_tiles.extend(view["board_tiles"])
     m.hand.extend(view["hand"])
     if view["drawn"]:
         m.drawn = view["drawn"]
@@ -44,15 +46,18 @@ def same_infoset(a: InfoSet, b: InfoSet) -> bool:
 
 
 def test_views_from_the_engine_read_back_exactly() -> None:
-    rules = {"players": 3, "hand_size": 2}
+    rules = {"players": 3, "hand_size": 2, "rotation": True}
     for state in positions(rules, seed=2, every=5):
         for seat in range(3):
             core = state.view(seat)
             expected = InfoSet.from_view(core, seat)
-            for with_unseen in (True, False):
-                got = view_dict(as_message(core, seat, with_unseen))
-                assert got["unseen"] == core["unseen"]
-                assert same_infoset(InfoSet.from_view(got, seat), expected)
+            got = view_dict(as_message(core, seat, with_unseen=True))
+            assert got["unseen"] == core["unseen"]
+            assert got["board_tiles"] == core["board_tiles"]
+            assert same_infoset(InfoSet.from_view(got, seat), expected)
+            if core["deck_count"]:
+                with pytest.raises(ValueError, match="unseen"):
+                    InfoSet.from_view(view_dict(as_message(core, seat, with_unseen=False)), seat)
 
 
 def test_moves_convert_both_ways() -> None:
