@@ -74,7 +74,7 @@ def squares_of(mask: int) -> list[int]:
 
 
 def why_illegal(
-    frontier: int, occupied: int, tile: int, sq: int, rotation: bool, extend: int | None
+    frontier: int, occupied: int, tile: int, sq: int, extend: int | None
 ) -> tuple[str, str]:
     """(message, rule) explaining why `tile` (as oriented) may not go on `sq`."""
     r, c = row_col(sq)

@@ -13,9 +13,10 @@ from typing import Any
 
 from games.errors import GameError, InvalidMoveError
 from games.metro.options import MetroRules
+from games.metro.placement import squares_of
 from games.metro.record import replay
-from games.metro.state import TILE_COUNT, MetroState
-from games.metro.tiles import CODES, INDEX, ROTATIONS, SET_COUNTER, Placement, check_code
+from games.metro.state import TILE_COUNT, MetroState, move_text
+from games.metro.tiles import INDEX, ROTATIONS, SET_COUNTER, Placement, check_code
 
 
 class _Position:
@@ -108,11 +109,11 @@ def legal(query: Mapping[str, Any]) -> dict[str, Any]:
     tile = INDEX[check_code(query.get("tile"))]
     if position.state.placed == TILE_COUNT:
         return {"legal": []}
-    found = []
-    for t, mask in position.state.placements_for(tile):
-        for sq in range(64):
-            if mask >> sq & 1:
-                found.append(f"{CODES[t]}{sq // 8}{sq % 8}")
+    found = [
+        move_text(t * 64 + sq)
+        for t, mask in position.state.placements_for(tile)
+        for sq in squares_of(mask)
+    ]
     return {"legal": sorted(found)}
 
 

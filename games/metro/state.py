@@ -411,9 +411,7 @@ class MetroState:
         for t, mask in self.placements_for(physical, seat):
             if t == tile and mask >> sq & 1:
                 return
-        message, rule = why_illegal(
-            self.frontier, self.occupied, tile, sq, self.rules.rotation, self.extend_mask(seat)
-        )
+        message, rule = why_illegal(self.frontier, self.occupied, tile, sq, self.extend_mask(seat))
         raise IllegalMoveError(message, rule)
 
     def play(self, seat: int, move: Mapping[str, Any]) -> dict[str, Any]:
