@@ -9,7 +9,6 @@ from typing import Any
 
 HUMAN, OPEN, AI = "human", "open", "ai"
 SEAT_KINDS = (HUMAN, OPEN, AI)
-DEFAULT_LEVEL = "medium"
 
 
 @dataclass(frozen=True, slots=True)

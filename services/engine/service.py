@@ -29,11 +29,12 @@ from games.errors import GameError
 from services.common.auth import new_token, token_hash
 from services.common.config import Settings
 from services.common.grpc_util import ServiceError, from_game_error, invalid_argument
+from services.common.levels import DEFAULT_LEVEL
 from services.engine import messages, validation
 from services.engine.access import Caller
 from services.engine.bots import BotQueue
 from services.engine.cache import GameCache, Snapshot
-from services.engine.meta import AI, DEFAULT_LEVEL, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
+from services.engine.meta import AI, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
 from services.engine.store import (
     STORAGE_ERRORS,
     Change,

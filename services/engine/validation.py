@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.common.grpc_util import invalid_argument
+from services.common.levels import describe, is_level
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 WORKER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 EVENT_ID = re.compile(r"\d{1,20}-\d{1,20}")
 JOB_ID = EVENT_ID
-LEVEL = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_NAME = 40
 MAX_MOVE_STRING = 64
 MAX_WAIT_MS = 30_000
@@ -58,10 +58,9 @@ def name(value: str, field: str = "name") -> str:
 
 
 def level(value: str, field: str = "level") -> str:
-    if not LEVEL.fullmatch(value):
-        raise invalid_argument(
-            field, f"{field} must be 1-32 letters, digits, '-' or '_'; got {shown(value)}"
-        )
+    """An AI level every AI worker knows (services/common/levels.py)."""
+    if not is_level(value):
+        raise invalid_argument(field, f"{field} must be one of {describe()}; got {shown(value)}")
     return value
 
 

@@ -117,6 +117,9 @@ def test_bad_creates(engine_client: EngineClient) -> None:
     seats = metro_seats("human", "ai")
     seats[1].level = HUGE
     _fails(create(game="metro", seats=seats), Code.INVALID_ARGUMENT, "seats[1].level")
+    for unknown in ("godlike", "mcts-0", "mcts-1000000"):  # no AI worker could play these
+        seats[1].level = unknown
+        _fails(create(game="metro", seats=seats), Code.INVALID_ARGUMENT, "seats[1].level")
     seats = metro_seats("human", "open")
     seats[0].name = "bad\nname"
     _fails(create(game="metro", seats=seats), Code.INVALID_ARGUMENT, "seats[0].name")

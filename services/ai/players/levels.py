@@ -15,18 +15,16 @@ on the view and the seed, not on how fast the machine is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.ai.players.base import Player
 from services.ai.players.ismcts import ISMCTSPlayer
 from services.ai.players.simple import GreedyPlayer, RandomPlayer
+from services.common.levels import DEFAULT_LEVEL, NAMED_LEVELS, describe, fixed_iterations
 
-DEFAULT_LEVEL = "medium"
 MIN_BUDGET_MS = 10
 MAX_BUDGET_MS = 30_000
-MAX_ITERATIONS = 100_000
 
 
 class UnknownLevelError(ValueError):
@@ -59,8 +57,8 @@ LEVELS: dict[str, Level] = {
               lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), 3000),
     )
 }  # fmt: skip
-
-_FIXED = re.compile(r"mcts-([0-9]{1,6})")
+if tuple(LEVELS) != NAMED_LEVELS:  # the shared list is the contract with the engine
+    raise RuntimeError("services/common/levels.py and the AI's level table disagree")
 
 
 def level_for(name: str) -> Level:
@@ -68,13 +66,11 @@ def level_for(name: str) -> Level:
     name = name or DEFAULT_LEVEL
     if name in LEVELS:
         return LEVELS[name]
-    fixed = _FIXED.fullmatch(name)
-    if fixed and 1 <= int(fixed.group(1)) <= MAX_ITERATIONS:
-        n = int(fixed.group(1))
+    n = fixed_iterations(name)
+    if n is not None:
         return Level(name, f"information-set MCTS, exactly {n} iterations",
                      lambda: ISMCTSPlayer(iterations=n, name=name), 0)  # fmt: skip
-    known = ", ".join([*LEVELS, "mcts-N"])
-    raise UnknownLevelError(f"unknown level {name!r}; known levels: {known}")
+    raise UnknownLevelError(f"unknown level {name!r}; known levels: {describe()}")
 
 
 def check_budget(budget_ms: int) -> None:
