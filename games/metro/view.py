@@ -12,16 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 from games.metro.board import COLOURS, STATIONS_OF
 from games.metro.routes import points, trace
+from games.metro.state import move_text
 from games.metro.tiles import CODES, SET_COUNTER
 
 if TYPE_CHECKING:
-    from games.metro.state import MetroState
+    from games.metro.state import HistoryEntry, MetroState
 
 
-def unseen(state: MetroState, seat: int | None) -> Counter[str]:
-    """Tiles `seat` has not seen: the set minus the board minus its own hand (and drawn tile)."""
+def unseen(
+    state: MetroState, seat: int | None, entries: list[HistoryEntry] | None = None
+) -> Counter[str]:
+    """Tiles `seat` has not seen: the set minus the board minus its own hand (and drawn tile).
+    `entries`: the state's history when the caller already has it."""
     left = Counter(SET_COUNTER)
-    for entry in state.history_entries():
+    for entry in state.history_entries() if entries is None else entries:
         left[CODES[entry[2]]] -= 1
     if seat is not None:
         for t in state.hands[seat]:
@@ -54,6 +58,7 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
         raise ValueError(f"seat must be 0-{n - 1} or None, got {seat!r}")
     own_draw = seat is not None and seat == state.seat and state.drawn >= 0
+    entries = state.history_entries()  # walked once: board, board_tiles and unseen all need it
     result: dict[str, Any] = {
         "game": "metro",
         "status": "over" if state.is_over else "playing",
@@ -71,14 +76,14 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
         ],
         "turn": state.current_seat,
         "deck_count": state.deck_count,
-        "board": state.board_placements(),
+        "board": [move_text(entry[1]) for entry in entries],
         # The set tile each placement used (differs from the code only under `rotation`).
-        "board_tiles": [CODES[entry[2]] for entry in state.history_entries()],
+        "board_tiles": [CODES[entry[2]] for entry in entries],
         "hand": [CODES[t] for t in state.hands[seat]] if seat is not None else [],
         "drawn": CODES[state.drawn] if own_draw else None,
         "drawing": state.drawn >= 0,
         "routes": routes(state),
-        "unseen": dict(sorted(unseen(state, seat).items())),
+        "unseen": dict(sorted(unseen(state, seat, entries).items())),
         "moves": state.placed,
     }
     if state.is_over:
