@@ -53,7 +53,7 @@ def test_cli_answers_each_line_in_order_and_survives_bad_lines() -> None:
     assert answers[0] == {"valid": True}
     assert set(answers[1]) == {"error"} and "JSON" in answers[1]["error"]
     assert "unknown op" in answers[2]["error"]
-    assert answers[3]["valid"] is False and answers[3]["first_invalid"] >= 10 - 10
+    assert answers[3] == {"valid": False, "first_invalid": 10}  # aacb00 breaks rule (c)
     assert len(answers[4]["legal"]) == 28 and answers[4]["legal"] == sorted(answers[4]["legal"])
     assert "error" in answers[5]
     assert len(answers[6]["scores"]) == 4
