@@ -63,10 +63,13 @@ def test_replay_names_the_first_bad_move() -> None:
     assert err.value.move == 5 and "turn" in str(err.value)
 
     bad = copy.deepcopy(record)
-    bad["moves"][7]["placement"] = bad["moves"][3]["placement"]  # an occupied square
+    # move 7's own tile, on the square move 3 already filled
+    bad["moves"][7]["placement"] = (
+        bad["moves"][7]["placement"][:4] + bad["moves"][3]["placement"][4:]
+    )
     with pytest.raises(RecordError) as err:
         METRO.replay(bad)
-    assert err.value.move is not None and err.value.move <= 7
+    assert err.value.move == 7 and "already holds a tile" in str(err.value)
 
 
 @pytest.mark.parametrize(
