@@ -29,7 +29,7 @@ def random_games(rules: dict, n: int) -> dict:  # type: ignore[type-arg]
     for seed in range(n):
         state = METRO.new_state(rules, seed)
         while not state.is_over:
-            state.apply(rng.choice(state.legal_moves()))
+            state.apply_code(rng.choice(state.legal_codes()))
             moves += 1
     elapsed = time.perf_counter() - start
     return {
@@ -44,7 +44,7 @@ def mid_game(seed: int = 11, placed: int = 30) -> MetroState:
     state = METRO.new_state({}, seed)
     rng = random.Random(seed)
     while state.placed < placed:
-        state.apply(rng.choice([m for m in state.legal_moves() if m < 24 * 64]))
+        state.apply_code(rng.choice([m for m in state.legal_codes() if m < 24 * 64]))
     return state
 
 
@@ -63,11 +63,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     args = parser.parse_args()
     state = mid_game()
-    moves = state.legal_moves()
+    moves = state.legal_codes()
     some_move = moves[0]
 
     def copy_apply() -> None:
-        state.copy().apply(some_move)
+        state.copy().apply_code(some_move)
 
     result = {
         "bench": "rules",

@@ -1,5 +1,7 @@
-"""The rules core: pure Python, no I/O, deterministic given a seed. Engine and AI import it."""
+"""The rules core: pure Python, no I/O, deterministic given a seed. Engine and AI import it.
 
-from games.registry import get, kinds, register
+One package per game (games/<kind>/), each behind the protocol of `games.base`."""
 
-__all__ = ["get", "kinds", "register"]
+from games.registry import all_games, default, get, kinds, register
+
+__all__ = ["all_games", "default", "get", "kinds", "register"]

@@ -1,73 +1,241 @@
-"""What every game of the platform provides, so the engine and the AI never assume Metro's board.
+"""The protocol every game of the platform implements, in the spirit of OpenSpiel.
 
-A *game* (one module per kind, registered in `games.registry`) creates and restores *states*.
-A state is plain data: copied cheaply, serialised to a JSON-safe dict that only the engine stores,
-and projected per seat by `view`, the single place where hidden information is filtered.
+The engine, the AI's search, the gateway and the page's shell know only this protocol: nothing
+outside a game's own package names a game. A game is one package under `games/` that registers a
+`Game` when imported (see `games.registry`); it brings its rules, its messages, its evaluation for
+the AI (`Game.evaluate`) and its board module for the page (`<package>/web/page.js`).
 
-Two doors, as in python-chess: `play(seat, move_dict)` is the checked door for untrusted input
-(raises the errors of `games.errors`); the fast unchecked door for search is game-specific.
+States are plain data: `copy()` is cheap, `to_dict()` is JSON-safe (only the engine stores it:
+it holds secrets), and `view(seat)` is the single projection of hidden information.
+
+Two doors, as in python-chess:
+- the checked door, `play(seat, move_json)`, for untrusted input: it parses, checks, applies and
+  returns the public event, and raises the errors of `games.errors` leaving the state unchanged;
+- the fast door, `legal_moves(seat)` / `apply(seat, move)`, for search: moves are the game's own
+  typed values (hashable, immutable, `to_json()`), taken from `legal_moves` and never checked.
+
+Turns. `to_move()` is the set of seats that must still move now: one seat in a sequential game,
+every seat that has not chosen yet in a simultaneous turn (Metro X). In a simultaneous turn a
+seat's choice is hidden until the last seat has chosen; `apply`/`play` of the last choice resolves
+the turn. A seat that has chosen may choose again (its choice is replaced) until then, so
+`legal_moves(seat)` is non-empty for every seat that may move or re-choose now.
+`turn_number` counts public changes of the position: it moves with every resolved move or turn
+and stays put while hidden choices of an open simultaneous turn come in. The engine uses it to
+tell a hidden choice (stored apart, so that 50 seats choosing at once never conflict) from a
+change that everyone sees.
+
+Chance. `chance_outcomes(seat)` is the distribution of the next chance event (a tile drawn, a
+card revealed) as `seat` knows it; `force_chance(outcome)` makes the next chance event yield that
+outcome (search only: it rearranges hidden order, so call it on sampled worlds). Sampled worlds
+come from `Game.world_sampler(view, seat)`: built once from one seat's view, it deals every hidden
+thing anew per `sample(rng)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+import random
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 JSON = dict[str, Any]
+
+
+@runtime_checkable
+class Move(Protocol):
+    """A move of one game: an immutable, hashable value with a JSON form (the API's body)."""
+
+    def to_json(self) -> JSON: ...
+
+
+M = TypeVar("M", bound=Move)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: every seat's final score and the seats that share the win."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    @classmethod
+    def from_scores(cls, scores: Sequence[int]) -> Outcome:
+        best = max(scores)
+        return cls(tuple(scores), tuple(i for i, s in enumerate(scores) if s == best))
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One game option as the lobby offers it (`GET /api/meta`), from the game's own table.
+
+    `kind`: "int" (between `minimum` and `maximum`), "bool", or "choice" (one of `choices`,
+    pairs of value and label). `players` marks the option that sets the number of seats.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[tuple[Any, str], ...] = ()
+
+    def to_json(self) -> JSON:
+        out: JSON = {"name": self.name, "kind": self.kind, "default": self.default,
+                     "label": self.label, "help": self.help}  # fmt: skip
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        if self.choices:
+            out["choices"] = [{"value": v, "label": label} for v, label in self.choices]
+        return out
 
 
 class GameState(Protocol):
     """One game in progress or finished."""
 
     @property
-    def current_seat(self) -> int | None:
-        """The seat to move, or None when the game is over."""
+    def seat_count(self) -> int: ...
 
     @property
     def is_over(self) -> bool: ...
 
     @property
-    def scores(self) -> list[int]: ...
+    def scores(self) -> list[int]:
+        """Every seat's score now (the final scores once the game is over)."""
 
     @property
-    def seat_count(self) -> int: ...
+    def turn_number(self) -> int:
+        """A public counter that changes with every change everyone sees (see the module)."""
 
-    def legal_moves_json(self, seat: int) -> list[JSON]:
-        """The moves `seat` may make now, as API dicts (empty when it is not that seat's turn)."""
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that must still move now, ascending; () when the game is over."""
+
+    # ---- the fast door ------------------------------------------------------------------------
+
+    def legal_moves(self, seat: int) -> list[Any]:
+        """Every move `seat` may make now, each once (empty when it may not move)."""
+
+    def apply(self, seat: int, move: Any) -> None:
+        """Apply a move from `legal_moves(seat)` without checking it (search only)."""
+
+    def random_move(self, seat: int, rand: Any) -> Any:
+        """A uniformly random move of `legal_moves(seat)` (`rand()` in [0, 1)); games may make
+        it faster than listing every move, never differently distributed."""
+
+    def chance_outcomes(self, seat: int) -> list[tuple[Hashable, float]]:
+        """The next chance event as `seat` knows it: [(outcome, probability)]; [] if none."""
+
+    def force_chance(self, outcome: Hashable) -> None:
+        """Make the next chance event yield `outcome` (sampled worlds only)."""
+
+    def copy(self) -> GameState: ...
+
+    # ---- the checked door ---------------------------------------------------------------------
 
     def play(self, seat: int, move: Mapping[str, Any]) -> JSON:
-        """Check and apply `move` for `seat`; return the public event describing it.
+        """Check and apply `move` (the API's JSON) for `seat`; return the public event.
 
-        The event holds nothing that any seat may not see (never a drawn or dealt tile).
-        Raises InvalidMoveError, NotYourTurnError or IllegalMoveError and leaves the state
-        unchanged when the move is refused.
+        The event holds nothing that any seat may not see (never a drawn tile, never a hidden
+        choice). Raises InvalidMoveError, NotYourTurnError or IllegalMoveError and leaves the
+        state unchanged when the move is refused.
         """
 
+    # ---- what leaves the rules core -----------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """Scores and winners once the game is over, else None."""
+
     def view(self, seat: int | None) -> JSON:
-        """What `seat` may see (None: a spectator); the only projection of hidden information."""
+        """What `seat` may see (None: a spectator); the only projection of hidden information.
+
+        Holds at least `game`, `status` ("playing" or "over"), `rules`, `seats` (one object per
+        seat with `seat` and `score`), `to_move`, and `winners` once over; the rest is the
+        game's own (its rules file says what)."""
 
     def record(self) -> JSON:
-        """The complete replayable record (includes the deck order: only for finished games)."""
+        """The complete replayable record (holds hidden order: only for finished games)."""
 
     def to_dict(self) -> JSON:
         """Everything, secrets included, JSON-safe: what the engine stores."""
 
-    def copy(self) -> GameState: ...
+
+class WorldSampler(Protocol):
+    """Full states consistent with what one seat has seen (an information set)."""
+
+    def sample(self, rng: random.Random) -> GameState:
+        """A new world: everything the seat cannot see dealt anew by `rng`."""
 
 
-class Game(Protocol):
-    """A game kind: how to create, restore and replay its states."""
+@dataclass(frozen=True)
+class Game:
+    """A game kind, as the registry holds it. Subclass it in the game's package."""
 
-    kind: str
+    kind: str  # the name in the API and in records, e.g. "metro"
+    name: str  # shown to people
+    description: str
+    players: tuple[int, int]  # fewest and most seats
+    colours: tuple[str, ...]  # seat colours in seat order (names the page knows)
+    options: tuple[Option, ...]
+    order: int = 100  # place in listings; the lowest is the default game
+    web_dir: Path | None = field(default=None, compare=False)  # the page's module for this game
+
+    # ---- creating and restoring states --------------------------------------------------------
+
+    def normalise_rules(self, rules: Mapping[str, Any] | None) -> JSON:
+        """The full options dict with defaults filled in; RulesError naming a bad option."""
+        raise NotImplementedError
+
+    def seat_count(self, rules: Mapping[str, Any]) -> int:
+        """How many seats normalised `rules` call for."""
+        return int(rules["players"])
 
     def new_state(self, rules: Mapping[str, Any], seed: int) -> GameState:
-        """A fresh, dealt game; raises RulesError for an unknown or out-of-range option."""
-
-    def normalise_rules(self, rules: Mapping[str, Any]) -> JSON:
-        """The full options dict with defaults filled in; raises RulesError."""
+        """A fresh game, shuffled by `seed`; RulesError for a bad option."""
+        raise NotImplementedError
 
     def state_from_dict(self, data: Mapping[str, Any]) -> GameState:
         """Inverse of GameState.to_dict."""
+        raise NotImplementedError
 
     def replay(self, record: Mapping[str, Any]) -> GameState:
-        """Re-play a record from its deck; raises RecordError naming the first bad move."""
+        """Re-play a record; RecordError naming the first bad move."""
+        raise NotImplementedError
+
+    # ---- moves --------------------------------------------------------------------------------
+
+    def parse_move(self, data: Any) -> Any:
+        """A move value from the API's JSON; InvalidMoveError naming the bad field. Whether the
+        move is legal is `play`'s business, not this one's."""
+        raise NotImplementedError
+
+    # ---- for the AI ---------------------------------------------------------------------------
+
+    def world_sampler(self, view: Mapping[str, Any], seat: int) -> WorldSampler:
+        """Worlds consistent with `view` (one seat's view); ValueError if it does not add up."""
+        raise NotImplementedError
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """Each seat's expected final score as the game's heuristic sees it (exact when over):
+        what greedy play and the search's cut-off rollouts compare."""
+        return [float(s) for s in state.scores]
+
+    # ---- `metro rules` ------------------------------------------------------------------------
+
+    def query(self, query: Mapping[str, Any]) -> JSON:
+        """Answer one position query of the game's rules file; GameError for a bad one."""
+        raise NotImplementedError
+
+    def meta(self) -> JSON:
+        """What `GET /api/meta` says about this game."""
+        return {
+            "game": self.kind,
+            "name": self.name,
+            "description": self.description,
+            "players": list(self.players),
+            "options": [o.to_json() for o in self.options],
+            "colours": list(self.colours),
+        }

@@ -1,14 +1,17 @@
-"""Game kinds by name. Importing a game's module registers it, as in OpenSpiel."""
+"""Game kinds by name. Every subpackage of `games` is a game; importing it registers it (as in
+OpenSpiel), so adding a game is adding a package: nothing here or in the services names one."""
 
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 
+import games
 from games.base import Game
 from games.errors import RulesError
 
 _GAMES: dict[str, Game] = {}
-_KNOWN_MODULES = {"metro": "games.metro"}
+_loaded = False
 
 
 def register(game: Game) -> Game:
@@ -16,16 +19,37 @@ def register(game: Game) -> Game:
     return game
 
 
-def get(kind: str) -> Game:
-    """The game called `kind`; raises RulesError naming the known kinds otherwise."""
-    if kind not in _GAMES and kind in _KNOWN_MODULES:
-        import_module(_KNOWN_MODULES[kind])
-    try:
-        return _GAMES[kind]
-    except KeyError:
-        known = ", ".join(sorted(_KNOWN_MODULES))
-        raise RulesError(f"unknown game {kind!r}; known games: {known}", field="game") from None
+def _load_all() -> None:
+    """Import every game package once (each registers itself)."""
+    global _loaded
+    if _loaded:
+        return
+    for info in pkgutil.iter_modules(games.__path__):
+        if info.ispkg:
+            import_module(f"games.{info.name}")
+    _loaded = True
+
+
+def all_games() -> list[Game]:
+    """Every game, in listing order (the first is the default)."""
+    _load_all()
+    return sorted(_GAMES.values(), key=lambda g: (g.order, g.kind))
 
 
 def kinds() -> list[str]:
-    return sorted(_KNOWN_MODULES)
+    return [g.kind for g in all_games()]
+
+
+def default() -> Game:
+    """The game a request that names none is about."""
+    return all_games()[0]
+
+
+def get(kind: str) -> Game:
+    """The game called `kind`; RulesError naming the known kinds otherwise."""
+    _load_all()
+    try:
+        return _GAMES[kind]
+    except (KeyError, TypeError):
+        known = ", ".join(kinds())
+        raise RulesError(f"unknown game {kind!r}; known games: {known}", field="game") from None

@@ -1,31 +1,36 @@
-"""Metro, the tile-laying game (RULES.md). Importing this module registers the game "metro".
+"""Metro, the tile-laying game (RULES.md). Importing this package registers the game "metro".
 
-Where to look: board.py (squares, connectors, stations), tiles.py (tiles, notation),
-placement.py (where a tile may go), state.py (turns, the two doors), routes.py (tracing),
-view.py (what a seat may see), chance.py (unseen tiles, sampled worlds), record.py (records),
-queries.py (the `metro rules` queries).
+Where to look: board.py (squares, connectors, stations), tiles.py (tiles, notation), moves.py
+(move values), placement.py (where a tile may go), state.py (turns, the two doors), routes.py
+(tracing), view.py (what a seat may see), chance.py (unseen tiles, sampled worlds), record.py
+(records), queries.py (the `metro rules` queries), strategy.py (the AI's evaluation),
+web/page.js (the board on the page).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from games.base import Game, Option
+from games.metro.board import COLOURS
+from games.metro.chance import MetroWorlds
+from games.metro.moves import DRAW, MetroMove, move_text
 from games.metro.options import MetroRules
 from games.metro.record import replay
-from games.metro.state import DRAW, MetroState, move_text
+from games.metro.state import MetroState
+from games.metro.strategy import worths
 from games.metro.tiles import CODES, INDEX, Placement
 from games.registry import register
 
 
-class MetroGame:
-    kind = "metro"
+class MetroGame(Game):
+    def normalise_rules(self, rules: Mapping[str, Any] | None) -> dict[str, Any]:
+        return MetroRules.parse(rules).to_dict()
 
     def new_state(self, rules: Mapping[str, Any], seed: int) -> MetroState:
         return MetroState.new(MetroRules.parse(rules), seed)
-
-    def normalise_rules(self, rules: Mapping[str, Any]) -> dict[str, Any]:
-        return MetroRules.parse(rules).to_dict()
 
     def state_from_dict(self, data: Mapping[str, Any]) -> MetroState:
         return MetroState.from_dict(data)
@@ -33,7 +38,54 @@ class MetroGame:
     def replay(self, record: Mapping[str, Any]) -> MetroState:
         return replay(record)
 
+    def parse_move(self, data: Any) -> MetroMove:
+        return MetroMove.parse(data)
 
-GAME = register(MetroGame())
+    def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroWorlds:
+        return MetroWorlds(view, seat)
 
-__all__ = ["CODES", "DRAW", "GAME", "INDEX", "MetroRules", "MetroState", "Placement", "move_text"]
+    def evaluate(self, state: Any) -> list[float]:
+        return worths(state)
+
+    def query(self, query: Mapping[str, Any]) -> dict[str, Any]:
+        from games.metro.queries import answer
+
+        return answer(query)
+
+
+GAME = register(
+    MetroGame(
+        kind="metro",
+        name="Metro",
+        description="Lay track tiles so your stations' routes run long, or end in the centre.",
+        players=(2, 6),
+        colours=COLOURS,
+        options=(
+            Option("players", "int", 2, "Players", minimum=2, maximum=6),
+            Option("rotation", "bool", False, "Rotation", "tiles may be turned"),
+            Option("online", "bool", False, "Online rules", "extend your own routes"),
+            Option(
+                "hand_size",
+                "choice",
+                1,
+                "Hand size",
+                "tiles in hand",
+                choices=((1, "1"), (2, "2"), (3, "3")),
+            ),
+        ),  # fmt: skip
+        order=0,
+        web_dir=Path(__file__).parent / "web",
+    )
+)
+
+__all__ = [
+    "CODES",
+    "DRAW",
+    "GAME",
+    "INDEX",
+    "MetroMove",
+    "MetroRules",
+    "MetroState",
+    "Placement",
+    "move_text",
+]

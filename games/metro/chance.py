@@ -1,7 +1,8 @@
 """The public chance model (RULES.md §5): which tiles a seat has not seen, and sampled worlds.
 
 An AI sees only its seat's view. To search, it deals the unseen tiles at random into the
-opponents' hands and the deck (a *determinization*), once per iteration.
+opponents' hands and the deck (a *determinization*), once per iteration: `MetroWorlds`, the game's
+one information-set sampler (`Game.world_sampler`).
 """
 
 from __future__ import annotations
@@ -57,28 +58,41 @@ def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> M
     return state
 
 
-def redeal(state: MetroState, seat: int, rng: random.Random) -> MetroState:
-    """A copy of `state` with every tile `seat` cannot see dealt anew: the other hands, the
-    undrawn deck and another seat's pending drawn tile. Cheap enough to call per search
-    iteration on a world built once by `world_from_view`."""
-    world = state.copy()
-    hidden = world.deck[world.deck_pos :]
-    for s, hand in enumerate(world.hands):
-        if s != seat:
-            hidden.extend(hand)
-    other_draw = world.drawn >= 0 and world.seat != seat
-    if other_draw:
-        hidden.append(world.drawn)
-    rng.shuffle(hidden)
-    for s, hand in enumerate(world.hands):
-        if s != seat and hand:
-            world.hands[s] = tuple(hidden[-len(hand) :])
-            del hidden[-len(hand) :]
-    if other_draw:
-        world.drawn = hidden.pop()
-    world.deck = hidden
-    world.deck_pos = 0
-    return world
+class MetroWorlds:
+    """The worlds one seat cannot tell apart (its information set), built from its view.
+
+    The board is replayed once, here; `sample` then deals the unseen tiles anew into the other
+    hands, another seat's pending drawn tile and the deck: one determinization per call, cheap
+    enough for every search iteration."""
+
+    __slots__ = ("base", "hand_counts", "other_drawing", "pool", "seat")
+
+    def __init__(self, view: Mapping[str, Any], seat: int) -> None:
+        self.seat = seat
+        self.base = world_from_view(view, seat, random.Random(0))
+        self.pool = tuple(
+            sorted(INDEX[code] for code, n in view["unseen"].items() for _ in range(n))
+        )
+        seats = sorted(view["seats"], key=lambda s: int(s["seat"]))
+        self.hand_counts = tuple(0 if s["seat"] == seat else int(s["hand_count"]) for s in seats)
+        self.other_drawing = self.base.drawn >= 0 and not view.get("drawn")
+
+    def sample(self, rng: random.Random) -> MetroState:
+        state = self.base.copy()
+        rand = rng.random
+        pool = sorted(self.pool, key=lambda _: rand())  # a uniform shuffle, faster than shuffle()
+        hands = list(state.hands)
+        for i, count in enumerate(self.hand_counts):
+            if i != self.seat:
+                hands[i] = tuple(pool[len(pool) - count :]) if count else ()
+                del pool[len(pool) - count :]
+        state.hands = hands
+        if self.other_drawing:
+            state.drawn = pool.pop()
+        state.deck = pool
+        state.deck_pos = 0
+        state.seed = rng.getrandbits(32)
+        return state
 
 
 def draw_outcomes(state: MetroState, seat: int) -> list[tuple[str, float]]:

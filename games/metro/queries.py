@@ -6,16 +6,16 @@ board before it; no hands or deck are involved, only the set's copy counts.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from games.errors import GameError, InvalidMoveError
+from games.metro.moves import move_text
 from games.metro.options import MetroRules
 from games.metro.placement import squares_of
 from games.metro.record import replay
-from games.metro.state import TILE_COUNT, MetroState, move_text
+from games.metro.state import TILE_COUNT, MetroState
 from games.metro.tiles import INDEX, ROTATIONS, SET_COUNTER, Placement, check_code
 
 
@@ -142,18 +142,11 @@ def answer(query: Any) -> dict[str, Any]:
     if not isinstance(query, Mapping):
         return {"error": "a query must be a JSON object with an 'op'"}
     op = query.get("op")
+    if query.get("game", "metro") != "metro":
+        return {"error": f"this is Metro's query door, not {query.get('game')!r}'s"}
     if op not in OPS:
         return {"error": f"unknown op {op!r}; known: {', '.join(OPS)}"}
     try:
         return OPS[op](query)
     except GameError as err:
         return {"error": str(err)}
-
-
-def answer_line(line: str) -> str:
-    """One line of JSON in, one line of JSON out."""
-    try:
-        query = json.loads(line)
-    except ValueError as err:
-        return json.dumps({"error": f"not valid JSON: {err}"})
-    return json.dumps(answer(query))

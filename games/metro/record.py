@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.errors import GameError, RecordError
+from games.metro.moves import move_text
 from games.metro.options import MetroRules
-from games.metro.state import MetroState, move_text
+from games.metro.state import MetroState
 from games.metro.tiles import CODES, INDEX, SET_COUNTER
 
 FORMAT = "metro-record/1"

@@ -1,8 +1,9 @@
 """The state of one Metro game (RULES.md §4-§7) and the two doors into it.
 
-`apply(move)` is the fast, unchecked door for search: moves are ints (`tile * 64 + square`, or
-DRAW) that came from `legal_moves()`. `play(seat, move_dict)` is the checked door for untrusted
-input: it parses, names the rule a refused move breaks, and leaves the state untouched then.
+The fast, unchecked door for search is `legal_moves(seat)` / `apply(seat, move)` with the typed
+moves of moves.py (inside, `legal_codes()` / `apply_code(code)` on their integer codes).
+`play(seat, move_dict)` is the checked door for untrusted input: it parses, names the rule a
+refused move breaks, and leaves the state untouched then.
 
 The state is plain data. Lists are copied on `copy()`; the deck list and the history (a chain
 of tuples) are never mutated in place, so copies share them.
@@ -14,8 +15,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError
-from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP, row_col
+from games.base import Outcome
+from games.errors import IllegalMoveError, NotYourTurnError
+from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP
+from games.metro.moves import DRAW, MOVES, MetroMove, move_text
 from games.metro.options import MetroRules
 from games.metro.placement import (
     INITIAL_FRONTIER,
@@ -25,7 +28,6 @@ from games.metro.placement import (
 )
 from games.metro.tiles import CODES, EXIT, INDEX, ROTATION_CLASS, ROTATIONS, TILE_SET, Placement
 
-DRAW = 24 * 64  # the move "draw the top tile"; every placement move is below it
 TILE_COUNT = len(TILE_SET)
 
 OPEN, ENDS_AT_EDGE, ENDS_IN_CENTRE = 0, 1, 2
@@ -33,15 +35,6 @@ END_NAMES = ("open", "edge", "centre")
 
 # One history entry per placement: (seat, move, physical tile, came from a draw, redeck or None).
 HistoryEntry = tuple[int, int, int, bool, "tuple[int, ...] | None"]
-
-
-def move_text(move: int) -> str:
-    """The notation of a move int: a placement (§8) or "draw"."""
-    if move == DRAW:
-        return "draw"
-    t, sq = divmod(move, 64)
-    r, c = row_col(sq)
-    return f"{CODES[t]}{r}{c}"
 
 
 class MetroState:
@@ -53,6 +46,7 @@ class MetroState:
         "deck0",
         "deck_pos",
         "drawn",
+        "draws",
         "ends",
         "frontier",
         "hands",
@@ -89,6 +83,7 @@ class MetroState:
     hands: list[tuple[int, ...]]
     seat: int
     drawn: int
+    draws: int
     placed: int
     out: list[bool]
     history: tuple[Any, HistoryEntry] | None
@@ -125,6 +120,7 @@ class MetroState:
         s.hands = [() for _ in range(n)]
         s.seat = 0
         s.drawn = -1
+        s.draws = 0
         s.placed = 0
         s.out = [False] * n
         s.history = None
@@ -169,6 +165,7 @@ class MetroState:
         s.hands = self.hands[:]
         s.seat = self.seat
         s.drawn = self.drawn
+        s.draws = self.draws
         s.placed = self.placed
         s.out = self.out[:]
         s.history = self.history
@@ -210,24 +207,43 @@ class MetroState:
         who = self.seat if seat is None else seat
         return legal_masks(self.frontier, tile, self.rules.rotation, self.extend_mask(who))
 
-    def legal_moves(self) -> list[int]:
-        """Every legal move of the seat to move, as ints (placements, then DRAW)."""
+    def to_move(self) -> tuple[int, ...]:
+        return () if self.seat < 0 else (self.seat,)
+
+    @property
+    def turn_number(self) -> int:
+        """Moves made so far, draws included: every move changes what everyone sees."""
+        return self.placed + self.draws
+
+    def outcome(self) -> Outcome | None:
+        return Outcome.from_scores(self.scores) if self.seat < 0 else None
+
+    def _tiles_to_place(self) -> tuple[int, ...]:
+        """The physical tiles the seat to move may place, one per distinct set of placements:
+        the drawn tile alone; else the hand, without repeats (under `rotation`, tiles that are
+        turns of one another have the same placements and count once). The one source of
+        "which moves are legal" for both `legal_codes` and `random_move`."""
+        if self.drawn >= 0:
+            return (self.drawn,)
+        hand = self.hands[self.seat]
+        if len(hand) < 2:
+            return hand
+        if self.rules.rotation:
+            by_shape: dict[int, int] = {}
+            for t in hand:
+                by_shape.setdefault(ROTATION_CLASS[t], t)
+            return tuple(by_shape.values())
+        return tuple(dict.fromkeys(hand))
+
+    def legal_codes(self) -> list[int]:
+        """Every legal move of the seat to move, as codes (placements, then DRAW)."""
         if self.seat < 0:
             return []
-        if self.drawn >= 0:
-            tiles: tuple[int, ...] = (self.drawn,)
-        elif self.rules.rotation:
-            # Tiles that are orientations of one another have the same placements: list once.
-            by_shape: dict[int, int] = {}
-            for t in self.hands[self.seat]:
-                by_shape.setdefault(ROTATION_CLASS[t], t)
-            tiles = tuple(by_shape.values())
-        else:
-            tiles = tuple(dict.fromkeys(self.hands[self.seat]))
         extend = self.extend_mask(self.seat)
+        rotation = self.rules.rotation
         moves: list[int] = []
-        for tile in tiles:
-            for t, mask in legal_masks(self.frontier, tile, self.rules.rotation, extend):
+        for tile in self._tiles_to_place():
+            for t, mask in legal_masks(self.frontier, tile, rotation, extend):
                 base = t * 64
                 while mask:
                     low = mask & -mask
@@ -237,13 +253,82 @@ class MetroState:
             moves.append(DRAW)
         return moves
 
+    def legal_moves(self, seat: int) -> list[MetroMove]:
+        if seat != self.seat:
+            return []
+        return [MOVES[c] for c in self.legal_codes()]
+
+    def random_code(self, rand: Any) -> int:
+        """A uniformly random legal move code of the seat to move, without listing them all:
+        count the squares of each placement mask and pick the k-th set bit."""
+        extend = self.extend_mask(self.seat)
+        rotation = self.rules.rotation
+        options = []
+        total = 0
+        for tile in self._tiles_to_place():
+            for oriented, mask in legal_masks(self.frontier, tile, rotation, extend):
+                count = mask.bit_count()
+                options.append((oriented, mask, count))
+                total += count
+        can_draw = self.drawn < 0 and self.deck_pos < len(self.deck)
+        pick = int(rand() * (total + can_draw))
+        if pick >= total:
+            return DRAW
+        for oriented, mask, count in options:
+            if pick < count:
+                for _ in range(pick):
+                    mask &= mask - 1  # drop the lowest set square
+                return oriented * 64 + (mask & -mask).bit_length() - 1
+            pick -= count
+        raise AssertionError("unreachable: pick < total")
+
+    def random_move(self, seat: int, rand: Any) -> MetroMove:
+        return MOVES[self.random_code(rand)]
+
+    # ---- chance -----------------------------------------------------------------------------
+
+    def chance_outcomes(self, seat: int) -> list[tuple[str, float]]:
+        """The next tile off the deck as `seat` sees it: every tile it has not seen is as
+        likely as its count (RULES.md §5). [] when the deck is empty."""
+        from games.metro.chance import draw_outcomes
+
+        return draw_outcomes(self, seat)
+
+    def force_chance(self, outcome: Any) -> None:
+        """Put a tile of code `outcome` on top of the deck, swapping it with the top tile from
+        wherever it is hidden (deeper in the deck, or another seat's hand)."""
+        tile = INDEX[outcome]
+        if self.deck_pos >= len(self.deck) or self.deck[self.deck_pos] == tile:
+            return
+        deck = self.deck[:]  # shared with copies: never changed in place
+        top = deck[self.deck_pos]
+        if tile in deck[self.deck_pos :]:
+            at = deck.index(tile, self.deck_pos)
+            deck[at], deck[self.deck_pos] = top, tile
+        else:
+            for s, hand in enumerate(self.hands):
+                if s != self.seat and tile in hand:
+                    held = list(hand)
+                    held[held.index(tile)] = top
+                    self.hands[s] = tuple(held)
+                    deck[self.deck_pos] = tile
+                    break
+            else:
+                raise ValueError(f"no hidden {outcome} to draw")
+        self.deck = deck
+
     # ---- the fast door ----------------------------------------------------------------------
 
-    def apply(self, move: int) -> None:
-        """Apply a move from `legal_moves()` without checking it (search only)."""
+    def apply(self, seat: int, move: MetroMove) -> None:
+        """Apply a move from `legal_moves(seat)` without checking it (search only)."""
+        self.apply_code(move.code)
+
+    def apply_code(self, move: int) -> None:
+        """Apply a move code from `legal_codes()` without checking it."""
         if move == DRAW:
             self.drawn = self.deck[self.deck_pos]
             self.deck_pos += 1
+            self.draws += 1
             return
         tile, sq = divmod(move, 64)
         seat = self.seat
@@ -354,23 +439,8 @@ class MetroState:
     # ---- the checked door -------------------------------------------------------------------
 
     def parse_move(self, move: Mapping[str, Any]) -> int:
-        """Read an API move dict into a move int, or raise InvalidMoveError."""
-        if not isinstance(move, Mapping):
-            raise InvalidMoveError("a move must be a JSON object with an 'action'", "move")
-        action = move.get("action")
-        if action == "draw":
-            return DRAW
-        if action != "place":
-            raise InvalidMoveError(
-                f"unknown action {action!r}; expected 'place' or 'draw'", "action"
-            )
-        try:
-            p = Placement.parse(move.get("placement"))
-        except InvalidMoveError as err:
-            raise InvalidMoveError(str(err), "placement") from None
-        if not p.on_board:
-            raise IllegalMoveError(f"square ({p.row},{p.col}) is off the board", "RULES.md §6(a)")
-        return p.tile_index * 64 + p.square
+        """Read an API move dict into a move code, or raise InvalidMoveError."""
+        return MetroMove.parse(move).code
 
     def check(self, seat: int, move: int) -> None:
         """Raise the error that says why `seat` may not make `move` now; return if it may."""
@@ -422,7 +492,7 @@ class MetroState:
         was_out = self.out[:]
         from_draw = self.drawn >= 0
         reshuffles = self.reshuffles
-        self.apply(m)
+        self.apply_code(m)
         event: dict[str, Any] = {"seat": seat, "action": "draw" if m == DRAW else "place"}
         if m != DRAW:
             event["placement"] = move_text(m)
@@ -448,6 +518,7 @@ class MetroState:
             event["reshuffled"] = True
         event.update(
             turn=self.current_seat,
+            to_move=list(self.to_move()),
             scores=self.scores[:],
             status="over" if self.is_over else "playing",
             deck_count=self.deck_count,
@@ -532,6 +603,7 @@ class MetroState:
         s.drawn = INDEX[data["drawn"]] if data["drawn"] is not None else -1
         s.out = [bool(x) for x in data["out"]]
         s.reshuffles = int(data["reshuffles"])
+        s.draws = sum(1 for *_, from_draw, _redeck in data["history"] if from_draw) + (s.drawn >= 0)
         return s
 
     # ---- views, records (thin wrappers so the state meets games.base.GameState) -------------
@@ -545,14 +617,6 @@ class MetroState:
         from games.metro.record import export
 
         return export(self)
-
-    def legal_moves_json(self, seat: int) -> list[dict[str, Any]]:
-        if seat != self.seat:
-            return []
-        return [
-            {"action": "draw"} if m == DRAW else {"action": "place", "placement": move_text(m)}
-            for m in self.legal_moves()
-        ]
 
     def __repr__(self) -> str:
         return (

@@ -11,8 +11,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from games.metro.board import COLOURS, STATIONS_OF
+from games.metro.moves import move_text
 from games.metro.routes import points, trace
-from games.metro.state import move_text
 from games.metro.tiles import CODES, SET_COUNTER
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
             for i in range(n)
         ],
         "turn": state.current_seat,
+        "to_move": list(state.to_move()),
         "deck_count": state.deck_count,
         "board": [move_text(entry[1]) for entry in entries],
         # The set tile each placement used (differs from the code only under `rotation`).

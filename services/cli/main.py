@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 def rules_main(stdin=sys.stdin, stdout=sys.stdout) -> int:  # type: ignore[no-untyped-def]
     """Answer RULES.md §10 queries: one JSON object per input line, one answer per line."""
-    from games.metro.queries import answer_line
+    from games.queries import answer_line
 
     for line in stdin:
         if not line.strip():
@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="metro", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("rules", help="answer JSON-lines position queries on stdin (RULES.md §10)")
+    sub.add_parser("rules", help="answer JSON-lines position queries on stdin (each game's rules file)")
     sub.add_parser("up", help="run the whole stack: Redis, engine, AI, gateway", add_help=False)
     sub.add_parser("arena", help="play AI players against each other", add_help=False)
     if args and args[0] in ("up", "arena"):

@@ -27,9 +27,8 @@ def playthrough(rules: dict[str, Any], seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     turns = []
     while not state.is_over:
-        seat = state.current_seat
-        assert seat is not None
-        legal = state.legal_moves_json(seat)
+        (seat,) = state.to_move()
+        legal = [m.to_json() for m in state.legal_moves(seat)]
         move = legal[rng.randrange(len(legal))]
         event = state.play(seat, move)
         turns.append({"seat": seat, "legal": len(legal), "move": move, "event": event})

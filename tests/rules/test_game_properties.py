@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.metro.chance import draw_outcomes, redeal, world_from_view
+from games.metro.chance import MetroWorlds, draw_outcomes, world_from_view
+from games.metro.moves import DRAW, MetroMove
 from games.metro.options import MetroRules
 from games.metro.routes import points, trace
-from games.metro.state import DRAW, OPEN, MetroState
+from games.metro.state import OPEN, MetroState
 from games.metro.tiles import CODES
 
 METRO = games.get("metro")
@@ -34,7 +35,7 @@ def random_game(rules: MetroRules, seed: int, each_turn=None) -> MetroState:  # 
     while not state.is_over:
         if each_turn is not None:
             each_turn(state)
-        state.apply(rng.choice(state.legal_moves()))
+        state.apply_code(rng.choice(state.legal_codes()))
     return state
 
 
@@ -45,7 +46,7 @@ def advanced(rules: MetroRules, seed: int, stop: int) -> tuple[MetroState, rando
     for _ in range(stop):
         if state.is_over:
             break
-        state.apply(rng.choice(state.legal_moves()))
+        state.apply_code(rng.choice(state.legal_codes()))
     return state, rng
 
 
@@ -68,7 +69,7 @@ def test_every_tile_always_has_a_legal_placement(rules: MetroRules, seed: int) -
     def check(state: MetroState) -> None:
         for tile in range(len(CODES)):
             assert any(mask for _, mask in state.placements_for(tile)), CODES[tile]
-        assert state.legal_moves()
+        assert state.legal_codes()
 
     random_game(rules, seed, check)
 
@@ -115,7 +116,7 @@ def test_state_serialisation_round_trips_mid_game(rules: MetroRules, seed: int, 
     data = json.loads(json.dumps(state.to_dict()))
     restored = METRO.state_from_dict(data)
     assert restored.to_dict() == state.to_dict()
-    assert restored.legal_moves() == state.legal_moves()
+    assert restored.legal_codes() == state.legal_codes()
     assert restored.scores == state.scores and restored.frontier == state.frontier
 
 
@@ -175,9 +176,9 @@ def test_copy_then_apply_leaves_the_original_untouched(
         for _ in range(5):
             if child.is_over:
                 break
-            child.apply(rng.choice(child.legal_moves()))
+            child.apply_code(rng.choice(child.legal_codes()))
         assert json.dumps(state.to_dict()) == before
-        state.apply(rng.choice(state.legal_moves()))
+        state.apply_code(rng.choice(state.legal_codes()))
 
 
 @settings(max_examples=30, deadline=None)
@@ -188,13 +189,12 @@ def test_every_legal_move_passes_the_checked_door(rules: MetroRules, seed: int, 
     for _ in range(stop):
         if state.is_over:
             return
-        seat = state.current_seat
-        assert seat is not None
-        for move in state.legal_moves_json(seat):
-            state.copy().play(seat, move)
+        (seat,) = state.to_move()
+        for move in state.legal_moves(seat):
+            state.copy().play(seat, move.to_json())
         others = [s for s in range(rules.players) if s != seat]
-        assert all(state.legal_moves_json(s) == [] for s in others)
-        state.apply(rng.choice(state.legal_moves()))
+        assert all(state.legal_moves(s) == [] for s in others)
+        state.apply_code(rng.choice(state.legal_codes()))
 
 
 @settings(max_examples=30, deadline=None)
@@ -207,21 +207,23 @@ def test_sampled_worlds_agree_with_the_view(rules: MetroRules, seed: int, stop: 
     view = state.view(seat)
     world = world_from_view(view, seat, rng)
     assert world.scores == state.scores
-    assert world.legal_moves() == state.legal_moves()
+    assert world.legal_codes() == state.legal_codes()
     assert world.deck_count == state.deck_count
     assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
     mine = world.view(seat)
     for key in ("board", "hand", "drawn", "routes", "unseen", "turn", "deck_count", "seats"):
         assert mine[key] == view[key], key
-    assert DRAW not in world.legal_moves() or world.deck_count > 0
+    assert DRAW not in world.legal_codes() or world.deck_count > 0
 
 
 @settings(max_examples=30, deadline=None)
 @given(rules_strategy, seeds, st.integers(0, 50))
-def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int, stop: int) -> None:
+def test_sampled_worlds_keep_the_seats_view_and_the_tiles(
+    rules: MetroRules, seed: int, stop: int
+) -> None:
     state, rng = advanced(rules, seed, stop)
     for seat in range(rules.players):
-        world = redeal(state, seat, rng)
+        world = MetroWorlds(state.view(seat), seat).sample(rng)
         assert world.view(seat) == state.view(seat)
 
         def tiles(s: MetroState) -> list[int]:
@@ -229,7 +231,7 @@ def test_redeal_keeps_the_seats_view_and_the_tiles(rules: MetroRules, seed: int,
             return sorted(held + ([s.drawn] if s.drawn >= 0 else []))
 
         assert tiles(world) == tiles(state)
-        assert world.legal_moves() == state.legal_moves() or seat != state.seat
+        assert world.legal_codes() == state.legal_codes() or seat != state.seat
 
 
 @settings(max_examples=30, deadline=None)
@@ -246,3 +248,22 @@ def test_draw_outcomes_are_the_seats_unseen_tiles(rules: MetroRules, seed: int, 
         assert [c for c, _ in outcomes] == sorted(counts)
         # The real top of the deck is always among the outcomes the seat considers possible.
         assert CODES[state.deck[state.deck_pos]] in dict(outcomes)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules_strategy, seeds, st.integers(0, 50))
+def test_forcing_a_chance_outcome_draws_it_and_keeps_the_view(
+    rules: MetroRules, seed: int, stop: int
+) -> None:
+    state, rng = advanced(rules, seed, stop)
+    if state.is_over or state.drawn >= 0 or state.deck_count == 0:
+        return
+    (seat,) = state.to_move()
+    outcomes = state.chance_outcomes(seat)
+    assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+    for code, _ in outcomes:
+        world = MetroWorlds(state.view(seat), seat).sample(rng)
+        world.force_chance(code)
+        assert world.view(seat) == state.view(seat)
+        world.apply(seat, MetroMove.parse({"action": "draw"}))
+        assert CODES[world.drawn] == code

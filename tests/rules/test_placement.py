@@ -6,9 +6,10 @@ import pytest
 
 from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError, RulesError
 from games.metro.board import BORDER_MASK, square
+from games.metro.moves import DRAW
 from games.metro.options import MetroRules
 from games.metro.placement import OK_MASK, legal_masks, squares_of
-from games.metro.state import DRAW, MetroState
+from games.metro.state import MetroState
 from games.metro.tiles import INDEX
 
 DDDD = INDEX["dddd"]
@@ -94,11 +95,11 @@ def test_draw_then_place_exactly_the_drawn_tile() -> None:
     state.deck = [*state.deck[: state.deck_pos], INDEX["cccc"], *state.deck[state.deck_pos :]]
     event = state.play(0, {"action": "draw"})
     assert event == {
-        "seat": 0, "action": "draw", "turn": 0, "scores": [0, 0], "status": "playing",
-        "deck_count": state.deck_count,
+        "seat": 0, "action": "draw", "turn": 0, "to_move": [0], "scores": [0, 0],
+        "status": "playing", "deck_count": state.deck_count,
     }  # fmt: skip
     assert "cccc" not in str(event)
-    assert state.legal_moves() and all(m // 64 == INDEX["cccc"] for m in state.legal_moves())
+    assert state.legal_codes() and all(m // 64 == INDEX["cccc"] for m in state.legal_codes())
     with pytest.raises(IllegalMoveError, match="you drew cccc"):
         state.play(0, {"action": "place", "placement": "aaaa01"})
     with pytest.raises(IllegalMoveError, match="already drew"):
@@ -111,14 +112,14 @@ def test_draw_then_place_exactly_the_drawn_tile() -> None:
 
 def test_draw_needs_a_deck() -> None:
     state = state_with_hand(["aaaa"], deck_extra=0)
-    assert DRAW not in state.legal_moves()
+    assert DRAW not in state.legal_codes()
     with pytest.raises(IllegalMoveError, match="deck is empty"):
         state.play(0, {"action": "draw"})
 
 
 def test_rotation_variant_offers_every_orientation() -> None:
     state = state_with_hand(["aacb"], MetroRules(rotation=True))
-    codes = {m // 64 for m in state.legal_moves() if m != DRAW}
+    codes = {m // 64 for m in state.legal_codes() if m != DRAW}
     assert len(codes) == 4  # aacb has four distinct orientations
     state.play(0, {"action": "place", "placement": "acba01"})  # one of its rotations
     assert state.hands[0] != (INDEX["aacb"],)
@@ -152,7 +153,7 @@ def test_unknown_rule_options_are_named() -> None:
 
 def test_rotation_lists_each_placement_once_when_hand_tiles_are_rotations_of_each_other() -> None:
     state = state_with_hand(["aacb", "baac"], MetroRules(rotation=True, hand_size=2))
-    moves = state.legal_moves()
+    moves = state.legal_codes()
     assert len(moves) == len(set(moves))
     assert {m // 64 for m in moves if m != DRAW} == {
         INDEX[c] for c in ("aacb", "acba", "cbaa", "baac")

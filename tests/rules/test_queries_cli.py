@@ -32,7 +32,7 @@ def played_sequence(n: int, seed: int = 1) -> str:
     state = games.get("metro").new_state({}, seed)
     rng = random.Random(seed)
     for _ in range(n):
-        state.apply(rng.choice([m for m in state.legal_moves() if m < 24 * 64]))
+        state.apply_code(rng.choice([m for m in state.legal_codes() if m < 24 * 64]))
     return "".join(state.board_placements())
 
 
@@ -92,7 +92,7 @@ def test_score_and_replay_agree_with_the_engine_of_rules() -> None:
     state = games.get("metro").new_state({"players": 3}, 9)
     rng = random.Random(9)
     while not state.is_over:
-        state.apply(rng.choice(state.legal_moves()))
+        state.apply_code(rng.choice(state.legal_codes()))
     record = state.record()
     assert answer({"op": "replay", "record": record}) == {"scores": state.scores}
     seq = "".join(state.board_placements())

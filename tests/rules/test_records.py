@@ -19,7 +19,7 @@ def finished(rules: MetroRules, seed: int = 3) -> MetroState:
     state = METRO.new_state(rules.to_dict(), seed)
     rng = random.Random(seed)
     while not state.is_over:
-        state.apply(rng.choice(state.legal_moves()))
+        state.apply_code(rng.choice(state.legal_codes()))
     return state
 
 
