@@ -72,7 +72,7 @@ GAME = register(
                 "tiles in hand",
                 choices=((1, "1"), (2, "2"), (3, "3")),
             ),
-        ),  # fmt: skip
+        ),
         order=0,
         web_dir=Path(__file__).parent / "web",
     )
