@@ -1,10 +1,13 @@
-"""`metro arena`: AI tournaments on seeded games, with a progress bar, a table and JSON.
+"""`metro arena`: AI tournaments on seeded games of any kind, with a progress bar, a table and JSON.
 
-    metro arena hard greedy --games 200 --jobs 2 --json out.json
+    metro arena hard medium --games 200 --jobs 2 --json out.json
     metro arena medium random easy --hand-size 2 --games 30
+    metro arena hard medium random --game <kind> --players 1 --games 40
 
 Entrants are levels (docs/ai.md), optionally with a time budget: `hard:500`. The number of
-entrants is the number of players. The progress bar goes to stderr, the table to stdout.
+entrants is the number of players; with `--players 1` (and for a game only played alone) every
+entrant plays every deal alone and the table compares mean scores. The game's own options are
+flags (`--game <kind> --help` lists them). The progress bar goes to stderr, the table to stdout.
 """
 
 from __future__ import annotations
@@ -17,24 +20,56 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+import games
+from games.base import Game
+from games.errors import GameError
 from services.ai.players.levels import UnknownLevelError, parse_spec
 from services.ai.tournament import entrant_names, run, summarise, tasks
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+def _pick_game(argv: Sequence[str]) -> Game:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", default="")
+    known, _ = pre.parse_known_args(list(argv))
+    return games.get(known.game) if known.game else games.default()
+
+
+def parse_args(argv: Sequence[str], game: Game) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="metro arena", description=__doc__.split("\n\n")[0])
-    p.add_argument("entrants", nargs="+", help="levels, one per seat (2-6), e.g. hard greedy")
+    p.add_argument("entrants", nargs="+", help="levels, one per seat, e.g. hard medium")
+    p.add_argument("--game", default=game.kind, choices=games.kinds(),
+                   help=f"the game (default {games.default().kind})")  # fmt: skip
+    p.add_argument("--players", type=int, default=0, help="seats: the number of entrants "
+                   "(default), or 1: every entrant plays every deal alone")  # fmt: skip
     p.add_argument("--games", type=int, default=20, help="games to play (rounded up to whole "
                    "seat rotations; default 20)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: up to 2)")  # fmt: skip
-    p.add_argument("--rotation", action="store_true", help="rotation variant")
-    p.add_argument("--hand-size", type=int, default=1, choices=(1, 2, 3))
-    p.add_argument("--online", action="store_true", help="online (Hungarian) variant")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': stdout)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p.parse_args(list(argv))
+    options = p.add_argument_group(f"{game.name} options")
+    for opt in game.options:
+        if opt.name == "players":
+            continue
+        flag = "--" + opt.name.replace("_", "-")
+        text = f"{opt.label}: {opt.help}" if opt.help else opt.label
+        if opt.kind == "bool":
+            options.add_argument(flag, dest=opt.name, action=argparse.BooleanOptionalAction,
+                                 default=None, help=text)  # fmt: skip
+        elif opt.kind == "choice":
+            values = [v for v, _ in opt.choices]
+            options.add_argument(flag, dest=opt.name, type=type(opt.default), choices=values,
+                                 default=None, help=text)  # fmt: skip
+        else:
+            options.add_argument(flag, dest=opt.name, type=int, default=None, help=text)
+    args = p.parse_args(list(argv))
+    args.rules = {
+        opt.name: getattr(args, opt.name)
+        for opt in game.options
+        if opt.name != "players" and getattr(args, opt.name) is not None
+    }
+    return args
 
 
 class ProgressBar:
@@ -51,10 +86,19 @@ class ProgressBar:
         elapsed = time.monotonic() - self.start
         left = elapsed / done * (total - done)
         wins = [0.0] * len(self.names)
+        scores: list[list[float]] = [[] for _ in self.names]
         for r in results:
             for k in r["winners"]:
                 wins[r["entrants"][k]] += 1 / len(r["winners"])
-        rates = " ".join(f"{n} {w / done:.0%}" for n, w in zip(self.names, wins, strict=True))
+            for seat, e in enumerate(r["entrants"]):
+                scores[e].append(r["scores"][seat])
+        if all(len(r["scores"]) == 1 for r in results):  # solo: mean scores
+            rates = " ".join(
+                f"{n} {sum(s) / len(s):.1f}" if s else f"{n} -"
+                for n, s in zip(self.names, scores, strict=True)
+            )
+        else:
+            rates = " ".join(f"{n} {w / done:.0%}" for n, w in zip(self.names, wins, strict=True))
         self.stream.write(
             f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} games | {rates} | "
             f"{elapsed:.0f}s, ~{left:.0f}s left "
@@ -65,29 +109,50 @@ class ProgressBar:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("entrant", "games", "wins", "win %", "95% CI", "mean score", "margin", "ms/move")
-    lines = [
-        (
-            r["entrant"],
-            str(r["games"]),
-            f"{r['wins']:g}",
-            f"{100 * r['win_rate']:.1f}",
-            f"{100 * r['win_ci95'][0]:.1f}-{100 * r['win_ci95'][1]:.1f}",
-            f"{r['mean_score']:.1f} ± {r['score_ci95']:.1f}",
-            f"{r['mean_margin']:+.1f}",
-            f"{r['ms_per_move']:.1f}",
+    solo = bool(rows) and "wins" not in rows[0]
+    if solo:
+        head: tuple[str, ...] = ("entrant", "games", "mean score", "ms/move")
+    else:
+        head = ("entrant", "games", "wins", "win %", "95% CI", "mean score", "margin", "ms/move")
+    lines: list[tuple[str, ...]] = []
+    for r in rows:
+        score = f"{r['mean_score']:.1f} ± {r['score_ci95']:.1f}"
+        if solo:
+            lines.append((r["entrant"], str(r["games"]), score, f"{r['ms_per_move']:.1f}"))
+            continue
+        lines.append(
+            (
+                r["entrant"],
+                str(r["games"]),
+                f"{r['wins']:g}",
+                f"{100 * r['win_rate']:.1f}",
+                f"{100 * r['win_ci95'][0]:.1f}-{100 * r['win_ci95'][1]:.1f}",
+                score,
+                f"{r['mean_margin']:+.1f}",
+                f"{r['ms_per_move']:.1f}",
+            )
         )
-        for r in rows
-    ]
     widths = [max(len(x) for x in col) for col in zip(head, *lines, strict=True)]
     fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
     return "\n".join(fmt.format(*row) for row in (head, *lines))
 
 
 def main(argv: Sequence[str]) -> int:
-    args = parse_args(argv)
-    if not 2 <= len(args.entrants) <= 6:
-        print("metro arena: give 2-6 entrants (one per seat)", file=sys.stderr)
+    try:
+        game = _pick_game(argv)
+    except GameError as e:
+        print(f"metro arena: {e}", file=sys.stderr)
+        return 2
+    args = parse_args(argv, game)
+    low, high = game.players
+    solo = args.players == 1 or high == 1
+    n = 1 if solo else (args.players or len(args.entrants))
+    if solo and low > 1:
+        print(f"metro arena: {game.name} needs {low}-{high} players", file=sys.stderr)
+        return 2
+    if not solo and (n != len(args.entrants) or not low <= n <= high):
+        print(f"metro arena: give {max(2, low)}-{high} entrants for {game.name} (one per seat), "
+              "or --players 1 to compare entrants playing alone", file=sys.stderr)  # fmt: skip
         return 2
     try:
         for spec in args.entrants:
@@ -98,19 +163,20 @@ def main(argv: Sequence[str]) -> int:
     if args.games < 1:
         print("metro arena: --games must be at least 1", file=sys.stderr)
         return 2
-    rules = {
-        "players": len(args.entrants),
-        "rotation": args.rotation,
-        "hand_size": args.hand_size,
-        "online": args.online,
-    }
+    try:
+        rules = game.normalise_rules({**args.rules, "players": n})
+    except GameError as e:
+        print(f"metro arena: {e}", file=sys.stderr)
+        return 2
     names = entrant_names(args.entrants)
-    todo = tasks(args.entrants, rules, args.games, args.seed)
+    todo = tasks(args.entrants, rules, args.games, args.seed, game=game.kind, solo=solo)
     started = time.monotonic()
     results = run(todo, args.jobs, None if args.quiet else ProgressBar(names))
     rows = summarise(args.entrants, results)
     report = {
+        "game": game.kind,
         "rules": rules,
+        "solo": solo,
         "seed": args.seed,
         "games": len(results),
         "jobs": args.jobs,

@@ -25,7 +25,6 @@ from services.ai.players import DEFAULT_LEVEL, InfoSet, UnknownLevelError, level
 from services.ai.players.base import derive_seed
 from services.ai.search import Searcher
 from services.ai.suggest import ANSWER_MARGIN_S, ranked_legal
-from services.ai.views import move_message
 from services.common.grpc_util import ServiceError
 
 log = logging.getLogger("metro.ai.bot")
@@ -44,9 +43,10 @@ def worker_id(index: int) -> str:
     return f"{host}:{os.getpid()}:{index}"
 
 
-def bot_move_id(game_id: str, version: int) -> str:
-    """The same for every attempt at one turn, so the engine answers a retry, never applies it."""
-    return f"bot:{version}:{game_id}"[:64]
+def bot_move_id(game_id: str, version: int, seat: int) -> str:
+    """The same for every attempt at one job, so the engine answers a retry, never applies it
+    (several AI seats may move in one simultaneous turn: the seat is part of it)."""
+    return f"bot:{version}:{seat}:{game_id}"[:64]
 
 
 class BotWorker:
@@ -85,9 +85,6 @@ class BotWorker:
 
     async def play(self, turn: engine_pb2.BotTurn) -> None:
         started = time.perf_counter()
-        if turn.game and turn.game != "metro":
-            log.warning("job %s is a %r game; this worker plays metro only", turn.job_id, turn.game)
-            return
         try:
             level = level_for(turn.level)
         except UnknownLevelError:
@@ -95,7 +92,7 @@ class BotWorker:
             level = level_for(DEFAULT_LEVEL)
         try:
             position = await self.api.position(turn.game_id, self.token, turn.seat)
-            if position.version != turn.version or position.turn != turn.seat or not position.legal:
+            if turn.seat not in position.to_move or not position.legal:
                 await self._drop(turn, "the game moved on")
                 return
             info = InfoSet.from_view(position.view, turn.seat)
@@ -108,7 +105,7 @@ class BotWorker:
             move = ranked_legal(result.moves, position.legal)[0].move
             await self.api.apply(
                 self.token, turn.game_id, turn.seat, turn.version,
-                bot_move_id(turn.game_id, turn.version), move_message(move),
+                bot_move_id(turn.game_id, turn.version, turn.seat), move,
             )  # fmt: skip
         except grpc.aio.AioRpcError as err:
             if err.code() in DROP_CODES:
@@ -126,7 +123,7 @@ class BotWorker:
         log.info(
             "game %s v%d seat %d (%s, attempt %d): %s after %d iterations in %.0f ms",
             turn.game_id, turn.version, turn.seat, level.name, turn.attempt,
-            move_message(move).placement or "draw", result.iterations,
+            move.to_json(), result.iterations,
             (time.perf_counter() - started) * 1000,
         )  # fmt: skip
 

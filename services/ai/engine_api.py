@@ -7,13 +7,15 @@ ListLegalMoves for one seat, so it can know nothing that seat may not.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from metro.v1 import engine_pb2, engine_pb2_grpc, metro_pb2
+from metro.v1 import engine_pb2, engine_pb2_grpc
 
-from services.ai.views import move_int, view_dict
+import games
+from games.errors import GameError
 from services.common.grpc_util import ServiceError, aio_insecure_channel, bearer
 
 SNAPSHOT_TRIES = 3
@@ -28,9 +30,9 @@ class Position:
     game: str
     status: str
     seat: int | None  # the viewer's seat (None for a spectator)
-    turn: int | None
-    view: dict[str, Any]  # games/metro/view.py shape
-    legal: tuple[int, ...]  # the engine's legal moves, as ints, in the engine's order
+    to_move: tuple[int, ...]
+    view: dict[str, Any]  # the game's own view (its rules file), as the engine sent it
+    legal: tuple[Any, ...]  # the engine's legal moves as the game's move values, in its order
 
 
 class EngineApi:
@@ -58,15 +60,24 @@ class EngineApi:
                 self.stub.ListLegalMoves(legal_req, metadata=md, timeout=self.timeout_s),
             )
             if view.version == legal.version:
+                try:
+                    game = games.get(view.game)
+                    moves = tuple(game.parse_move(json.loads(m)) for m in legal.moves)
+                except (GameError, ValueError) as err:
+                    raise ServiceError(
+                        grpc.StatusCode.INTERNAL,
+                        f"the engine's legal moves do not parse: {err}",
+                        reason="internal",
+                    ) from err
                 return Position(
                     game_id=game_id,
                     version=view.version,
                     game=view.game,
                     status=view.status,
                     seat=view.seat if view.HasField("seat") else None,
-                    turn=view.turn if view.HasField("turn") else None,
-                    view=view_dict(view),
-                    legal=tuple(move_int(m.metro) for m in legal.moves),
+                    to_move=tuple(view.to_move),
+                    view=json.loads(view.json),
+                    legal=moves,
                 )
         raise ServiceError(
             grpc.StatusCode.ABORTED,
@@ -75,11 +86,15 @@ class EngineApi:
         )
 
     async def apply(
-        self, token: str, game_id: str, seat: int, version: int, move_id: str,
-        move: metro_pb2.MetroMove,
-    ) -> engine_pb2.GameView:  # fmt: skip
+        self, token: str, game_id: str, seat: int, version: int, move_id: str, move: Any
+    ) -> engine_pb2.GameView:
+        """Make `move` (a game's move value) for the AI seat; `version`: the job's."""
         request = engine_pb2.ApplyMoveRequest(
-            game_id=game_id, expected_version=version, move_id=move_id, seat=seat, metro=move
+            game_id=game_id,
+            expected_version=version,
+            move_id=move_id,
+            seat=seat,
+            move_json=json.dumps(move.to_json(), separators=(",", ":")),
         )
         return await self.stub.ApplyMove(request, metadata=bearer(token), timeout=self.timeout_s)
 

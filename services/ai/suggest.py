@@ -7,9 +7,11 @@ engine's own legal list for that seat at that version.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
+from typing import Any
 
 import grpc
 from metro.v1 import ai_pb2, ai_pb2_grpc
@@ -18,7 +20,6 @@ from services.ai.engine_api import EngineApi, Position
 from services.ai.players import InfoSet, Level, RankedMove, UnknownLevelError, level_for
 from services.ai.players.levels import check_budget
 from services.ai.search import Searcher
-from services.ai.views import move_message
 from services.common.auth import is_service_credential
 from services.common.grpc_util import REASON_KEY, ServiceError, bearer_token, invalid_argument
 
@@ -46,7 +47,7 @@ def search_budget(level: Level, budget_ms: int, spent_s: float, deadline_s: floa
     return None if left is None else max(left, 0.001)
 
 
-def ranked_legal(ranked: list[RankedMove], legal: tuple[int, ...]) -> list[RankedMove]:
+def ranked_legal(ranked: list[RankedMove], legal: tuple[Any, ...]) -> list[RankedMove]:
     """The search's ranking restricted to the engine's legal moves; any legal move the search
     did not rank (a disagreement with the rules core) follows, unvalued."""
     allowed = set(legal)
@@ -108,7 +109,11 @@ class AiService(ai_pb2_grpc.AiServicer):
             elapsed_ms=round((time.perf_counter() - started) * 1000),
         )
         for r in ranked[:limit]:
-            reply.suggestions.add(value=r.value, visits=r.visits, metro=move_message(r.move))
+            reply.suggestions.add(
+                value=r.value,
+                visits=r.visits,
+                move_json=json.dumps(r.move.to_json(), separators=(",", ":")),
+            )
         return reply
 
     def _check(
@@ -144,12 +149,6 @@ class AiService(ai_pb2_grpc.AiServicer):
 
     @staticmethod
     def _seat_to_move(position: Position, asked: int | None) -> int:
-        if position.game != "metro":
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the AI plays metro, not {position.game!r}",
-                reason="wrong_game",
-            )
         seat = position.seat if position.seat is not None else asked
         if seat is None:
             raise ServiceError(
@@ -159,6 +158,7 @@ class AiService(ai_pb2_grpc.AiServicer):
             )
         if position.status != "playing":
             raise not_your_turn(f"the game is {position.status}: seat {seat} has no move to make")
-        if position.turn != seat or not position.legal:
-            raise not_your_turn(f"it is seat {position.turn}'s turn, not seat {seat}'s")
+        if not position.legal:
+            waiting = ", ".join(str(s) for s in position.to_move) or "nobody"
+            raise not_your_turn(f"seat {seat} has no move to make now (to move: {waiting})")
         return seat

@@ -1,8 +1,10 @@
-"""Tournaments between AI players on seeded games, with the rules core only (no services).
+"""Tournaments between AI players on seeded games of any kind, with the rules core only.
 
-Each deal (a seeded shuffle) is played once per seat rotation, so every entrant plays every seat
-with the same tiles and luck evens out. Players get only their seat's information set, exactly
-as in the service. Games run in worker processes; results come back as plain dicts.
+Each deal (a seeded game) is played once per seat rotation, so every entrant plays every seat
+with the same luck. In a solo game (one seat) every entrant plays every deal alone instead, and
+what counts is its mean score. Players get only their seat's information set, exactly as in the
+service; in a simultaneous turn every seat to move decides on the same position, then the
+choices are applied in seat order. Games run in worker processes; results come back as dicts.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.metro import MetroRules, MetroState
-from services.ai.players.base import derive_seed
+import games
+from games.base import Game
+from services.ai.players.base import Player, derive_seed
 from services.ai.players.infoset import InfoSet
 from services.ai.players.levels import parse_spec
 
@@ -23,55 +26,84 @@ from services.ai.players.levels import parse_spec
 @dataclass(frozen=True, slots=True)
 class GameTask:
     specs: tuple[str, ...]  # entrants, as "level" or "level:budget_ms"
-    rules: dict[str, Any]
+    rules: dict[str, Any]  # the game's options, "players" included
     seed: int
     deal: int
-    rotation: int  # seat k is played by entrant (k + rotation) % players
+    rotation: int  # seat k is played by entrant (k + rotation) % entrants (solo: the entrant)
+    game: str = ""  # the game kind; "" for the registry's default game
+    solo: bool = False  # one seat, played by entrant `rotation`
+
+
+def game_of(kind: str) -> Game:
+    """The game called `kind`, or the default game for ""."""
+    return games.get(kind) if kind else games.default()
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game to the end; per seat: entrant, score, thinking time and moves."""
-    rules = MetroRules.parse(task.rules)
-    n = rules.players
+    game = game_of(task.game)
+    rules = game.normalise_rules(task.rules)
+    n = game.seat_count(rules)
     deal_seed = derive_seed(task.seed, task.deal)
-    state = MetroState.new(rules, deal_seed)
-    entrant_of = [(k + task.rotation) % n for k in range(n)]
-    players, budgets = [], []
-    for spec in task.specs:
-        level, budget = parse_spec(spec)
-        players.append(level.make())
-        budgets.append(budget)
+    state = game.new_state(rules, deal_seed)
+    if task.solo:
+        entrant_of = [task.rotation] * n
+    else:
+        entrant_of = [(k + task.rotation) % len(task.specs) for k in range(n)]
+    players: dict[int, tuple[Player, float | None]] = {}
+    for e in dict.fromkeys(entrant_of):
+        level, budget = parse_spec(task.specs[e])
+        players[e] = (level.make(), budget)
     think = [0.0] * n
     moves = [0] * n
     while not state.is_over:
-        seat = state.seat
-        e = entrant_of[seat]
-        t0 = time.perf_counter()
-        info = InfoSet.from_state(state, seat)
-        result = players[e].search(info, derive_seed(deal_seed, task.rotation, moves), budgets[e])
-        think[seat] += time.perf_counter() - t0
-        moves[seat] += 1
-        move = result.best
-        if move not in state.legal_moves():
-            raise RuntimeError(f"{task.specs[e]} chose an illegal move {move} in deal {task.deal}")
-        state.apply(move)
-    best = max(state.scores)
+        chosen = []
+        for seat in state.to_move():  # all decide on the same position, then all apply
+            player, budget = players[entrant_of[seat]]
+            t0 = time.perf_counter()
+            info = InfoSet.from_state(state, seat)
+            seed = derive_seed(deal_seed, task.rotation, seat, moves[seat])
+            result = player.search(info, seed, budget)
+            think[seat] += time.perf_counter() - t0
+            moves[seat] += 1
+            chosen.append((seat, result.best if result.moves else None))
+        for seat, move in chosen:
+            if move is None or move not in state.legal_moves(seat):
+                spec = task.specs[entrant_of[seat]]
+                raise RuntimeError(f"{spec} chose an illegal move {move!r} in deal {task.deal}")
+            state.apply(seat, move)
+    outcome = state.outcome()
+    assert outcome is not None
     return {
         "deal": task.deal,
         "rotation": task.rotation,
         "entrants": entrant_of,
-        "scores": state.scores[:],
-        "winners": [k for k, s in enumerate(state.scores) if s == best],
+        "scores": list(outcome.scores),
+        "winners": list(outcome.winners),
         "think_s": think,
         "moves": moves,
     }
 
 
-def tasks(specs: Sequence[str], rules: dict[str, Any], games: int, seed: int) -> list[GameTask]:
-    """`games` rounded up to whole rotations: each deal played once with each seat rotation."""
+def tasks(
+    specs: Sequence[str],
+    rules: Mapping[str, Any],
+    games: int,
+    seed: int,
+    game: str = "",
+    solo: bool = False,
+) -> list[GameTask]:
+    """`games` rounded up to whole rotations: each deal played once with each seat rotation
+    (solo: once by each entrant). `rules` are the game's options; "players" defaults to the
+    number of entrants (1 when solo)."""
     n = len(specs)
     deals = max(1, math.ceil(games / n))
-    return [GameTask(tuple(specs), dict(rules), seed, d, r) for d in range(deals) for r in range(n)]
+    full = {**rules, "players": 1 if solo else rules.get("players", n)}
+    return [
+        GameTask(tuple(specs), dict(full), seed, d, r, game, solo)
+        for d in range(deals)
+        for r in range(n)
+    ]
 
 
 def run(
@@ -135,36 +167,41 @@ def entrant_names(specs: Sequence[str]) -> list[str]:
 
 
 def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per entrant: wins (a shared win counts 1/k), win rate with its interval, mean score with
-    its interval, mean margin over the best opponent, thinking time per move."""
+    """Per entrant: games, mean score with its interval, thinking time per move; and, unless
+    every game was solo, wins (a shared win counts 1/k), win rate with its interval and mean
+    margin over the best other seat."""
+    solo = bool(results) and all(len(r["scores"]) == 1 for r in results)
     out = []
     for e, name in enumerate(entrant_names(specs)):
         wins = 0.0
-        scores, margins, think, moves = [], [], 0.0, 0
+        scores: list[float] = []
+        margins: list[float] = []
+        think, moves = 0.0, 0
         for r in results:
-            seat = r["entrants"].index(e)
-            if seat in r["winners"]:
-                wins += 1 / len(r["winners"])
-            score = r["scores"][seat]
-            scores.append(score)
-            margins.append(score - max(s for k, s in enumerate(r["scores"]) if k != seat))
-            think += r["think_s"][seat]
-            moves += r["moves"][seat]
-        n = len(results)
-        low, high = wilson(wins, n)
+            for seat, who in enumerate(r["entrants"]):
+                if who != e:
+                    continue
+                if seat in r["winners"]:
+                    wins += 1 / len(r["winners"])
+                score = r["scores"][seat]
+                scores.append(score)
+                others = [s for k, s in enumerate(r["scores"]) if k != seat]
+                margins.append(score - max(others) if others else 0.0)
+                think += r["think_s"][seat]
+                moves += r["moves"][seat]
+        n = len(scores)
         mean, half = mean_ci(scores)
-        out.append(
-            {
-                "entrant": name,
-                "games": n,
-                "wins": round(wins, 2),
-                "win_rate": round(wins / n, 4) if n else 0.0,
-                "win_ci95": [round(low, 4), round(high, 4)],
-                "mean_score": round(mean, 2),
-                "score_ci95": round(half, 2),
-                "mean_margin": round(sum(margins) / n, 2) if n else 0.0,
-                "ms_per_move": round(1000 * think / moves, 1) if moves else 0.0,
-                "moves": moves,
-            }
-        )
+        row: dict[str, Any] = {"entrant": name, "games": n}
+        if not solo:
+            low, high = wilson(wins, n)
+            row.update(
+                wins=round(wins, 2),
+                win_rate=round(wins / n, 4) if n else 0.0,
+                win_ci95=[round(low, 4), round(high, 4)],
+            )
+        row.update(mean_score=round(mean, 2), score_ci95=round(half, 2))
+        if not solo:
+            row["mean_margin"] = round(sum(margins) / n, 2) if n else 0.0
+        row.update(ms_per_move=round(1000 * think / moves, 1) if moves else 0.0, moves=moves)
+        out.append(row)
     return out

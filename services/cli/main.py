@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="metro", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("rules", help="answer JSON-lines position queries on stdin (each game's rules file)")
+    sub.add_parser("rules", help="answer JSON-lines position queries on stdin (rules files)")
     sub.add_parser("up", help="run the whole stack: Redis, engine, AI, gateway", add_help=False)
     sub.add_parser("arena", help="play AI players against each other", add_help=False)
     if args and args[0] in ("up", "arena"):

@@ -4,21 +4,17 @@ convention, bearer metadata, and the JSON mapping of the contracts.
 Errors travel as a status code, a sentence, and trailing metadata naming the reason (and the
 field or rule), so a gateway can choose between, say, 409 and 422 without parsing sentences.
 
-JSON: game-specific parts of a message sit in a `oneof detail` whose member is named after the
-game kind (protos/metro/v1/metro.proto). `message_to_json` lifts that member's fields into the
-enclosing object and `json_to_message` puts them back, so the HTTP API's JSON is flat.
+Game-specific parts of the contracts travel as JSON text (engine.proto), so nothing here knows
+any game.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import grpc
-from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from google.protobuf.message import Message
 
 from games.errors import (
     GameError,
@@ -229,93 +225,3 @@ def error_details(error: grpc.RpcError) -> dict[str, str]:
         if key in keys:
             out[keys[key]] = value.decode() if isinstance(value, bytes) else value
     return out
-
-
-# ---- JSON mapping ---------------------------------------------------------------------------
-
-DETAIL = "detail"
-M = TypeVar("M", bound=Message)
-
-
-def _is_map(field: FieldDescriptor) -> bool:
-    return field.message_type is not None and field.message_type.GetOptions().map_entry
-
-
-def _is_repeated(field: FieldDescriptor) -> bool:
-    return bool(field.is_repeated)
-
-
-def _has_explicit_presence(field: FieldDescriptor) -> bool:
-    """proto3 `optional` scalars: absent is not the same as zero, so JSON says null."""
-    oneof = field.containing_oneof
-    return field.message_type is None and oneof is not None and oneof.name == "_" + field.name
-
-
-def _flatten(desc: Descriptor, data: dict[str, Any]) -> dict[str, Any]:
-    for field in desc.fields:
-        name = field.name
-        if field.message_type is not None and not _is_map(field) and name in data:
-            value = data[name]
-            if _is_repeated(field):
-                data[name] = [
-                    _flatten(field.message_type, v) if isinstance(v, dict) else v for v in value
-                ]
-            elif isinstance(value, dict):
-                data[name] = _flatten(field.message_type, value)
-        elif _has_explicit_presence(field) and name not in data:
-            data[name] = None
-    detail = desc.oneofs_by_name.get(DETAIL)
-    if detail is not None:
-        for member in detail.fields:
-            if member.name in data:
-                data.update(data.pop(member.name))
-    return data
-
-
-def message_to_json(message: Message) -> dict[str, Any]:
-    """The HTTP API's JSON for a message: proto field names, zeros and empty lists written out,
-    unset `optional` fields as null, game-specific parts lifted into their enclosing object."""
-    data = json_format.MessageToDict(
-        message,
-        preserving_proto_field_name=True,
-        always_print_fields_with_no_presence=True,
-    )
-    return _flatten(message.DESCRIPTOR, data)
-
-
-def _nest(desc: Descriptor, data: Mapping[str, Any], game: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    detail = desc.oneofs_by_name.get(DETAIL)
-    own = desc.fields_by_name
-    extra: dict[str, Any] = {}
-    for key, value in data.items():
-        if value is None:
-            continue
-        field = own.get(key)
-        if field is None or (detail is not None and field.containing_oneof is detail):
-            extra[key] = value
-            continue
-        if field.message_type is not None and not _is_map(field):
-            if _is_repeated(field) and isinstance(value, list):
-                value = [
-                    _nest(field.message_type, v, game) if isinstance(v, Mapping) else v
-                    for v in value
-                ]
-            elif isinstance(value, Mapping):
-                value = _nest(field.message_type, value, game)
-        out[key] = value
-    if extra:
-        member = own.get(game)
-        if detail is None or member is None or member.containing_oneof is not detail:
-            # Unknown keys: let ParseDict name the first one.
-            out.update(extra)
-        else:
-            out[game] = _nest(member.message_type, extra, game)
-    return out
-
-
-def json_to_message(data: Mapping[str, Any], message_type: type[M], game: str = "metro") -> M:
-    """Inverse of message_to_json for requests: keys a message does not define go to its
-    `detail` member for `game`. Raises json_format.ParseError naming a bad or unknown field."""
-    nested = _nest(message_type.DESCRIPTOR, data, game)
-    return json_format.ParseDict(nested, message_type())

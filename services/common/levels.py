@@ -26,3 +26,18 @@ def is_level(name: str) -> bool:
 
 def describe() -> str:
     return ", ".join([*NAMED_LEVELS, f"mcts-N (N 1-{MAX_ITERATIONS})"])
+
+
+# What each named level means, for people (GET /api/meta, the lobby, the hint picker).
+LEVEL_DESCRIPTIONS = {
+    "random": "plays any legal move",
+    "easy": "looks one move ahead, with slips",
+    "medium": "looks one move ahead",
+    "hard": "searches about 0.7 s a move",
+    "expert": "searches about 3 s a move",
+}
+
+
+def level_table() -> list[dict[str, str]]:
+    """The named levels in order, with their descriptions."""
+    return [{"name": n, "description": LEVEL_DESCRIPTIONS[n]} for n in NAMED_LEVELS]

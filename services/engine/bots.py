@@ -1,11 +1,12 @@
 """The queue of AI turns (engine.proto, "Bot turns"): jobs in the Redis stream `bot-turns`,
 handed to AI workers through one consumer group.
 
-The commit script enqueues a job whenever a change makes it an AI seat's turn and records its
-id in the game's hash (`bot_job`); any later change to the game acknowledges and deletes it.
-So a job is current exactly while the game's `bot_job` still names it, which is all the
-staleness check below needs. A job claimed by a worker that then dies stays pending in the group
-and is taken over by the next claim once it has been idle for RECLAIM_IDLE_MS.
+The commit script enqueues a job for every AI seat a change makes due to move and records its
+id in the game's hash (`bot:<seat>`); the next public change, or that seat's own hidden choice
+in a simultaneous turn, acknowledges and deletes it. So a job is current exactly while the
+game's `bot:<seat>` still names it, which is all the staleness check below needs. A job
+claimed by a worker that then dies stays pending in the group and is taken over by the next
+claim once it has been idle for RECLAIM_IDLE_MS.
 """
 
 from __future__ import annotations
@@ -113,14 +114,18 @@ class BotQueue:
         return None
 
     async def is_current(self, job: BotJob) -> bool:
-        return await self.is_current_id(job.game_id, job.job_id)
+        return await self.is_current_id(job.game_id, job.seat, job.job_id)
 
-    async def is_current_id(self, game_id: str, job_id: str) -> bool:
-        return await self.redis.hget(game_key(game_id), "bot_job") == job_id
+    async def is_current_id(self, game_id: str, seat: int, job_id: str) -> bool:
+        return await self.redis.hget(game_key(game_id), f"bot:{seat}") == job_id
 
-    async def job_game(self, job_id: str) -> str | None:
+    async def job_place(self, job_id: str) -> tuple[str, int] | None:
+        """(game id, seat) of a job still in the stream."""
         entries = await self.redis.xrange(BOT_STREAM, min=job_id, max=job_id, count=1)
-        return entries[0][1].get("game_id") if entries else None
+        if not entries or not entries[0][1]:
+            return None
+        fields = entries[0][1]
+        return fields["game_id"], int(fields["seat"])
 
     async def drop(self, job_id: str) -> None:
         pipe = self.redis.pipeline(transaction=False)

@@ -19,6 +19,11 @@ CACHE_SIZE = 4096
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
+    """A game at one version. `state` is the position everyone plays from: `base` (the stored
+    state, the start of the turn) with the `pending` hidden choices of an open simultaneous
+    turn applied. `unresolved` is the resolving event when those choices complete the turn but
+    its resolution was never committed (never cached: it is committed at once)."""
+
     game_id: str
     version: int
     status: str
@@ -27,8 +32,11 @@ class Snapshot:
     state: GameState
     last_event_id: str
     created_at_ms: int
+    base: GameState | None = None
+    pending: dict[int, str] = field(default_factory=dict)  # seat -> its choice's JSON
+    turn_version: int = 0  # the version the current turn began at
     from_cache: bool = False
-    memo: dict[Any, Any] = field(default_factory=dict)  # per game, shared by its snapshots
+    unresolved: dict[str, Any] | None = None
 
 
 class GameCache:

@@ -1,32 +1,60 @@
-"""The Lua script behind every write to a game (see GameStore.commit).
+"""The Lua scripts behind every write to a game (see GameStore.commit and GameStore.submit).
 
-Kept as a Python string so that it ships with the package however it is installed.
+Kept as Python strings so that they ship with the package however it is installed. Two scripts,
+two kinds of write: COMMIT_LUA for a change everyone sees (create, join, a move, a resolved
+simultaneous turn), checked against the exact version; SUBMIT_LUA for one seat's hidden choice
+in an open simultaneous turn, checked against the turn only, so that any number of seats
+choosing at once never conflict with one another.
 """
 
-COMMIT_LUA = r"""
--- Commit one change to a game, atomically: the only way the engine writes a game.
+# Shared by both scripts: settle one seat's bot job, refresh the TTLs.
+_HELPERS = r"""
+local function settle_job(game, bots, group, seat)
+  local field = 'bot:' .. seat
+  local job = redis.call('HGET', game, field)
+  if job then
+    redis.pcall('XACK', bots, group, job)
+    redis.call('XDEL', bots, job)
+    redis.call('HDEL', game, field)
+  end
+end
+
+local function expire_all(ttl, ...)
+  for _, key in ipairs({...}) do
+    redis.call('EXPIRE', key, ttl)
+  end
+end
+"""
+
+COMMIT_LUA = (
+    _HELPERS
+    + r"""
+-- Commit one public change to a game, atomically.
 --
--- KEYS[1] game hash      (version, status, state, meta, created_at, last_event_id, bot_job)
+-- KEYS[1] game hash      (version, status, state, meta, created_at, last_event_id, turn,
+--                         turn_version, bot:<seat> job ids)
 -- KEYS[2] event stream   (one entry per change; its id is the public event id)
--- KEYS[3] answers hash   (request key -> "event_id\nversion\nanswer", for idempotent retries)
--- KEYS[4] bot-turns stream (jobs for AI workers, consumer group ARGV[13])
+-- KEYS[3] answers hash   (request key -> "event_id\nversion", for idempotent retries)
+-- KEYS[4] bot-turns stream (jobs for AI workers, consumer group ARGV[12])
 -- KEYS[5..7] status indexes: waiting, playing, over (zsets scored by created_at)
+-- KEYS[8] pending hash   (seat -> hidden choice of the open simultaneous turn): emptied
 --
 -- ARGV[1]  expected version, or "" to create the game (the hash must not exist yet)
 -- ARGV[2]  request key: a repeat of it returns the stored answer and changes nothing
--- ARGV[3]  answer to store under the request key (may be "")
--- ARGV[4]  new state JSON           ARGV[5]  new meta JSON, or "" when unchanged
--- ARGV[6]  new status               ARGV[7]  public event JSON
--- ARGV[8]  TTL in seconds for the game's keys
--- ARGV[9]  seat of an AI whose turn it now is, or ""    ARGV[10] that seat's level
--- ARGV[11] game id    ARGV[12] game kind    ARGV[13] bot consumer group
--- ARGV[14] bot stream MAXLEN (approximate)  ARGV[15] created_at (ms; create only)
+-- ARGV[3]  new state JSON           ARGV[4]  new meta JSON, or "" when unchanged
+-- ARGV[5]  new status               ARGV[6]  public event JSON, after '{"version":N,'
+-- ARGV[7]  TTL in seconds for the game's keys
+-- ARGV[8]  AI seats due to move now: "seat=level" items joined by ",", or ""
+-- ARGV[9]  number of seats          ARGV[10] game id     ARGV[11] game kind
+-- ARGV[12] bot consumer group       ARGV[13] bot stream MAXLEN (approximate)
+-- ARGV[14] created_at (ms; create only)   ARGV[15] the new state's turn number
 --
--- Returns {"ok", event_id, version} | {"dup", answer} | {"conflict", version} | {"gone"}
--- | {"exists"}.
+-- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"conflict", version}
+-- | {"gone"} | {"exists"}.
 
 local game, events, answers, bots = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local index = {waiting = KEYS[5], playing = KEYS[6], over = KEYS[7]}
+local pending = KEYS[8]
 
 local prior = redis.call('HGET', answers, ARGV[2])
 if prior then
@@ -40,7 +68,7 @@ if ARGV[1] == '' then
     return {'exists'}
   end
   version = 1
-  redis.call('HSET', game, 'created_at', ARGV[15])
+  redis.call('HSET', game, 'created_at', ARGV[14])
 else
   local current = redis.call('HGET', game, 'version')
   if not current then
@@ -53,41 +81,86 @@ else
   old_status = redis.call('HGET', game, 'status')
 end
 
-local event_id = redis.call('XADD', events, '*', 'version', version, 'event', ARGV[7])
-redis.call('HSET', game, 'version', version, 'status', ARGV[6], 'state', ARGV[4],
-  'last_event_id', event_id)
-if ARGV[5] ~= '' then
-  redis.call('HSET', game, 'meta', ARGV[5])
+local event_id = redis.call('XADD', events, '*', 'version', version,
+  'event', '{"version":' .. version .. ',' .. ARGV[6])
+redis.call('HSET', game, 'version', version, 'status', ARGV[5], 'state', ARGV[3],
+  'last_event_id', event_id, 'turn', ARGV[15], 'turn_version', version)
+if ARGV[4] ~= '' then
+  redis.call('HSET', game, 'meta', ARGV[4])
 end
-redis.call('HSET', answers, ARGV[2], event_id .. '\n' .. version .. '\n' .. ARGV[3])
+redis.call('DEL', pending)
+redis.call('HSET', answers, ARGV[2], event_id .. '\n' .. version)
 
 -- The status indexes behind ListGames.
-if old_status ~= ARGV[6] then
+if old_status ~= ARGV[5] then
   if old_status and index[old_status] then
-    redis.call('ZREM', index[old_status], ARGV[11])
+    redis.call('ZREM', index[old_status], ARGV[10])
   end
-  if index[ARGV[6]] then
-    redis.call('ZADD', index[ARGV[6]], redis.call('HGET', game, 'created_at'), ARGV[11])
+  if index[ARGV[5]] then
+    redis.call('ZADD', index[ARGV[5]], redis.call('HGET', game, 'created_at'), ARGV[10])
   end
 end
 
--- Any change settles the job for the previous turn; a new AI turn gets a new job.
-local old_job = redis.call('HGET', game, 'bot_job')
-if old_job then
-  redis.pcall('XACK', bots, ARGV[13], old_job)
-  redis.call('XDEL', bots, old_job)
-  redis.call('HDEL', game, 'bot_job')
+-- A public change settles every job of the previous turn; AI seats due now get new ones.
+for seat = 0, tonumber(ARGV[9]) - 1 do
+  settle_job(game, bots, ARGV[12], seat)
 end
-if ARGV[9] ~= '' then
-  local job = redis.call('XADD', bots, 'MAXLEN', '~', ARGV[14], '*',
-    'game_id', ARGV[11], 'game', ARGV[12], 'seat', ARGV[9], 'version', version,
-    'level', ARGV[10])
-  redis.call('HSET', game, 'bot_job', job)
+for item in string.gmatch(ARGV[8], '[^,]+') do
+  local seat, level = string.match(item, '^(%d+)=(.*)$')
+  local job = redis.call('XADD', bots, 'MAXLEN', '~', ARGV[13], '*',
+    'game_id', ARGV[10], 'game', ARGV[11], 'seat', seat, 'version', version, 'level', level)
+  redis.call('HSET', game, 'bot:' .. seat, job)
 end
 
-local ttl = tonumber(ARGV[8])
-redis.call('EXPIRE', game, ttl)
-redis.call('EXPIRE', events, ttl)
-redis.call('EXPIRE', answers, ttl)
+expire_all(tonumber(ARGV[7]), game, events, answers)
 return {'ok', event_id, tostring(version)}
 """
+)
+
+SUBMIT_LUA = (
+    _HELPERS
+    + r"""
+-- Store one seat's hidden choice for the open simultaneous turn.
+--
+-- KEYS[1] game hash   KEYS[2] event stream   KEYS[3] answers hash   KEYS[4] pending hash
+-- KEYS[5] bot-turns stream
+--
+-- ARGV[1] request key          ARGV[2] the turn number the choice was made in
+-- ARGV[3] seat                 ARGV[4] the choice (move JSON)
+-- ARGV[5] public event JSON, after '{"version":N,'
+-- ARGV[6] how many seats choose in this turn
+-- ARGV[7] TTL in seconds       ARGV[8] bot consumer group
+--
+-- Returns {"ok", event_id, version, chosen} (chosen: how many seats have chosen now; when it
+-- equals ARGV[6] the caller resolves the turn) | {"dup", "event_id\nversion"} | {"gone"}
+-- | {"turn", version} (the turn has moved on) | {"closed", version} (everyone has chosen:
+-- the turn is resolving and takes no change).
+
+local game, events, answers, pending, bots = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+
+local prior = redis.call('HGET', answers, ARGV[1])
+if prior then
+  return {'dup', prior}
+end
+local turn, current = unpack(redis.call('HMGET', game, 'turn', 'version'))
+if not current then
+  return {'gone'}
+end
+if turn ~= ARGV[2] then
+  return {'turn', current}
+end
+if redis.call('HLEN', pending) >= tonumber(ARGV[6]) then
+  return {'closed', current}
+end
+
+redis.call('HSET', pending, ARGV[3], ARGV[4])
+local version = redis.call('HINCRBY', game, 'version', 1)
+local event_id = redis.call('XADD', events, '*', 'version', version,
+  'event', '{"version":' .. version .. ',' .. ARGV[5])
+redis.call('HSET', game, 'last_event_id', event_id)
+redis.call('HSET', answers, ARGV[1], event_id .. '\n' .. version)
+settle_job(game, bots, ARGV[8], ARGV[3])
+expire_all(tonumber(ARGV[7]), game, events, answers, pending)
+return {'ok', event_id, tostring(version), redis.call('HLEN', pending)}
+"""
+)

@@ -7,7 +7,6 @@ the rules core's public event, never from the stored state. Errors become status
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -38,17 +37,20 @@ from services.engine.meta import AI, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
 from services.engine.store import (
     STORAGE_ERRORS,
     Change,
+    Choice,
     Committed,
     Conflict,
     Duplicate,
     GameStore,
     StoredGame,
+    Submitted,
 )
 
 log = logging.getLogger("metro.engine")
 
 T = TypeVar("T")
-COMMIT_ATTEMPTS = 5  # internal retries of a change that no client pinned to a version
+COMMIT_ATTEMPTS = 5  # internal retries of a join or a create
+MOVE_ATTEMPTS = 60  # a move races at most the other seats of its turn; the deadline bounds it
 LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
 WATCH_SLICE_MS = 5000
 
@@ -75,6 +77,15 @@ def _aborted(game_id: str, current: int | None, expected: int) -> ServiceError:
         grpc.StatusCode.ABORTED,
         f"game {game_id} is at version {current}, not {expected}: "
         "someone moved first; reload the view and try again",
+        reason="version_conflict",
+    )
+
+
+def _turn_over(game_id: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.ABORTED,
+        f"the turn of game {game_id} resolved before this choice arrived; "
+        "reload the view and choose for the new turn",
         reason="version_conflict",
     )
 
@@ -144,11 +155,17 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return games.get(kind)
 
     async def _load(self, game_id: str) -> Snapshot:
-        """The game as stored now; parsing is skipped for what the cache holds unchanged."""
-        stored, _ = await self.store.load(game_id)
-        if stored is None:
-            raise _not_found(game_id)
-        return self._snapshot(stored)
+        """The game as stored now, its pending choices applied; a turn whose choices are all in
+        but whose resolution was never committed (its resolver died) is resolved here."""
+        for _ in range(COMMIT_ATTEMPTS):
+            stored = await self.store.load(game_id)
+            if stored is None:
+                raise _not_found(game_id)
+            snap = self._snapshot(stored)
+            if snap.unresolved is None:
+                return snap
+            await self._commit_resolution(snap)
+        raise _aborted(game_id, None, -1)
 
     def _snapshot(self, stored: StoredGame) -> Snapshot:
         cached = self.cache.get(stored.game_id)
@@ -157,22 +174,69 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         else:
             meta = GameMeta.from_dict(json.loads(stored.meta_json))
         if cached is not None and cached.version == stored.version:
-            state = cached.state
-        else:
-            state = self._game(meta.kind).state_from_dict(json.loads(stored.state_json))
+            return cached
+        game = self._game(meta.kind)
+        base = game.state_from_dict(json.loads(stored.state_json))
+        state, unresolved = base, None
+        if stored.pending:
+            state = base.copy()
+            for seat, move_json in stored.pending:
+                before = state.turn_number
+                event = state.play(seat, json.loads(move_json))
+                if state.turn_number != before:
+                    unresolved = event  # every choice is in: the turn resolved here
         snap = Snapshot(
-            memo=cached.memo if cached is not None else {},
             game_id=stored.game_id,
             version=stored.version,
             status=stored.status,
             meta=meta,
             meta_json=stored.meta_json,
             state=state,
+            base=base,
+            pending=dict(stored.pending),
+            turn_version=stored.turn_version,
             last_event_id=stored.last_event_id,
             created_at_ms=stored.created_at_ms,
+            unresolved=unresolved,
         )
-        self.cache.put(snap)
+        if unresolved is None:
+            self.cache.put(snap)
         return snap
+
+    async def _commit_resolution(self, snap: Snapshot) -> None:
+        """Commit a turn whose last choice came in through the hidden path."""
+        assert snap.unresolved is not None
+        result = await self._commit_state(
+            snap, snap.state, snap.unresolved, f"req:{uuid.uuid4().hex}"
+        )
+        if isinstance(result, Committed):
+            log.info("game %s: turn resolved at version %d", snap.game_id, result.version)
+
+    async def _commit_state(
+        self, snap: Snapshot, state: GameState, event: dict[str, Any], request_key: str
+    ) -> Committed | Duplicate | Conflict:
+        """Commit a public change of the game's state (a move, a resolved turn)."""
+        status = self._status(snap.meta, state)
+        event = {**event, "status": status}
+        result = await self.store.commit(
+            Change(
+                game_id=snap.game_id,
+                kind=snap.meta.kind,
+                expected_version=snap.version,
+                request_key=request_key,
+                state_json=_state_json(state),
+                meta_json="",
+                status=status,
+                event=event,
+                ttl_s=self._ttl(status),
+                seats=len(snap.meta.seats),
+                turn_number=state.turn_number,
+                bots=self._bots_due(snap.meta, state, status),
+            )
+        )
+        if isinstance(result, Committed):
+            self._remember(snap, result, state, status)
+        return result
 
     def _remember(
         self,
@@ -183,42 +247,37 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         meta: GameMeta | None = None,
         meta_json: str = "",
     ) -> None:
-        """Cache the game as this replica just committed it."""
+        """Cache the game as this replica just committed it (a public change: no choices)."""
         self.cache.put(
             replace(
                 snap,
                 version=result.version,
                 status=status,
                 state=state,
+                base=state,
+                pending={},
+                turn_version=result.version,
                 last_event_id=result.event_id,
                 meta=meta or snap.meta,
                 meta_json=meta_json or snap.meta_json,
                 from_cache=False,
+                unresolved=None,
             )
         )
 
     def _ttl(self, status: str) -> int:
         return self.settings.finished_ttl_s if status == "over" else self.settings.idle_ttl_s
 
-    def _view(
-        self,
-        snap: Snapshot,
-        state: GameState,
-        *,
-        version: int,
-        status: str,
-        last_event_id: str,
-        seat: int | None,
-    ) -> engine_pb2.GameView:
+    @staticmethod
+    def _view(snap: Snapshot, seat: int | None) -> engine_pb2.GameView:
         return messages.game_view(
             game_id=snap.game_id,
             meta=snap.meta,
-            version=version,
-            status=status,
-            last_event_id=last_event_id,
-            view=state.view(seat),
+            version=snap.version,
+            status=snap.status,
+            last_event_id=snap.last_event_id,
+            view=snap.state.view(seat),
             seat=seat,
-            memo=snap.memo,
         )
 
     @staticmethod
@@ -226,12 +285,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return "over" if state.is_over else meta.status_before_over
 
     @staticmethod
-    def _bot_turn(meta: GameMeta, state: GameState, status: str) -> tuple[int | None, str]:
-        seat = state.current_seat
-        if status == "playing" and meta.is_ai(seat):
-            assert seat is not None
-            return seat, meta.seats[seat].level
-        return None, ""
+    def _bots_due(meta: GameMeta, state: GameState, status: str) -> tuple[tuple[int, str], ...]:
+        """The AI seats that must move now, with their levels: each gets a job."""
+        if status != "playing":
+            return ()
+        return tuple((s, meta.seats[s].level) for s in state.to_move() if meta.is_ai(s))
 
     # ---- CreateGame ---------------------------------------------------------------------
 
@@ -241,9 +299,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self._call(context, lambda: self._create(request))
 
     async def _create(self, request: engine_pb2.CreateGameRequest) -> engine_pb2.CreateGameResponse:
-        kind = request.game
-        if not kind:
-            raise invalid_argument("game", "game is required (the game kind, e.g. 'metro')")
+        kind = request.game or games.default().kind
         if len(kind) > 32:
             raise invalid_argument("game", f"unknown game {validation.shown(kind)}")
         try:
@@ -256,27 +312,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 reason="wrong_game",
                 field="game",
             ) from None
-        raw_rules: dict[str, Any] = {}
-        if request.HasField("rules"):
-            member = request.rules.WhichOneof("detail")
-            if member is not None and member != kind:
-                raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    f"the rules are for {member}, but the game is {kind}",
-                    reason="wrong_game",
-                    field="rules",
-                )
-            if member is not None:
-                raw_rules = messages.detail_dict(request.rules, kind)
+        raw_rules = validation.json_object(request.rules_json, "rules")
         rules = game.normalise_rules(raw_rules)
         state = game.new_state(rules, secrets.randbits(63))
+        seat_count = game.seat_count(rules)
         specs = list(request.seats) or [engine_pb2.SeatSpec(kind=HUMAN)] + [
-            engine_pb2.SeatSpec(kind=OPEN) for _ in range(state.seat_count - 1)
+            engine_pb2.SeatSpec(kind=OPEN) for _ in range(seat_count - 1)
         ]
-        if len(specs) != state.seat_count:
+        if len(specs) != seat_count:
             raise invalid_argument(
-                "seats",
-                f"{len(specs)} seats given, but the rules are for {state.seat_count} players",
+                "seats", f"{len(specs)} seats given, but the rules are for {seat_count} players"
             )
         game_id = secrets.token_urlsafe(9)
         token, creator, seats = "", None, []
@@ -311,12 +356,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         meta = GameMeta(kind=kind, rules=rules, seats=tuple(seats), created_at_ms=now_ms)
         meta_json = meta.to_json()
         status = self._status(meta, state)
-        bot_seat, bot_level = self._bot_turn(meta, state, status)
         event = {
             "action": "create",
-            "version": 1,
             "status": status,
-            "turn": state.current_seat if status == "playing" else None,
+            "to_move": list(state.to_move()) if status == "playing" else [],
             "scores": list(state.scores),
         }
         result = await self.store.commit(
@@ -325,14 +368,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 kind=kind,
                 expected_version=None,
                 request_key=f"req:{uuid.uuid4().hex}",
-                answer="",
                 state_json=_state_json(state),
                 meta_json=meta_json,
                 status=status,
                 event=event,
                 ttl_s=self._ttl(status),
-                bot_seat=bot_seat,
-                bot_level=bot_level,
+                seats=len(seats),
+                turn_number=state.turn_number,
+                bots=self._bots_due(meta, state, status),
                 created_at_ms=now_ms,
             )
         )
@@ -342,7 +385,18 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             )
         if isinstance(result, Committed):  # (a Duplicate: our own commit, re-sent)
             self.cache.put(
-                Snapshot(game_id, 1, status, meta, meta_json, state, result.event_id, now_ms)
+                Snapshot(
+                    game_id,
+                    1,
+                    status,
+                    meta,
+                    meta_json,
+                    state,
+                    result.event_id,
+                    now_ms,
+                    base=state,
+                    turn_version=1,
+                )
             )
         out = engine_pb2.CreateGameResponse(game_id=game_id, token=token)
         if creator is not None:
@@ -382,8 +436,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 engine_pb2.GameSummary(
                     game_id=stored.game_id,
                     game=meta.kind,
-                    rules=messages.rules_message(meta.kind, meta.rules),
-                    seats=messages.seats(meta, None),
+                    rules_json=json.dumps(meta.rules, separators=(",", ":")),
+                    seats=[
+                        engine_pb2.Seat(seat=i, name=x.name, kind=x.kind, level=x.level)
+                        for i, x in enumerate(meta.seats)
+                    ],
                     status=stored.status,
                     created_at=created,
                 )
@@ -417,15 +474,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             )
             state = snap.state
             status = self._status(meta, state)
-            bot_seat, bot_level = self._bot_turn(meta, state, status)
             meta_json = meta.to_json()
             event = {
                 "action": "join",
                 "seat": seat,
                 "name": meta.seats[seat].name,
-                "version": snap.version + 1,
                 "status": status,
-                "turn": state.current_seat if status == "playing" else None,
+                "to_move": list(state.to_move()) if status == "playing" else [],
                 "scores": list(state.scores),
             }
             result = await self.store.commit(
@@ -434,14 +489,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                     kind=meta.kind,
                     expected_version=snap.version,
                     request_key=f"req:{uuid.uuid4().hex}",
-                    answer="",
                     state_json=_state_json(state),
                     meta_json=meta_json,
                     status=status,
                     event=event,
                     ttl_s=self._ttl(status),
-                    bot_seat=bot_seat,
-                    bot_level=bot_level,
+                    seats=len(meta.seats),
+                    turn_number=state.turn_number,
+                    bots=self._bots_due(meta, state, status),
                 )
             )
             if isinstance(result, Committed):
@@ -466,7 +521,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         snap = await self._load(game_id)
         requested = request.seat if request.HasField("seat") else None
         seat = caller.seat(snap.meta, game_id, requested, required=False)
-        return self._snapshot_view(snap, seat)
+        return self._view(snap, seat)
 
     async def ListLegalMoves(
         self, request: engine_pb2.ListLegalMovesRequest, context: grpc.aio.ServicerContext
@@ -483,9 +538,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         assert seat is not None
         out = engine_pb2.ListLegalMovesResponse(seat=seat, version=snap.version)
         if snap.status == "playing":
-            kind = snap.meta.kind
             out.moves.extend(
-                messages.move_message(kind, m) for m in snap.state.legal_moves_json(seat)
+                json.dumps(m.to_json(), separators=(",", ":"))
+                for m in snap.state.legal_moves(seat)
             )
         return out
 
@@ -501,21 +556,22 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.GameView:
         game_id = validation.game_id(request.game_id)
         move_id = validation.move_id(request.move_id)
-        if request.WhichOneof("detail") is None:
-            raise invalid_argument("action", "the move is missing: give an action")
+        move = validation.json_object(request.move_json, "move")
+        if not move:
+            raise invalid_argument("move", "the move is missing: give the move's fields")
         pinned = request.expected_version if request.HasField("expected_version") else None
         requested = request.seat if request.HasField("seat") else None
         # The hot path: this replica's snapshot, no read. The commit's version check catches a
         # stale one, and any refusal based on it is re-checked against Redis before it is sent.
         cached = self.cache.get(game_id)
         snap: Snapshot | None = None
-        if cached is not None and (pinned is None or pinned == cached.version):
+        if cached is not None and (pinned is None or pinned <= cached.version):
             snap = replace(cached, from_cache=True)
-        for _ in range(COMMIT_ATTEMPTS):
+        for _ in range(MOVE_ATTEMPTS):
             if snap is None:
                 snap = await self._load(game_id)
             try:
-                outcome = await self._try_move(snap, request, caller, requested, pinned, move_id)
+                outcome = await self._try_move(snap, move, caller, requested, pinned, move_id)
             except (ServiceError, GameError):
                 if snap.from_cache:
                     snap = None
@@ -525,15 +581,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 return outcome
             if outcome is None:
                 raise _not_found(game_id)
-            if pinned is not None and outcome.current_version != pinned:
-                raise _aborted(game_id, outcome.current_version, pinned)
             snap = None  # stale snapshot, or another move won the race: look again
         raise _aborted(game_id, None, -1)
 
     async def _try_move(
         self,
         snap: Snapshot,
-        request: engine_pb2.ApplyMoveRequest,
+        move: dict[str, Any],
         caller: Caller,
         requested: int | None,
         pinned: int | None,
@@ -545,85 +599,96 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         seat = caller.seat(meta, game_id, requested, required=True)
         assert seat is not None
         answer_key = f"move:{seat}:{move_id}" if move_id else ""
-        move = messages.detail_dict(request, meta.kind)
-        validation.move_fields(move)
         try:
-            if pinned is not None and pinned != snap.version:
+            if pinned is not None and not snap.turn_version <= pinned <= snap.version:
+                # (Inside a simultaneous turn any version since it began will do: other
+                # seats' hidden choices do not make this one stale.)
                 raise _aborted(game_id, snap.version, pinned)
             if snap.status == "waiting":
                 raise _failed(
                     "game_not_started",
                     f"game {game_id} has not started: seats {meta.open_seats} are still open",
-                    "RULES.md §5",
                 )
             if snap.status == "over":
-                raise _failed("game_over", f"game {game_id} is over", "RULES.md §5")
+                raise _failed("game_over", f"game {game_id} is over")
             state = snap.state.copy()
+            before = state.turn_number
             event = state.play(seat, move)
         except (ServiceError, GameError):
             # A retry of a move that was applied: answer it as the first time.
             if answer_key and not snap.from_cache:
-                answered = await self._stored_answer(game_id, answer_key)
+                answered = await self._stored_answer(game_id, answer_key, seat)
                 if answered is not None:
                     return answered
             raise
-        status = self._status(meta, state)
-        bot_seat, bot_level = self._bot_turn(meta, state, status)
-        version = snap.version + 1
-        view = self._view(snap, state, version=version, status=status, last_event_id="", seat=seat)
-        answer = base64.b64encode(view.SerializeToString()).decode() if answer_key else ""
-        event["version"] = version
-        event["status"] = status
-        result = await self.store.commit(
-            Change(
-                game_id=game_id,
-                kind=meta.kind,
-                expected_version=snap.version,
-                request_key=answer_key or f"req:{uuid.uuid4().hex}",
-                answer=answer,
-                state_json=_state_json(state),
-                meta_json="",
-                status=status,
-                event=event,
-                ttl_s=self._ttl(status),
-                bot_seat=bot_seat,
-                bot_level=bot_level,
-            )
-        )
+        request_key = answer_key or f"req:{uuid.uuid4().hex}"
+        base = snap.base if snap.base is not None else snap.state
+        if state.turn_number == before and len(base.to_move()) > 1:
+            return await self._choose(snap, state, seat, move, event, request_key)
+        result = await self._commit_state(snap, state, event, request_key)
         if isinstance(result, Committed):
-            self._remember(snap, result, state, status)
-            view.last_event_id = result.event_id
-            return view
+            cached = self.cache.get(game_id)
+            assert cached is not None
+            return self._view(cached, seat)
         if isinstance(result, Duplicate):
-            return await self._answer_of(game_id, result, seat)
+            return self._view(await self._load(game_id), seat)
         return result if result.current_version is not None else None
 
-    async def _stored_answer(self, game_id: str, answer_key: str) -> engine_pb2.GameView | None:
-        raw = await self.store.answer(game_id, answer_key)
-        if raw is None:
-            return None
-        event_id, version, answer = raw.split("\n", 2)
-        return await self._answer_of(game_id, Duplicate(event_id, int(version), answer), None)
-
-    async def _answer_of(
-        self, game_id: str, dup: Duplicate, seat: int | None
-    ) -> engine_pb2.GameView:
-        """The view first answered to a request (or, for one that stored none, the current)."""
-        if dup.answer:
-            view = engine_pb2.GameView.FromString(base64.b64decode(dup.answer))
-            view.last_event_id = dup.event_id
-            return view
-        return self._snapshot_view(await self._load(game_id), seat)
-
-    def _snapshot_view(self, snap: Snapshot, seat: int | None) -> engine_pb2.GameView:
-        return self._view(
-            snap,
-            snap.state,
-            version=snap.version,
-            status=snap.status,
-            last_event_id=snap.last_event_id,
-            seat=seat,
+    async def _choose(
+        self,
+        snap: Snapshot,
+        state: GameState,
+        seat: int,
+        move: dict[str, Any],
+        event: dict[str, Any],
+        request_key: str,
+    ) -> engine_pb2.GameView | Conflict | None:
+        """A hidden choice in an open simultaneous turn: stored apart from the state, so that
+        seats choosing at once never conflict. The choice that completes the turn resolves it."""
+        game = self._game(snap.meta.kind)
+        base = snap.base if snap.base is not None else snap.state
+        choice = json.dumps(game.parse_move(move).to_json(), separators=(",", ":"))
+        result = await self.store.submit(
+            Choice(
+                game_id=snap.game_id,
+                request_key=request_key,
+                turn_number=state.turn_number,
+                seat=seat,
+                move_json=choice,
+                event={**event, "status": snap.status},
+                choosers=len(base.to_move()),
+                ttl_s=self._ttl(snap.status),
+            )
         )
+        if isinstance(result, Conflict):
+            if result.current_version is None:
+                return None
+            if result.closed and snap.pending.get(seat) is not None:
+                raise _turn_over(snap.game_id)  # a change that came after the last choice
+            return result
+        if isinstance(result, Submitted) and not result.complete:
+            fresh = snap.version + 1 == result.version
+            now = replace(
+                snap,
+                version=result.version,
+                state=state,
+                pending={**snap.pending, seat: choice},
+                last_event_id=result.event_id,
+                from_cache=False,
+            )
+            if fresh:  # nobody else chose in between: this is the game as stored
+                self.cache.put(now)
+            return self._view(now, seat)
+        # Every seat has chosen (or this is a retry): the turn resolves in _load.
+        return self._view(await self._load(snap.game_id), seat)
+
+    async def _stored_answer(
+        self, game_id: str, answer_key: str, seat: int
+    ) -> engine_pb2.GameView | None:
+        """For a request key already answered: the mover's view as it is now."""
+        if await self.store.answer(game_id, answer_key) is None:
+            return None
+        return self._view(await self._load(game_id), seat)
 
     # ---- WatchGame ----------------------------------------------------------------------
 
@@ -644,14 +709,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 (("metro-error-reason", "storage_unavailable"),),
             )
             return
-        kind = snap.meta.kind
         last = after or "0-0"
         try:
             # What was missed, in pages.
             while True:
                 batch = await self.store.events_after(game_id, last)
                 for event_id, event in batch:
-                    yield messages.game_event(game_id, kind, event_id, event)
+                    yield messages.game_event(game_id, event_id, event)
                     last = event_id
                     if event.get("status") == "over":
                         return
@@ -671,7 +735,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                         return  # expired
                     continue
                 for event_id, event in batch:
-                    yield messages.game_event(game_id, kind, event_id, event)
+                    yield messages.game_event(game_id, event_id, event)
                     last = event_id
                     if event.get("status") == "over":
                         return
@@ -742,8 +806,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             self._caller(context).require_ai_service()
             if not validation.JOB_ID.fullmatch(request.job_id):
                 raise invalid_argument("job_id", "job_id must be a job id from ClaimBotTurn")
-            game_id = await self.bots.job_game(request.job_id)
-            if game_id is not None and await self.bots.is_current_id(game_id, request.job_id):
+            place = await self.bots.job_place(request.job_id)
+            if place is not None and await self.bots.is_current_id(*place, request.job_id):
                 raise _failed(
                     "job_current",
                     "this job is still the game's current AI turn: make the move, or leave it "

@@ -4,9 +4,12 @@ Keys of one game (all expire together, `GAME_TTL_IDLE_S` after the last change, 
 `GAME_TTL_FINISHED_S` once the game is over):
   game:{id}          hash: version, status, state (the rules core's to_dict JSON: secrets!),
                      meta (JSON: kind, rules, seats with hashed tokens), created_at (ms),
-                     last_event_id, bot_job
+                     last_event_id, turn (the state's turn number), turn_version (the version
+                     the turn began at), bot:<seat> (the AI job of each seat due to move)
   game:{id}:events   stream: one public event per change; the entry id is the event id
-  game:{id}:answers  hash: request key -> the answer first given, for idempotent retries
+  game:{id}:answers  hash: request key -> "event_id\nversion" of its first answer
+  game:{id}:pending  hash: seat -> its hidden choice in the open simultaneous turn (the stored
+                     state is the turn's start; the choices are applied to it on load)
 Shared keys:
   games:waiting, games:playing, games:over   zsets of game ids by created_at (ListGames)
   bot-turns          stream of AI-turn jobs, consumer group "ai-workers" (bots.py)
@@ -24,7 +27,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services.engine.commit_lua import COMMIT_LUA
+from services.engine.commit_lua import COMMIT_LUA, SUBMIT_LUA
 
 BOT_STREAM = "bot-turns"
 BOT_GROUP = "ai-workers"
@@ -44,6 +47,10 @@ def answers_key(game_id: str) -> str:
     return f"game:{game_id}:answers"
 
 
+def pending_key(game_id: str) -> str:
+    return f"game:{game_id}:pending"
+
+
 def index_key(status: str) -> str:
     return f"games:{status}"
 
@@ -59,6 +66,8 @@ class StoredGame:
     meta_json: str
     created_at_ms: int
     last_event_id: str
+    turn_version: int = 0
+    pending: tuple[tuple[int, str], ...] = ()  # (seat, choice JSON) in seat order
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +78,29 @@ class Change:
     kind: str
     expected_version: int | None  # None: create the game
     request_key: str
-    answer: str
     state_json: str
     meta_json: str  # "" when unchanged
     status: str
-    event: dict[str, Any]
+    event: dict[str, Any]  # without "version": the script adds it
     ttl_s: int
-    bot_seat: int | None = None
-    bot_level: str = ""
+    seats: int
+    turn_number: int
+    bots: tuple[tuple[int, str], ...] = ()  # (seat, level) of the AI seats due to move now
     created_at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One seat's hidden choice in an open simultaneous turn; see SUBMIT_LUA."""
+
+    game_id: str
+    request_key: str
+    turn_number: int
+    seat: int
+    move_json: str
+    event: dict[str, Any]  # without "version"
+    choosers: int  # how many seats choose in this turn
+    ttl_s: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,20 +110,28 @@ class Committed:
 
 
 @dataclass(frozen=True, slots=True)
+class Submitted:
+    event_id: str
+    version: int
+    complete: bool  # every seat has chosen: the caller resolves the turn
+
+
+@dataclass(frozen=True, slots=True)
 class Duplicate:
-    """The request key was seen before: this is what was answered then."""
+    """The request key was seen before: the change it made then."""
 
     event_id: str
     version: int
-    answer: str
 
 
 @dataclass(frozen=True, slots=True)
 class Conflict:
     current_version: int | None  # None: the game is gone (expired) or, on create, exists
+    closed: bool = False  # a choice that came when every seat had chosen
 
 
 CommitResult = Committed | Duplicate | Conflict
+SubmitResult = Submitted | Duplicate | Conflict
 
 STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
 
@@ -130,42 +161,44 @@ class GameStore:
         # with which every reply here is str (or None), never bytes.
         self.redis: Any = client
         self._commit = client.register_script(COMMIT_LUA)
+        self._submit = client.register_script(SUBMIT_LUA)
 
     # ---- reads ------------------------------------------------------------------------------
 
-    async def load(self, game_id: str) -> tuple[StoredGame | None, None]:
-        """The game, or None when unknown or expired."""
-        version, status, state, meta, created_at, last_event_id = await self.redis.hmget(
+    async def load(self, game_id: str) -> StoredGame | None:
+        """The game with its pending choices, read in one transaction; None when unknown."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hmget(
             game_key(game_id),
-            "version", "status", "state", "meta", "created_at", "last_event_id",
+            "version", "status", "state", "meta", "created_at", "last_event_id", "turn_version",
         )  # fmt: skip
+        pipe.hgetall(pending_key(game_id))
+        row, pending = await pipe.execute()
+        version, status, state, meta, created_at, last_event_id, turn_version = row
         if version is None or state is None or meta is None:
-            return None, None
-        return (
-            StoredGame(
-                game_id=game_id,
-                version=int(version),
-                status=status,
-                state_json=state,
-                meta_json=meta,
-                created_at_ms=int(created_at or 0),
-                last_event_id=last_event_id or "",
-            ),
-            None,
+            return None
+        return StoredGame(
+            game_id=game_id,
+            version=int(version),
+            status=status,
+            state_json=state,
+            meta_json=meta,
+            created_at_ms=int(created_at or 0),
+            last_event_id=last_event_id or "",
+            turn_version=int(turn_version or version),
+            pending=tuple(sorted((int(k), v) for k, v in pending.items())),
         )
 
     async def answer(self, game_id: str, request_key: str) -> str | None:
         """What was answered to a request key, as the commit script stored it."""
         return await self.redis.hget(answers_key(game_id), request_key)
 
-    async def version_of(self, game_id: str) -> tuple[int, str, str] | None:
-        """(version, status, bot_job) without the state; None when the game is gone."""
-        version, status, bot_job = await self.redis.hmget(
-            game_key(game_id), "version", "status", "bot_job"
-        )
+    async def version_of(self, game_id: str) -> tuple[int, str] | None:
+        """(version, status) without the state; None when the game is gone."""
+        version, status = await self.redis.hmget(game_key(game_id), "version", "status")
         if version is None:
             return None
-        return int(version), status or "", bot_job or ""
+        return int(version), status or ""
 
     async def list_ids(self, status: str, limit: int) -> list[str]:
         """Newest first; ids whose game has expired are dropped from the index on the way."""
@@ -234,8 +267,7 @@ class GameStore:
     # ---- the one write path -----------------------------------------------------------------
 
     async def commit(self, change: Change) -> CommitResult:
-        """Run the commit script: check the version; write state, event, answer, job, TTLs."""
-        event_json = json.dumps(change.event, separators=(",", ":"))
+        """Run the commit script: check the version; write state, event, answer, jobs, TTLs."""
         reply = await self._commit(
             keys=[
                 game_key(change.game_id),
@@ -243,34 +275,78 @@ class GameStore:
                 answers_key(change.game_id),
                 BOT_STREAM,
                 *(index_key(s) for s in STATUSES),
+                pending_key(change.game_id),
             ],
             args=[
                 "" if change.expected_version is None else str(change.expected_version),
                 change.request_key,
-                change.answer,
                 change.state_json,
                 change.meta_json,
                 change.status,
-                event_json,
+                _event_tail(change.event),
                 str(change.ttl_s),
-                "" if change.bot_seat is None else str(change.bot_seat),
-                change.bot_level,
+                ",".join(f"{seat}={level}" for seat, level in change.bots),
+                str(change.seats),
                 change.game_id,
                 change.kind,
                 BOT_GROUP,
                 str(BOT_STREAM_MAXLEN),
                 str(change.created_at_ms),
+                str(change.turn_number),
             ],
         )
         tag = reply[0]
         if tag == "ok":
             return Committed(event_id=reply[1], version=int(reply[2]))
         if tag == "dup":
-            event_id, version, answer = reply[1].split("\n", 2)
-            return Duplicate(event_id=event_id, version=int(version), answer=answer)
+            return _duplicate(reply[1])
         if tag == "conflict":
             return Conflict(current_version=int(reply[1]))
         return Conflict(current_version=None)
 
+    async def submit(self, choice: Choice) -> SubmitResult:
+        """Run the submit script: store a hidden choice if its turn is still open."""
+        reply = await self._submit(
+            keys=[
+                game_key(choice.game_id),
+                events_key(choice.game_id),
+                answers_key(choice.game_id),
+                pending_key(choice.game_id),
+                BOT_STREAM,
+            ],
+            args=[
+                choice.request_key,
+                str(choice.turn_number),
+                str(choice.seat),
+                choice.move_json,
+                _event_tail(choice.event),
+                str(choice.choosers),
+                str(choice.ttl_s),
+                BOT_GROUP,
+            ],
+        )
+        tag = reply[0]
+        if tag == "ok":
+            return Submitted(
+                event_id=reply[1], version=int(reply[2]), complete=int(reply[3]) >= choice.choosers
+            )
+        if tag == "dup":
+            return _duplicate(reply[1])
+        if tag in ("turn", "closed"):
+            return Conflict(current_version=int(reply[1]), closed=tag == "closed")
+        return Conflict(current_version=None)
+
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
+
+
+def _event_tail(event: dict[str, Any]) -> str:
+    """The event's JSON without its opening brace: the scripts put the version in front."""
+    if not event:
+        raise ValueError("an event is never empty: it names at least its action")
+    return json.dumps(event, separators=(",", ":"))[1:]
+
+
+def _duplicate(answer: str) -> Duplicate:
+    event_id, _, version = answer.partition("\n")
+    return Duplicate(event_id=event_id, version=int(version.split("\n")[0]))

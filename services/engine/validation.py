@@ -5,8 +5,8 @@ Nothing a client sends is echoed back at length: a 100 kB string is reported by 
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from services.common.grpc_util import invalid_argument
@@ -20,6 +20,7 @@ JOB_ID = EVENT_ID
 MAX_NAME = 40
 MAX_MOVE_STRING = 64
 MAX_WAIT_MS = 30_000
+MAX_JSON = 64 * 1024
 
 
 def shown(value: str) -> str:
@@ -86,13 +87,19 @@ def wait_ms(value: int) -> int:
     return value
 
 
-def move_fields(move: Mapping[str, Any]) -> None:
-    """Bound the size of every string in a move before the rules core reads it."""
-    for key, value in move.items():
-        if isinstance(value, str) and len(value) > MAX_MOVE_STRING:
-            raise invalid_argument(
-                key, f"{key} must be at most {MAX_MOVE_STRING} characters; got {len(value)}"
-            )
+def json_object(text: str, field: str) -> dict[str, Any]:
+    """A JSON object sent as text ("" is an empty object); INVALID_ARGUMENT naming `field`."""
+    if not text:
+        return {}
+    if len(text) > MAX_JSON:
+        raise invalid_argument(field, f"{field} is too long ({len(text)} characters)")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise invalid_argument(field, f"{field} is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise invalid_argument(field, f"{field} must be a JSON object")
+    return data
 
 
 def seat_number(value: int, seats: int, field: str = "seat") -> int:

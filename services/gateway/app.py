@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, abort, send_from_directory
 
+import games
+from games.errors import GameError
 from services.common.config import Settings
 from services.gateway import errors, events, games_api, health
 from services.gateway.backends import Backends
@@ -59,6 +61,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     @app.get("/")
     def index() -> Response:
         return app.send_static_file("index.html")
+
+    @app.get("/games/<kind>/<path:name>")
+    def game_page_module(kind: str, name: str) -> Response:
+        """A game's own page module (its board), from its package: `games/<kind>/web/`."""
+        try:
+            web_dir = games.get(kind).web_dir
+        except GameError:
+            abort(404)
+        if web_dir is None:
+            abort(404)
+        return send_from_directory(web_dir, name)
 
     @app.after_request
     def security_headers(response: Response) -> Response:

@@ -8,16 +8,15 @@ logs and shared links) and passed on unchanged as gRPC metadata.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
 from flask import current_app, request
-from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from services.common.grpc_util import bearer, json_to_message
+from services.common.grpc_util import bearer
 from services.gateway.backends import Backends, Clients
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
 
@@ -76,28 +75,6 @@ def json_body(*, optional: bool = False) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise bad_request("The body must be a JSON object.")
     return data
-
-
-def to_message(data: Mapping[str, Any], message_type: type[M], game: str = "metro") -> M:
-    """A request message from API JSON; 400 naming the field the contract does not know."""
-    try:
-        return json_to_message(data, message_type, game)
-    except (json_format.ParseError, TypeError, ValueError) as exc:
-        raise bad_request(_parse_sentence(str(exc))) from None
-
-
-_UNKNOWN_FIELD = re.compile(r'has no field named "([^"]+)"')
-_BAD_VALUE = re.compile(r"Failed to parse (\w+) field")
-
-
-def _parse_sentence(text: str) -> str:
-    """protobuf's parse errors name internal message types; say what a client can act on."""
-    if match := _UNKNOWN_FIELD.search(text):
-        return f"Unknown field {match.group(1)!r} in the request."
-    fields = _BAD_VALUE.findall(text)
-    if fields:
-        return f"The field {fields[-1]!r} has a value of the wrong type."
-    return "Malformed request: " + text.splitlines()[0] if text else "Malformed request."
 
 
 def rpc(

@@ -22,7 +22,6 @@ from metro.v1 import engine_pb2
 
 from services.gateway.calls import clients, gateway, rpc
 from services.gateway.errors import bad_request, from_rpc_error
-from services.gateway.fastjson import message_json
 
 bp = Blueprint("events", __name__, url_prefix="/api/games")
 
@@ -75,7 +74,7 @@ def _sse(call: Any, heartbeat_s: float) -> Iterator[str]:
                 yield ": keep-alive\n\n"
                 continue
             if kind == "event":
-                yield format_event(message_json(item))
+                yield format_event(item.event_id, item.json)
             elif kind == "error":
                 yield _stream_error(item)
                 return
@@ -85,10 +84,10 @@ def _sse(call: Any, heartbeat_s: float) -> Iterator[str]:
         call.cancel()  # the client left (or the stream ended): stop the engine's side too
 
 
-def format_event(event: dict[str, Any]) -> str:
-    """One SSE message: the id to resume from, then the event as one JSON line."""
-    data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-    return f"id: {event.get('event_id', '')}\ndata: {data}\n\n"
+def format_event(event_id: str, data: str) -> str:
+    """One SSE message: the id to resume from, then the event's JSON (one line: the engine
+    writes it compact, and JSON text never holds a raw newline)."""
+    return f"id: {event_id}\ndata: {data}\n\n"
 
 
 def _stream_error(err: grpc.RpcError) -> str:

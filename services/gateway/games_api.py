@@ -1,134 +1,254 @@
-"""The HTTP API of API.md under /api/games: each endpoint reads its input, makes one call to the
-engine (or the AI for hints) and answers the reply's JSON. No game rules live here."""
+"""The HTTP API of API.md under /api: each endpoint reads its input, makes one call to the engine
+(or the AI for hints) and answers. No game rules live here, and no game is named: a game's own
+JSON (options, views, moves, events) passes through as the engine wrote it.
+
+What the browser receives is built in this one module: views and events are the engine's JSON
+text as it is; the few small replies are made by the `_*_json` helpers below.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, request
+from google.protobuf.json_format import MessageToDict
 from metro.v1 import ai_pb2, engine_pb2
 
-from services.gateway.calls import bearer_token, clients, json_body, rpc, to_message
+import games
+from services.common.levels import level_table
+from services.gateway.calls import bearer_token, clients, json_body, rpc
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.fastjson import message_json
 
-bp = Blueprint("games", __name__, url_prefix="/api/games")
+bp = Blueprint("games", __name__, url_prefix="/api")
 
-# The game kinds the contracts know: the members of GameRules' `detail` oneof.
-GAME_KINDS = tuple(f.name for f in engine_pb2.GameRules.DESCRIPTOR.oneofs_by_name["detail"].fields)
 LIST_STATUSES = ("open", "playing", "over")
+LIST_LIMIT_MAX = 200  # the engine's own limit: one number for both
+SEAT_FIELDS = {"kind", "name", "level"}
+CREATE_FIELDS = {"game", "rules", "seats"}
+HINT_FIELDS = {"level", "budget_ms", "seed", "max_suggestions"}
 
 
-def _game_kind(body: dict[str, Any]) -> str:
-    game = body.get("game", GAME_KINDS[0])
-    if not isinstance(game, str) or game not in GAME_KINDS:
-        known = ", ".join(GAME_KINDS)
-        message = f"Unknown game {game!r}; known games: {known}."
-        raise ApiError(400, "wrong_game", message, field="game")
-    return game
+def _json(data: Any, status: int = 200) -> Response:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Response(text, status=status, mimetype="application/json")
 
 
-@bp.post("")
-def create_game() -> tuple[Response, int]:
+def _raw(text: str) -> Response:
+    """An answer that is JSON text already (a view, a record): sent as it is."""
+    return Response(text, mimetype="application/json")
+
+
+def _only(body: dict[str, Any], allowed: set[str], where: str = "the request") -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        known = ", ".join(sorted(allowed))
+        raise bad_request(f"Unknown field {unknown[0]!r} in {where}; known: {known}.", unknown[0])
+
+
+def _int_field(body: dict[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise bad_request(f"'{name}' must be a whole number.", field=name)
+    if not -(2**31) <= value < 2**31:
+        raise bad_request(f"'{name}' is out of range.", field=name)
+    return value
+
+
+# ---- the catalogue ---------------------------------------------------------------------------
+
+
+@bp.get("/meta")
+def meta() -> Response:
+    """Every game, its options, AI levels and seat colours: the lobby is built from this."""
+    levels = level_table()
+    return _json({"games": [{**g.meta(), "levels": levels} for g in games.all_games()]})
+
+
+# ---- games -----------------------------------------------------------------------------------
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int] | Response:
     body = json_body()
-    game = _game_kind(body)
-    seats = body.get("seats")
-    if not isinstance(seats, list) or not seats or not all(isinstance(s, dict) for s in seats):
-        raise bad_request("'seats' must be a non-empty list of seat objects.", field="seats")
+    _only(body, CREATE_FIELDS)
+    game = body.get("game", games.default().kind)
+    if not isinstance(game, str) or game not in games.kinds():
+        known = ", ".join(games.kinds())
+        raise ApiError(400, "wrong_game", f"Unknown game {game!r}; known games: {known}.",
+                       field="game")  # fmt: skip
     rules = body.get("rules", {})
     if not isinstance(rules, dict):
         raise bad_request("'rules' must be a JSON object.", field="rules")
-    message = to_message(
-        {"game": game, "rules": rules, "seats": seats}, engine_pb2.CreateGameRequest, game
-    )
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not seats:
+        raise bad_request("'seats' must be a non-empty list of seat objects.", field="seats")
+    specs = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict):
+            raise bad_request(f"'seats[{i}]' must be an object.", field=f"seats[{i}]")
+        _only(seat, SEAT_FIELDS, f"seats[{i}]")
+        for key in SEAT_FIELDS:
+            if not isinstance(seat.get(key, ""), str):
+                raise bad_request(f"'seats[{i}].{key}' must be a string.", f"seats[{i}].{key}")
+        specs.append(engine_pb2.SeatSpec(**seat))
+    message = engine_pb2.CreateGameRequest(game=game, rules_json=json.dumps(rules), seats=specs)
     reply = rpc(clients().engine.CreateGame, message)
-    return jsonify(message_json(reply)), 201
+    out: dict[str, Any] = {"game_id": reply.game_id, "seat": None, "token": reply.token}
+    if reply.HasField("seat"):
+        out["seat"] = reply.seat
+    return _json(out, 201)
 
 
-@bp.get("")
+@bp.get("/games")
 def list_games() -> Response:
     status = request.args.get("status", "open")
     if status not in LIST_STATUSES:
         raise bad_request(f"'status' must be one of {', '.join(LIST_STATUSES)}.", field="status")
     limit_text = request.args.get("limit", "0")
-    if not limit_text.isdigit():
-        raise bad_request("'limit' must be a whole number.", field="limit")
-    message = engine_pb2.ListGamesRequest(
-        status=status, game=request.args.get("game", ""), limit=min(int(limit_text), 1000)
-    )
+    if not limit_text.isdigit() or int(limit_text) > LIST_LIMIT_MAX:
+        raise bad_request(f"'limit' must be a whole number 0-{LIST_LIMIT_MAX}.", field="limit")
+    game = request.args.get("game", "")
+    message = engine_pb2.ListGamesRequest(status=status, game=game, limit=int(limit_text))
     reply = rpc(clients().engine.ListGames, message)
-    return jsonify(message_json(reply))
+    return _json({"games": [_summary_json(g) for g in reply.games]})
 
 
-def _in_game(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """The body with the URL's game id; the body may not name one (or a seat) itself."""
-    if "game_id" in body or "seat" in body:
-        raise bad_request("The game and seat come from the URL and the token, not the body.")
-    return {**body, "game_id": game_id}
+def _summary_json(summary: engine_pb2.GameSummary) -> dict[str, Any]:
+    return {
+        "game_id": summary.game_id,
+        "game": summary.game,
+        "rules": json.loads(summary.rules_json or "{}"),
+        "seats": [_seat_json(s) for s in summary.seats],
+        "status": summary.status,
+        "created_at": MessageToDict(summary.created_at) if summary.HasField("created_at") else None,
+    }
 
 
-@bp.post("/<game_id>/join")
+def _seat_json(seat: engine_pb2.Seat) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "kind": seat.kind}
+    if seat.level:
+        out["level"] = seat.level
+    return out
+
+
+def _in_game(body: dict[str, Any]) -> None:
+    """The game and seat come from the URL and the token; the body may not name them."""
+    for key in ("game_id", "seat"):
+        if key in body:
+            raise bad_request(
+                "The game and seat come from the URL and the token, not the body.", field=key
+            )
+
+
+@bp.post("/games/<game_id>/join")
 def join_game(game_id: str) -> Response:
     body = json_body(optional=True)
-    if not isinstance(body.get("name", ""), str):
+    _only(body, {"name"})
+    name = body.get("name", "")
+    if not isinstance(name, str):
         raise bad_request("'name' must be a string.", field="name")
-    message = to_message(_in_game(body, game_id), engine_pb2.JoinGameRequest)
-    reply = rpc(clients().engine.JoinGame, message)
-    return jsonify(message_json(reply))
+    reply = rpc(clients().engine.JoinGame, engine_pb2.JoinGameRequest(game_id=game_id, name=name))
+    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 
-@bp.get("/<game_id>")
+@bp.get("/games/<game_id>")
 def get_view(game_id: str) -> Response:
     reply = rpc(
         clients().engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), token=bearer_token()
     )
-    return jsonify(message_json(reply))
+    return _raw(reply.json)
 
 
-@bp.get("/<game_id>/legal")
+@bp.get("/games/<game_id>/legal")
 def legal_moves(game_id: str) -> Response:
     reply = rpc(
         clients().engine.ListLegalMoves,
         engine_pb2.ListLegalMovesRequest(game_id=game_id),
         token=bearer_token(),
     )
-    return jsonify(message_json(reply))
+    # The moves are JSON objects already: joined, not decoded and encoded again.
+    return _raw(
+        f'{{"moves":[{",".join(reply.moves)}],"seat":{reply.seat},"version":{reply.version}}}'
+    )
 
 
-@bp.post("/<game_id>/moves")
+@bp.post("/games/<game_id>/moves")
 def apply_move(game_id: str) -> Response:
     token = bearer_token()
     body = json_body()
-    if not isinstance(body.get("action"), str):
-        raise bad_request('\'action\' is required: "place" or "draw".', field="action")
-    message = to_message(_in_game(body, game_id), engine_pb2.ApplyMoveRequest)
+    _in_game(body)
+    move = dict(body)
+    expected = _int_field(move, "expected_version")
+    move.pop("expected_version", None)
+    move_id = move.pop("move_id", "")
+    if not isinstance(move_id, str):
+        raise bad_request("'move_id' must be a string.", field="move_id")
+    if not move:
+        raise bad_request("The body must hold the move itself, besides any "
+                          "expected_version and move_id.", field="move")  # fmt: skip
+    message = engine_pb2.ApplyMoveRequest(
+        game_id=game_id, move_id=move_id, move_json=json.dumps(move, separators=(",", ":"))
+    )
+    if expected is not None:
+        message.expected_version = expected
     reply = rpc(clients().engine.ApplyMove, message, token=token)
-    return jsonify(message_json(reply))
+    return _raw(reply.json)
 
 
-@bp.post("/<game_id>/hint")
+@bp.post("/games/<game_id>/hint")
 def hint(game_id: str) -> Response:
     token = bearer_token()
     if token is None:
         raise ApiError(403, "permission_denied", "A hint is for a seat: send its token.")
     body = json_body(optional=True)
-    message = to_message(_in_game(body, game_id), ai_pb2.SuggestRequest)
+    _in_game(body)
+    _only(body, HINT_FIELDS)
+    level = body.get("level", "")
+    if not isinstance(level, str):
+        raise bad_request("'level' must be a string.", field="level")
+    message = ai_pb2.SuggestRequest(game_id=game_id, level=level)
+    for name in ("budget_ms", "max_suggestions"):
+        value = _int_field(body, name)
+        if value is not None:
+            setattr(message, name, value)
+    seed = _int_field(body, "seed")
+    if seed is not None:
+        if seed < 0:
+            raise bad_request("'seed' must be 0 or more.", field="seed")
+        message.seed = seed
     reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
-    return jsonify(message_json(reply))
+    return _json(
+        {
+            "suggestions": [_suggestion_json(s) for s in reply.suggestions],
+            "level": reply.level,
+            "elapsed_ms": reply.elapsed_ms,
+            "iterations": reply.iterations,
+            "seat": reply.seat,
+        }
+    )
 
 
-@bp.get("/<game_id>/record")
+def _suggestion_json(s: ai_pb2.Suggestion) -> dict[str, Any]:
+    """A suggestion is its move's own fields (so it can be sent back as it is), the move again
+    under "move", and what the search thinks of it."""
+    move = json.loads(s.move_json)
+    return {**move, "move": move, "value": s.value, "visits": s.visits}
+
+
+@bp.get("/games/<game_id>/record")
 def record(game_id: str) -> Response:
     reply = rpc(
         clients().engine.GetRecord,
         engine_pb2.GetRecordRequest(game_id=game_id),
         token=bearer_token(),
     )
-    # The record is a JSON document already; pass it on as it is.
-    resp = Response(reply.record_json, mimetype="application/json")
+    resp = _raw(reply.record_json)
     resp.headers["Content-Disposition"] = f'inline; filename="{_safe_name(game_id)}.json"'
     return resp
 
 
 def _safe_name(game_id: str) -> str:
-    return "metro-" + "".join(ch for ch in game_id if ch.isalnum() or ch in "-_")[:64]
+    return "game-" + "".join(ch for ch in game_id if ch.isalnum() or ch in "-_")[:64]

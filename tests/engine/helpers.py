@@ -9,19 +9,23 @@ from typing import Any
 import grpc
 from metro.v1 import engine_pb2
 
-from tests.fixtures.engine import EngineClient
+from tests.fixtures.engine import EngineClient, doc
 
 
 def code(error: grpc.RpcError) -> grpc.StatusCode:
     return error.code()  # type: ignore[no-any-return]
 
 
-def choose(moves: list[engine_pb2.Move], rng: random.Random, draw_rate: float) -> tuple[str, str]:
-    """A random legal move; a draw (when offered) with probability draw_rate."""
-    draws = [m for m in moves if m.metro.action == "draw"]
-    places = [m for m in moves if m.metro.action == "place"]
+def moves_of(legal: engine_pb2.ListLegalMovesResponse) -> list[dict[str, Any]]:
+    return [json.loads(m) for m in legal.moves]
+
+
+def choose(moves: list[dict[str, Any]], rng: random.Random, draw_rate: float) -> tuple[str, str]:
+    """A random legal Metro move; a draw (when offered) with probability draw_rate."""
+    draws = [m for m in moves if m["action"] == "draw"]
+    places = [m for m in moves if m["action"] == "place"]
     pick = draws[0] if draws and (not places or rng.random() < draw_rate) else rng.choice(places)
-    return pick.metro.action, pick.metro.placement
+    return pick["action"], pick.get("placement", "")
 
 
 def play_out(
@@ -36,11 +40,11 @@ def play_out(
     """Play random legal moves for every seat until the game is over; the last answer."""
     view = client.view(game_id)
     while view.status != "over":
-        seat = view.turn
+        (seat,) = view.to_move
         legal = client.legal(game_id, tokens[seat])
         assert legal.seat == seat and legal.version == view.version
         assert legal.moves, f"seat {seat} has no legal move at version {view.version}"
-        action, placement = choose(list(legal.moves), rng, draw_rate)
+        action, placement = choose(moves_of(legal), rng, draw_rate)
         answer = client.move(
             game_id, tokens[seat], action, placement, expected_version=legal.version
         )

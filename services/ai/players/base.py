@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from services.ai.players.infoset import InfoSet
@@ -12,10 +12,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class RankedMove:
-    """One candidate: `value` is the expected score margin for the mover (points ahead of the
-    best opponent at the end, as the player estimates it); `visits` is the search effort."""
+    """One candidate: `move` is the game's own typed move value (hashable; compare with ==);
+    `value` is the expected score margin for the mover (points ahead of the best other seat at
+    the end, as the player estimates it; its own expected score in a solo game); `visits` is the
+    search effort."""
 
-    move: int
+    move: Any
     value: float
     visits: int
 
@@ -27,12 +29,12 @@ class SearchResult:
     elapsed_s: float
 
     @property
-    def best(self) -> int:
+    def best(self) -> Any:
         return self.moves[0].move
 
 
 class Player(Protocol):
-    """Chooses for the seat whose information set it is given; never sees hidden tiles."""
+    """Chooses for the seat whose information set it is given; never sees what the seat may not."""
 
     name: str
 

@@ -1,69 +1,33 @@
-"""How good a Metro position is for each seat, in points: the heuristic behind greedy play and
-behind the search's cut-off rollouts.
+"""Margins: how a search compares the game's evaluation across seats.
 
-Points never go away in Metro: every tile adds crossings to the routes through it, and the game
-is about whose routes collect them. So a seat's *worth* is its score plus what its open routes
-hold already (their length), plus a bonus for each open route (it will still grow) and for a route
-that runs into a square next to the central station (it may yet be doubled). A move is judged by
-the margin it leaves: the mover's worth minus the best opponent's.
+`Game.evaluate(state)` (each game's own heuristic, exact once the game is over) gives every seat's
+expected final score. A seat wants to finish ahead, so a player judges a position by its *margin*:
+its own value minus the best other seat's. Alone at the table (a solo game) the margin is simply
+its own value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from games.metro import MetroState
-from games.metro.board import CENTRE_SQUARES, NEIGHBOURS
-
-# Squares beside the central station: a route entering one may end in the centre (doubled).
-NEAR_CENTRE: frozenset[int] = frozenset(
-    sq for c in CENTRE_SQUARES for sq in range(64) if NEIGHBOURS[c] >> sq & 1
-)
-_NEAR = tuple(sq in NEAR_CENTRE for sq in range(64))
-OPEN = 0  # games.metro.state's code for an open route
+from collections.abc import Sequence
 
 
-@dataclass(frozen=True, slots=True)
-class Weights:
-    length: float = 1.0  # per crossing an open route already has
-    open_bonus: float = 12.0  # an open route will still grow...
-    open_bonus_early: float = 0.0  # ...and more so the emptier the board is
-    near_centre: float = 0.3  # times the length, for an open route heading beside the centre
-
-
-DEFAULT_WEIGHTS = Weights()
-
-
-def worths(state: MetroState, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
-    """Each seat's score plus the estimated worth of its open routes; exact scores at the end."""
-    out = [float(x) for x in state.scores]
-    if state.seat < 0:
-        return out
-    owner, ends, lengths, heads = state.owner, state.ends, state.lengths, state.heads
-    wl, wc = w.length, w.near_centre
-    wo = w.open_bonus + w.open_bonus_early * (60 - state.placed) / 60
-    for station in range(1, 33):
-        o = owner[station]
-        if o >= 0 and ends[station] == OPEN:
-            n = lengths[station]
-            v = wl * n + wo
-            if _NEAR[heads[station] >> 3]:
-                v += wc * n
-            out[o] += v
-    return out
-
-
-def margin(values: list[float], seat: int) -> float:
-    """Points ahead of the best other seat (negative when behind)."""
+def margin(values: Sequence[float], seat: int) -> float:
+    """Points ahead of the best other seat (negative when behind); the value itself when solo."""
+    if len(values) == 1:
+        return values[seat]
     best = max(v for i, v in enumerate(values) if i != seat)
     return values[seat] - best
 
 
-def margins(values: list[float]) -> list[float]:
-    """margin() for every seat at once (the search backs up one value per mover)."""
-    if len(values) == 2:
+def margins(values: Sequence[float]) -> list[float]:
+    """margin() for every seat at once (the search backs up one value per seat)."""
+    n = len(values)
+    if n == 1:
+        return [values[0]]
+    if n == 2:
         d = values[0] - values[1]
         return [d, -d]
-    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
-    top, second = values[order[0]], values[order[1]]
-    return [v - (second if i == order[0] else top) for i, v in enumerate(values)]
+    top = max(range(n), key=values.__getitem__)
+    second = max(v for i, v in enumerate(values) if i != top)
+    best = values[top]
+    return [v - (second if i == top else best) for i, v in enumerate(values)]

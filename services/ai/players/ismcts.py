@@ -1,12 +1,21 @@
-"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+"""Information-set Monte Carlo tree search (single-observer ISMCTS), for any game of the protocol.
 
-Each iteration deals one world consistent with the seat's view (InfoSet.sample), walks the tree
-with UCB over the moves available *in that world* (a child's exploration term counts the times it
-was available, not the parent's visits, because moves come and go with the hidden tiles), expands
-one node, plays a short random rollout and scores the position with the evaluation (evaluate.py).
-"Draw" leads to a chance node whose children are the drawn tiles, so the placements after a draw
-are searched per tile. At the root, moves enter the tree in greedy order and a few at a time
-(progressive widening), so a short budget is spent on the moves worth comparing.
+Each iteration deals one world consistent with the searching seat's view (InfoSet.sample) and
+walks the tree. At a node, every seat in `world.to_move()` chooses (one seat in a sequential
+game; every seat still to choose in a simultaneous turn): decoupled UCT, with per-seat
+statistics at the node, each seat's choice selected independently by UCB over the moves
+available to it *in that world* (the exploration term counts the times a move was available, not
+the node's visits, because moves come and go with hidden things: the tile a draw brings, another
+seat's hand). The joint choice is applied in seat order and leads to the child keyed by it, so a
+sequential game is ordinary ISMCTS. A new child ends the descent; a few uniformly random moves
+(`random_move`) follow, and the game's evaluation (`Game.evaluate`) scores the position; every
+seat's statistics take its own margin (evaluate.py).
+
+At the root, the searching seat's moves enter the tree in greedy order and a few at a time
+(progressive widening), so a short budget is spent on the moves worth comparing. Exploration is
+measured in the game's own points: the constant is a multiple of the spread (standard deviation)
+of the searcher's backed-up margins so far, so that one setting suits games scored in tens or in
+hundreds.
 """
 
 from __future__ import annotations
@@ -14,36 +23,45 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
-from games.metro import DRAW, MetroState
+from games.base import Game, GameState
 from services.ai.players.base import RankedMove, SearchResult
-from services.ai.players.evaluate import DEFAULT_WEIGHTS, Weights, margins, worths
+from services.ai.players.evaluate import margins
 from services.ai.players.infoset import InfoSet
-from services.ai.players.policy import random_move
 from services.ai.players.simple import greedy_values
 
 
-class _Node:
-    """Statistics of the edge into this node, from the view of the seat that chose it."""
+class _Edge:
+    """One seat's statistics for one of its moves at one node."""
 
-    __slots__ = ("avail", "chance", "children", "total", "visits")
+    __slots__ = ("avail", "total", "visits")
 
-    def __init__(self, chance: bool = False) -> None:
-        self.children: dict[int, _Node] = {}
+    def __init__(self) -> None:
         self.visits = 0
         self.total = 0.0
         self.avail = 1
-        self.chance = chance  # children keyed by the drawn tile, not by a move
+
+
+class _Node:
+    """A public situation of the tree: per-seat move statistics, children by joint choice."""
+
+    __slots__ = ("children", "stats")
+
+    def __init__(self) -> None:
+        self.children: dict[Hashable, _Node] = {}
+        self.stats: dict[int, dict[Any, _Edge]] = {}
 
 
 @dataclass(frozen=True, slots=True)
 class SearchParams:
-    exploration: float = 6.0  # UCB constant, in points of margin
-    rollout_moves: int = 8  # random moves after the tree before the evaluation cuts in
+    exploration: float = 0.5  # UCB constant, in standard deviations of the searcher's margins
+    min_exploration: float = 1.0  # ...but never below this many points
+    rollout_moves: int = 8  # random turns after the tree before the evaluation cuts in
     widen_base: int = 3  # root moves in the tree from the start...
-    widen_power: float = 0.4  # ...plus visits ** power
-    weights: Weights = DEFAULT_WEIGHTS
+    widen_power: float = 0.4  # ...plus iterations ** power
 
 
 DEFAULT_PARAMS = SearchParams()
@@ -71,90 +89,148 @@ class ISMCTSPlayer:
         if not info.to_move:
             return SearchResult([], 0, time.perf_counter() - start)
         rng = random.Random(seed)
-        priors = greedy_values(info, info.sample(rng), self.params.weights)
-        order = sorted(priors, key=lambda m: (-priors[m], m))
-        root = _Node()
+        priors = greedy_values(info.game, info.sample(rng), info.seat, rng)
+        index = {m: i for i, m in enumerate(priors)}
+        order = sorted(priors, key=lambda m: (-priors[m], index[m]))
         limit = self.iterations
         deadline: float | None = None
         if budget_s is not None:
             deadline = start + budget_s
         elif limit is None:
             deadline = start + self.budget_s
+        tree = _Search(info.game, info.seat, order, self.params, rng)
         if len(order) > 1:
-            while limit is None or root.visits < limit:
-                if deadline is not None and not root.visits & 7 and time.perf_counter() >= deadline:
+            sample = info.sample
+            while limit is None or tree.iterations < limit:
+                if (
+                    deadline is not None
+                    and not tree.iterations & 7
+                    and time.perf_counter() >= deadline
+                ):
                     break
-                self._iterate(root, info.sample(rng), order, rng)
-        return SearchResult(_ranking(root, order, priors), root.visits, time.perf_counter() - start)
+                tree.iterate(sample(rng))
+        ranking = _ranking(tree.root.stats.get(info.seat, {}), order, priors, index)
+        return SearchResult(ranking, tree.iterations, time.perf_counter() - start)
 
-    def _iterate(
-        self, root: _Node, world: MetroState, order: list[int], rng: random.Random
+
+class _Search:
+    """One search's tree and running statistics."""
+
+    __slots__ = ("evaluate", "iterations", "me", "n", "order", "p", "rng", "root", "s1", "s2")
+
+    def __init__(
+        self, game: Game, me: int, order: list[Any], p: SearchParams, rng: random.Random
     ) -> None:
-        p = self.params
-        path: list[tuple[_Node, int]] = []
+        self.evaluate = game.evaluate
+        self.me = me
+        self.order = order
+        self.p = p
+        self.rng = rng
+        self.root = _Node()
+        self.iterations = 0
+        self.n = 0  # the searcher's backed-up margins: count, sum, sum of squares
+        self.s1 = 0.0
+        self.s2 = 0.0
+
+    def exploration(self) -> float:
+        p = self.p
+        if self.n < 2:
+            return max(p.min_exploration, 10.0)
+        mean = self.s1 / self.n
+        var = max(0.0, self.s2 / self.n - mean * mean)
+        return max(p.min_exploration, p.exploration * math.sqrt(var))
+
+    def iterate(self, world: GameState) -> None:
+        p, me, root, rand = self.p, self.me, self.root, self.rng.random
+        c = self.exploration()
+        widen = min(len(self.order), p.widen_base + int(self.iterations**p.widen_power))
+        path: list[tuple[_Edge, int]] = []
         node = root
-        widen = min(len(order), p.widen_base + int(root.visits**p.widen_power))
-        while world.seat >= 0:
-            if node.chance:  # the draw happened in this world: follow the tile drawn
-                child = node.children.get(world.drawn)
-                if child is None:
-                    child = node.children[world.drawn] = _Node()
-                node = child
-                continue
-            mover = world.seat
-            legal = order[:widen] if node is root else world.legal_moves()
-            children = node.children
-            fresh = [m for m in legal if m not in children]
-            if fresh:
-                move = fresh[0] if node is root else fresh[int(rng.random() * len(fresh))]
-                for m in legal:
-                    if m in children:
-                        children[m].avail += 1
-                child = children[move] = _Node(chance=move == DRAW)
-                world.apply(move)
-                path.append((child, mover))
+        while True:
+            movers = world.to_move()
+            if not movers:
                 break
-            move = _ucb(children, legal, p.exploration)
-            world.apply(move)
-            node = children[move]
-            path.append((node, mover))
-        _rollout(world, p.rollout_moves, rng)
-        values = margins(worths(world, p.weights))
-        root.visits += 1
-        for child, mover in path:
-            child.visits += 1
-            child.total += values[mover]
+            joint = []
+            for seat in movers:
+                stats = node.stats.get(seat)
+                if stats is None:
+                    stats = node.stats[seat] = {}
+                if node is root and seat == me:
+                    move = _choose(stats, self.order[:widen], c, None, path, seat)
+                else:
+                    move = _choose(stats, world.legal_moves(seat), c, rand, path, seat)
+                joint.append(move)
+            for seat, move in zip(movers, joint, strict=True):
+                world.apply(seat, move)
+            key: Hashable = joint[0] if len(joint) == 1 else tuple(joint)
+            child = node.children.get(key)
+            if child is None:
+                node.children[key] = _Node()
+                break
+            node = child
+        _rollout(world, p.rollout_moves, rand)
+        values = margins(self.evaluate(world))
+        self.iterations += 1
+        v = values[me]
+        self.n += 1
+        self.s1 += v
+        self.s2 += v * v
+        for edge, seat in path:
+            edge.visits += 1
+            edge.total += values[seat]
 
 
-def _ucb(children: dict[int, _Node], legal: list[int], c: float) -> int:
-    best, best_score = legal[0], -math.inf
+def _choose(
+    stats: dict[Any, _Edge],
+    legal: list[Any],
+    c: float,
+    rand: Any,
+    path: list[tuple[_Edge, int]],
+    seat: int,
+) -> Any:
+    """One seat's choice at a node: an untried move if any (the first in `legal` when `rand` is
+    None, else a random one), else UCB over the available moves; counts availability."""
+    fresh = []
     for m in legal:
-        ch = children[m]
-        ch.avail += 1
-        score = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+        edge = stats.get(m)
+        if edge is None:
+            fresh.append(m)
+        else:
+            edge.avail += 1
+    if fresh:
+        move = fresh[0] if rand is None else fresh[int(rand() * len(fresh))]
+        edge = stats[move] = _Edge()
+        path.append((edge, seat))
+        return move
+    best, best_edge, best_score = legal[0], stats[legal[0]], -math.inf
+    log, sqrt = math.log, math.sqrt
+    for m in legal:
+        e = stats[m]
+        score = e.total / e.visits + c * sqrt(log(e.avail) / e.visits)
         if score > best_score:
-            best, best_score = m, score
+            best, best_edge, best_score = m, e, score
+    path.append((best_edge, seat))
     return best
 
 
-def _rollout(world: MetroState, moves: int, rng: random.Random) -> None:
-    """Uniformly random moves; cheap, and the evaluation corrects for the short horizon."""
-    rand = rng.random
-    for _ in range(moves):
-        if world.seat < 0:
+def _rollout(world: GameState, turns: int, rand: Any) -> None:
+    """Uniformly random moves for every seat to move, `turns` times; cheap, and the evaluation
+    corrects for the short horizon."""
+    for _ in range(turns):
+        movers = world.to_move()
+        if not movers:
             return
-        world.apply(random_move(world, rand))
+        for seat in movers:
+            world.apply(seat, world.random_move(seat, rand))
 
 
-def _ranking(root: _Node, order: list[int], priors: dict[int, float]) -> list[RankedMove]:
+def _ranking(
+    stats: dict[Any, _Edge], order: list[Any], priors: dict[Any, float], index: dict[Any, int]
+) -> list[RankedMove]:
     """Most visited first (the robust choice); moves the search never tried follow, in greedy
     order, valued by greedy."""
-    searched = [
-        RankedMove(m, ch.total / ch.visits, ch.visits)
-        for m, ch in root.children.items()
-        if ch.visits
-    ]
-    searched.sort(key=lambda r: (-r.visits, -r.value, r.move))
+    searched = [RankedMove(m, e.total / e.visits, e.visits) for m, e in stats.items() if e.visits]
+    searched.sort(key=lambda r: (-r.visits, -r.value, index[r.move]))
     seen = {r.move for r in searched}
     rest = [RankedMove(m, priors[m], 0) for m in order if m not in seen]
     return searched + rest
