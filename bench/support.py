@@ -1,0 +1,39 @@
+"""What the service benchmarks share: a Redis on a Unix socket, and waiting for a gRPC server
+to report SERVING."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.common.redis_server import RedisServer
+
+
+class SocketRedisServer(RedisServer):
+    """The same server, also listening on a Unix socket in its data directory."""
+
+    @property
+    def socket_path(self) -> Path:
+        return self.data_dir / "redis.sock"
+
+    def _argv(self) -> list[str]:
+        return [*super()._argv(), "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
+
+
+def wait_serving(target: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with grpc.insecure_channel(target) as channel:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=1.0
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+        time.sleep(0.1)
+    raise SystemExit(f"bench: the server at {target} did not become healthy")
