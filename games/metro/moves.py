@@ -33,6 +33,12 @@ class MetroMove:
         `{"action": "draw"}`; InvalidMoveError naming the bad field."""
         if not isinstance(data, dict):
             raise InvalidMoveError("a move must be a JSON object with an 'action'", "move")
+        unknown = sorted(set(data) - {"action", "placement"})
+        if unknown:
+            raise InvalidMoveError(
+                f"unknown field {unknown[0]!r} in the move; a move has 'action' and 'placement'",
+                unknown[0],
+            )
         action = data.get("action")
         if action == "draw":
             return MOVES[DRAW]

@@ -52,6 +52,7 @@ def game_view(
         to_move=to_move,
         last_event_id=last_event_id,
         seat=seat,
+        winners=list(view.get("winners") or ()),
     )
     if status != "playing" and "turn" in doc:
         doc["turn"] = None  # nobody's turn while waiting (or over)

@@ -1,0 +1,100 @@
+"""The HTTP API carries every game of the registry: the catalogue, and Metro X (simultaneous
+turns) played through the same paths as Metro, with AI seats and hints."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import games
+from tests.fixtures.gateway import GatewayApi
+
+
+def test_meta_lists_every_game_with_its_options_levels_and_colours(api: GatewayApi) -> None:
+    status, body = api.get("/api/meta")
+    assert status == 200
+    listed = [g["game"] for g in body["games"]]
+    assert listed == games.kinds() and {"metro", "metrox"} <= set(listed)
+    for entry in body["games"]:
+        game = games.get(entry["game"])
+        assert entry["name"] == game.name and entry["players"] == list(game.players)
+        assert [o["name"] for o in entry["options"]] == [o.name for o in game.options]
+        assert [lv["name"] for lv in entry["levels"]][:5] == [
+            "random", "easy", "medium", "hard", "expert",
+        ]  # fmt: skip
+        assert len(entry["colours"]) >= game.players[1]
+
+
+def test_a_game_page_module_is_served_from_its_package(api: GatewayApi) -> None:
+    for kind in games.kinds():
+        with api.client.get(f"/games/{kind}/page.js") as reply:
+            assert reply.status_code == 200, kind
+            assert "javascript" in reply.mimetype
+    assert api.client.get("/games/nosuchgame/page.js").status_code == 404
+    assert api.client.get("/games/metro/../__init__.py").status_code == 404
+
+
+def _wait_for(api: GatewayApi, game: str, token: str, test: Any, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, view = api.get(f"/api/games/{game}", token=token)
+        assert status == 200, view
+        if test(view):
+            return view
+        time.sleep(0.05)
+    raise AssertionError("the game did not get there in time")
+
+
+def test_metrox_with_three_ai_seats_plays_to_the_end(api: GatewayApi) -> None:
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"},
+             {"kind": "ai", "level": "medium"}, {"kind": "ai", "level": "random"}]  # fmt: skip
+    status, made = api.post(
+        "/api/games", {"game": "metrox", "rules": {"players": 4}, "seats": seats}
+    )
+    assert status == 201, made
+    game, token = made["game_id"], made["token"]
+    rng = random.Random(4)
+    turns = 0
+    view = _wait_for(api, game, token, lambda v: v["status"] != "waiting")
+    while view["status"] != "over":
+        assert 0 in view["to_move"]
+        status, legal = api.get(f"/api/games/{game}/legal", token=token)
+        move = rng.choice(legal["moves"])
+        body = {**move, "expected_version": view["version"], "move_id": f"turn-{turns}"}
+        status, answer = api.post(f"/api/games/{game}/moves", body, token=token)
+        assert status == 200, answer
+        turns += 1
+        # The AI seats choose on their own; the turn resolves with the last choice.
+        view = _wait_for(
+            api, game, token,
+            lambda v, n=turns: v["status"] == "over" or v["turn_index"] >= n,
+        )  # fmt: skip
+    assert turns == view["turn_index"] > 10
+    status, record = api.get(f"/api/games/{game}/record")
+    assert status == 200 and record["game"] == "metrox"
+    assert all(len(turn) == 4 for turn in record["turns"])
+    replayed = games.get("metrox").replay(record)
+    assert replayed.scores == [s["score"] for s in view["seats"]] == record["scores"]
+    assert view["winners"] and len(view["final"]) == 4
+
+
+def test_metrox_hints_are_legal_choices_and_bad_moves_name_the_field(api: GatewayApi) -> None:
+    status, made = api.post(
+        "/api/games",
+        {"game": "metrox", "rules": {"players": 2},
+         "seats": [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]},
+    )  # fmt: skip
+    game, token = made["game_id"], made["token"]
+    status, legal = api.get(f"/api/games/{game}/legal", token=token)
+    status, hint = api.post(f"/api/games/{game}/hint", {"level": "medium"}, token=token)
+    assert status == 200, hint
+    assert hint["suggestions"] and hint["level"] == "medium"
+    for s in hint["suggestions"]:
+        assert s["move"] in legal["moves"]
+        assert {k: v for k, v in s.items() if k not in ("move", "value", "visits")} == s["move"]
+    for bad, field in (({"line": 7}, "line"), ({"line": "A", "extra": 1}, "extra"),
+                       ({"action": "draw"}, "action")):  # fmt: skip
+        status, body = api.post(f"/api/games/{game}/moves", bad, token=token)
+        assert status == 400, (bad, body)
+        assert body["error"]["field"] == field, body
