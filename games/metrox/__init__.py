@@ -1,0 +1,117 @@
+"""Metro X, the flip-and-write game (RULES-METROX.md). Importing this module registers "metrox".
+
+Where to look: maps.py (the sheets, §1), cards.py (the deck, §2), moves.py (move values),
+rules.py (options, §6), state.py (turns and scoring, §3-§5), view.py (what a seat may see),
+record.py (records, §7), queries.py (§8), sampler.py (sampled worlds), evaluate.py (the AI's
+heuristic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from games.base import JSON, Game, Option
+from games.metrox import maps, queries
+from games.metrox.evaluate import evaluate
+from games.metrox.moves import MetroXMove, parse
+from games.metrox.record import replay
+from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, normalise
+from games.metrox.sampler import MetroXSampler
+from games.metrox.state import MetroXState
+from games.registry import register
+
+# The Okabe-Ito palette (distinct under the common colour-vision deficiencies) and five darker
+# companions, repeated to the 50 seats.
+PALETTE = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#d55e00",
+    "#56b4e9",
+    "#f0e442",
+    "#000000",
+    "#7f3c8d",
+    "#8c6d31",
+)
+COLOURS = tuple(PALETTE[i % len(PALETTE)] for i in range(MAX_PLAYERS))
+
+
+@dataclass(frozen=True)
+class MetroXGame(Game):
+    """The registry's entry for Metro X."""
+
+    def normalise_rules(self, rules: Mapping[str, Any] | None) -> JSON:
+        return normalise(rules)
+
+    def new_state(self, rules: Mapping[str, Any], seed: int) -> MetroXState:
+        return MetroXState.new(rules, seed)
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> MetroXState:
+        return MetroXState.from_dict(data)
+
+    def replay(self, record: Mapping[str, Any]) -> MetroXState:
+        return replay(record)
+
+    def parse_move(self, data: Any) -> MetroXMove:
+        return parse(data)
+
+    def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroXSampler:
+        return MetroXSampler(view, seat)
+
+    def evaluate(self, state: Any) -> list[float]:
+        return evaluate(state)
+
+    def query(self, query: Mapping[str, Any]) -> JSON:
+        return queries.answer(query)
+
+
+def _options() -> tuple[Option, ...]:
+    shipped = maps.shipped()
+    return (
+        Option(
+            "players",
+            "int",
+            2,
+            "Players",
+            "Everyone plays every turn at once; 1 is solo.",
+            minimum=MIN_PLAYERS,
+            maximum=MAX_PLAYERS,
+        ),
+        Option(
+            "map",
+            "choice",
+            maps.beginner().id,
+            "Map",
+            "The sheet every player shares.",
+            choices=tuple((m.id, m.name) for m in shipped.values()),
+        ),
+        Option(
+            "daily",
+            "text",
+            None,
+            "Daily puzzle",
+            "A word of 1-32 letters, digits, - or _: everyone who plays the same word on the "
+            "same map gets the same cards.",
+        ),
+    )
+
+
+GAME = register(
+    MetroXGame(
+        kind="metrox",
+        name="Metro X",
+        description="Flip a card, everyone fills the same subway map at once: complete lines "
+        "first for the big bonuses, and leave no station empty.",
+        players=(MIN_PLAYERS, MAX_PLAYERS),
+        colours=COLOURS,
+        options=_options(),
+        order=1,
+        web_dir=Path(__file__).parent / "web",
+    )
+)
+
+__all__ = ["GAME", "MetroXGame", "MetroXState"]

@@ -1,0 +1,119 @@
+"""Records (RULES-METROX.md §7): export, and replay that re-checks every card and move.
+
+A record names the revealed cards instead of a seed, so replay deals them: each card must be one
+that the deck could show at that point (the rest of the current deck, or any of the 14 after a
+shuffle card), and the first card that could not is refused before any move is played.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.base import JSON
+from games.errors import GameError, RecordError
+from games.metrox.cards import DECK_COUNTER, INFO
+from games.metrox.rules import normalise
+from games.metrox.state import MetroXState
+
+FORMAT = "metro-record/1"
+
+
+class TurnError(RecordError):
+    """A record's move that breaks a rule: `turn` and `seat` say which (§8's replay answer)."""
+
+    def __init__(self, message: str, turn: int, seat: int | None) -> None:
+        super().__init__(message, move=turn)
+        self.turn = turn
+        self.seat = seat
+
+
+def export(state: MetroXState, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+    """The record of `state` so far. A finished game's record has one card per turn; an open
+    game's also names the card of the open turn (its deck: give it out only when finished)."""
+    if seats is None:
+        seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.n)]
+    return {
+        "format": FORMAT,
+        "game": "metrox",
+        "rules": dict(state.rules),
+        "seats": [dict(s) for s in seats],
+        "cards": state.cards[:],
+        "turns": [[mv.to_json() for mv in t] for t in state.turns],
+        "scores": state.scores,
+    }
+
+
+def check_cards(cards: Any) -> list[str]:
+    """§2: the cards must read as decks of 14 dealt in order, a new deck after each `*`."""
+    if not isinstance(cards, list) or not cards:
+        raise RecordError("the record's 'cards' must be a non-empty list of card codes")
+    seen: Counter[str] = Counter()
+    for i, card in enumerate(cards):
+        if not isinstance(card, str) or card not in INFO:
+            raise TurnError(f"cards[{i}]: {card!r} is not a card code", i, None)
+        seen[card] += 1
+        if seen[card] > DECK_COUNTER[card]:
+            raise TurnError(
+                f"cards[{i}]: no card {card!r} is left in the deck since the last shuffle", i, None
+            )
+        if INFO[card][2]:
+            seen.clear()
+    return cards
+
+
+def replay(record: Any) -> MetroXState:
+    """Play a record, checking every card and move; TurnError names the first bad one."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format", FORMAT) != FORMAT:
+        raise RecordError(f"unknown record format {record.get('format')!r}; expected {FORMAT!r}")
+    if record.get("game", "metrox") != "metrox":
+        raise RecordError(f"this is a record of {record.get('game')!r}, not of 'metrox'")
+    try:
+        rules = normalise(record.get("rules"))
+    except GameError as err:
+        raise RecordError(str(err)) from None
+    cards = check_cards(record.get("cards"))
+    turns = record.get("turns")
+    if not isinstance(turns, list):
+        raise RecordError("the record's 'turns' must be a list")
+    state = MetroXState.new(rules, 0)
+    state.reveal_as(cards[0])
+    for i, turn in enumerate(turns):
+        if state.over:
+            raise TurnError(f"turn {i}: the game ended after turn {i - 1}", i, None)
+        if i >= len(cards):
+            raise TurnError(f"turn {i}: the record names no card for it", i, None)
+        if not isinstance(turn, list) or len(turn) != state.n:
+            raise TurnError(f"turn {i}: a turn is a list of {state.n} moves, one per seat", i, None)
+        for seat, move in enumerate(turn):
+            try:
+                checked = state.check(seat, move)
+            except GameError as err:
+                raise TurnError(f"turn {i}, seat {seat}: {err}", i, seat) from None
+            if seat < state.n - 1:
+                state.apply(seat, checked)
+            else:
+                _resolve(state, checked, cards, i)
+    if state.over and len(cards) != len(turns):
+        raise TurnError(f"cards[{len(turns)}]: the game ended before that card", len(turns), None)
+    if not state.over and len(cards) != len(turns) + 1:
+        raise RecordError("an unfinished record names one card more than its turns")
+    scores = record.get("scores")
+    if state.over and scores is not None and scores != state.scores:
+        raise RecordError(f"the record's scores {scores} are not the replayed {state.scores}")
+    return state
+
+
+def _resolve(state: MetroXState, move: Any, cards: list[str], i: int) -> None:
+    """The last seat's move resolves the turn; then the next card is the record's."""
+    state.apply(state.n - 1, move)
+    if not state.over and i + 1 < len(cards):
+        try:
+            state.reveal_as(cards[i + 1])
+        except ValueError:
+            raise TurnError(
+                f"cards[{i + 1}]: {cards[i + 1]!r} is not left in the deck", i + 1, None
+            ) from None
