@@ -102,3 +102,29 @@ def test_score_and_replay_agree_with_the_engine_of_rules() -> None:
     record["moves"][4]["placement"] = record["moves"][2]["placement"]
     bad = answer({"op": "replay", "record": record})
     assert set(bad) == {"error", "move"} and bad["move"] == 4
+
+
+def test_cli_routes_each_query_to_its_game() -> None:
+    """Queries name their game (a replay's record may name it instead); none means Metro."""
+    metrox = games.get("metrox")
+    state = metrox.new_state(metrox.normalise_rules({"players": 2}), 5)
+    rng = random.Random(5)
+    while not state.is_over:
+        for seat in state.to_move():
+            state.apply(seat, state.random_move(seat, rng.random))
+    record = state.record()
+    answers = run_cli(
+        [
+            json.dumps({"op": "maps", "game": "metrox"}),
+            json.dumps({"op": "map", "game": "metrox", "map": "lakeside"}),
+            json.dumps({"op": "replay", "record": record}),
+            json.dumps({"op": "validate", "placements": "aacb00"}),
+            json.dumps({"op": "maps", "game": "chess"}),
+        ]
+    )
+    maps, one, replayed, metro, unknown = answers
+    assert {m["id"] for m in maps["maps"]} >= {"lakeside", "kessel"}
+    assert one["id"] == "lakeside" and one["lines"]
+    assert replayed == {"scores": state.scores}
+    assert metro == {"valid": True}
+    assert "unknown game 'chess'" in unknown["error"]
