@@ -116,7 +116,7 @@ class GameState(Protocol):
 
     # ---- the fast door ------------------------------------------------------------------------
 
-    def legal_moves(self, seat: int) -> list[Any]:
+    def legal_moves(self, seat: int) -> Sequence[Any]:
         """Every move `seat` may make now, each once (empty when it may not move)."""
 
     def apply(self, seat: int, move: Any) -> None:
@@ -126,7 +126,7 @@ class GameState(Protocol):
         """A uniformly random move of `legal_moves(seat)` (`rand()` in [0, 1)); games may make
         it faster than listing every move, never differently distributed."""
 
-    def chance_outcomes(self, seat: int) -> list[tuple[Hashable, float]]:
+    def chance_outcomes(self, seat: int) -> Sequence[tuple[Hashable, float]]:
         """The next chance event as `seat` knows it: [(outcome, probability)]; [] if none."""
 
     def force_chance(self, outcome: Hashable) -> None:

@@ -36,6 +36,7 @@ async function call(method, path, { body, token } = {}) {
 const g = (id) => `/api/games/${encodeURIComponent(id)}`;
 
 export const api = {
+  meta: () => call("GET", "/api/meta"),
   create: (body) => call("POST", "/api/games", { body }),
   listOpen: () => call("GET", "/api/games?status=open"),
   join: (id, name) => call("POST", `${g(id)}/join`, { body: { name } }),
@@ -49,7 +50,7 @@ export const api = {
 
 // Seat tokens by game id: the tab's own first (sessionStorage), then this browser's (localStorage),
 // so a reload keeps the seat and a fresh tab of the same browser finds it too.
-const KEY = (id) => `metro.seat.${id}`;
+const KEY = (id) => `seat.${id}`;
 
 export function loadSeat(id) {
   for (const store of [sessionStorage, localStorage]) {
@@ -79,7 +80,7 @@ export function saveSeat(id, seat, token) {
 
 export function rememberName(name) {
   try {
-    localStorage.setItem("metro.name", name);
+    localStorage.setItem("player.name", name);
   } catch {
     /* ignore */
   }
@@ -87,7 +88,7 @@ export function rememberName(name) {
 
 export function savedName() {
   try {
-    return localStorage.getItem("metro.name") || "";
+    return localStorage.getItem("player.name") || "";
   } catch {
     return "";
   }

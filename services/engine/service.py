@@ -559,6 +559,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         move = validation.json_object(request.move_json, "move")
         if not move:
             raise invalid_argument("move", "the move is missing: give the move's fields")
+        validation.move_fields(move)
         pinned = request.expected_version if request.HasField("expected_version") else None
         requested = request.seat if request.HasField("seat") else None
         # The hot path: this replica's snapshot, no read. The commit's version check catches a

@@ -102,6 +102,16 @@ def json_object(text: str, field: str) -> dict[str, Any]:
     return data
 
 
+def move_fields(move: dict[str, Any]) -> None:
+    """Bound the size of every string in a move before the rules core reads it (its error
+    sentences may quote a field: never at length)."""
+    for key, value in move.items():
+        if isinstance(value, str) and len(value) > MAX_MOVE_STRING:
+            raise invalid_argument(
+                key, f"{key} must be at most {MAX_MOVE_STRING} characters; got {len(value)}"
+            )
+
+
 def seat_number(value: int, seats: int, field: str = "seat") -> int:
     if not 0 <= value < seats:
         raise invalid_argument(field, f"{field} must be 0-{seats - 1}; got {value}")

@@ -1,4 +1,5 @@
-"""`metro arena`: seeded games with seats swapped, a progress bar on stderr, a table and JSON."""
+"""`metro arena`: seeded games of any kind with seats swapped (or played alone), a progress bar
+on stderr, a table and JSON."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def test_arena_plays_seeded_games_with_seats_swapped(
     header = printed.out.splitlines()[0].split()
     assert header[:4] == ["entrant", "games", "wins", "win"] and "ms/move" in header
     report = json.loads(out.read_text())
+    assert report["game"] == "metro" and report["rules"]["players"] == 2  # the default game
     assert report["games"] == 4 and len(report["results"]) == 4
     rows = {r["entrant"]: r for r in report["entrants"]}
     assert rows["medium"]["wins"] + rows["random"]["wins"] == 4
@@ -37,12 +39,61 @@ def test_arena_plays_seeded_games_with_seats_swapped(
 def test_arena_refuses_bad_entrants(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["medium", "grandmaster"]) == 2
     assert "unknown level" in capsys.readouterr().err
-    assert main(["medium"]) == 2
+    assert main(["medium"]) == 2  # Metro has no solo game
+    assert "give 2-6 entrants" in capsys.readouterr().err
+    assert main(["medium", "random", "--game", "chess"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
+
+
+def test_arena_takes_the_games_own_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "opts.json"
+    argv = ["medium", "random", "easy", "--hand-size", "2", "--rotation", "--games", "3"]
+    assert main([*argv, "--jobs", "1", "--quiet", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["rules"] == {"players": 3, "rotation": True, "hand_size": 2, "online": False}
+    assert all(len(r["scores"]) == 3 for r in report["results"])
+
+
+def test_arena_plays_a_simultaneous_game(tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    assert main(["medium", "random", "--game", "metrox", "--games", "2", "--jobs", "1",
+                 "--quiet", "--json", str(out)]) == 0  # fmt: skip
+    report = json.loads(out.read_text())
+    assert report["game"] == "metrox" and report["games"] == 2 and not report["solo"]
+    assert {tuple(r["entrants"]) for r in report["results"]} == {(0, 1), (1, 0)}
+    rows = {r["entrant"]: r for r in report["entrants"]}
+    assert rows["medium"]["wins"] + rows["random"]["wins"] == 2
+
+
+def test_arena_compares_solo_players_by_mean_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "solo.json"
+    assert main(["medium", "random", "--game", "metrox", "--players", "1", "--games", "4",
+                 "--jobs", "1", "--json", str(out)]) == 0  # fmt: skip
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header == ["entrant", "games", "mean", "score", "ms/move"]  # no wins when alone
+    report = json.loads(out.read_text())
+    assert report["solo"] and report["rules"]["players"] == 1 and report["games"] == 4
+    # Every entrant plays every deal alone.
+    assert sorted((r["deal"], r["entrants"][0]) for r in report["results"]) == [
+        (0, 0), (0, 1), (1, 0), (1, 1)
+    ]  # fmt: skip
+    rows = {r["entrant"]: r for r in report["entrants"]}
+    assert "wins" not in rows["medium"] and rows["medium"]["games"] == 2
+    assert rows["medium"]["mean_score"] > rows["random"]["mean_score"]
 
 
 def test_rotations_and_intervals() -> None:
-    three = tasks(["medium", "easy", "random"], {"players": 3}, 5, seed=1)
+    three = tasks(["medium", "easy", "random"], {}, 5, seed=1)
     assert len(three) == 6 and {t.rotation for t in three} == {0, 1, 2}
+    assert all(t.rules["players"] == 3 and not t.solo for t in three)
+    alone = tasks(["medium", "easy"], {}, 4, seed=1, game="metrox", solo=True)
+    assert [(t.deal, t.rotation, t.rules["players"]) for t in alone] == [
+        (0, 0, 1), (0, 1, 1), (1, 0, 1), (1, 1, 1)
+    ]  # fmt: skip
     low, high = wilson(90, 100)
     assert 0.82 < low < 0.9 < high < 0.95
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0

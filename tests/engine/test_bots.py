@@ -13,8 +13,8 @@ from metro.v1 import engine_pb2
 
 import games
 from services.common.grpc_util import bearer, error_details
-from tests.engine.helpers import choose, record_of
-from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
+from tests.engine.helpers import choose, moves_of, record_of
+from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def _claim(c: EngineClient, worker: str, wait_ms: int, token: str | None = None)
 def _bot_move(c: EngineClient, job, rng: random.Random) -> engine_pb2.GameView:
     legal = c.legal(job.game_id, c.ai_token, seat=job.seat)
     assert legal.version == job.version and legal.moves
-    action, placement = choose(list(legal.moves), rng, 0.3)
+    action, placement = choose(moves_of(legal), rng, 0.3)
     return c.move(job.game_id, c.ai_token, action, placement, seat=job.seat,
                   expected_version=job.version)  # fmt: skip
 
@@ -50,7 +50,7 @@ def test_dead_workers_job_is_retaken(bot_engine: RunningEngine) -> None:
 
     first = _claim(c, "worker-a", 2000)  # seat 0 is an AI: the game starts with its turn
     assert first is not None and (first.game_id, first.seat, first.version) == (game_id, 0, 1)
-    assert first.attempt == 1 and first.level == "easy"
+    assert first.attempt == 1 and first.level == "easy" and first.game == "metro"
     # worker-a "dies" holding it: nothing new for worker-b until the job has idled ~3 s.
     started = time.monotonic()
     retaken = _claim(c, "worker-b", 8000)
@@ -67,15 +67,19 @@ def test_dead_workers_job_is_retaken(bot_engine: RunningEngine) -> None:
     assert human_seat.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
     answer = _bot_move(c, retaken, random.Random(1))
+    assert answer.version == first.version + 1 and answer.seat == 0
     # worker-a wakes up and tries the same job: the version check refuses the second move.
     with pytest.raises(grpc.RpcError) as late:
         c.move(game_id, c.ai_token, "draw", seat=0, expected_version=first.version)
     assert late.value.code() == grpc.StatusCode.ABORTED
-    if answer.turn == 1:  # a placement: the human's turn now, no job for anyone
+    assert doc(answer)["turn"] == answer.to_move[0]
+    if list(answer.to_move) == [1]:  # a placement: the human's turn now, no job for anyone
         assert _claim(c, "worker-a", 300) is None
     else:  # a draw: a new job for the same seat's placement
         job = _claim(c, "worker-a", 2000)
+        assert list(answer.to_move) == [0] and doc(answer)["drawn"] is not None
         assert job is not None and job.version == answer.version and job.seat == 0
+        assert job.job_id != first.job_id and job.attempt == 1
 
 
 def test_ai_game_plays_itself_exactly_once(bot_engine: RunningEngine) -> None:
@@ -119,5 +123,5 @@ def test_ai_game_plays_itself_exactly_once(bot_engine: RunningEngine) -> None:
     events = list(c.events(game_id))
     assert [e.version for e in events] == list(range(1, final.version + 1))
     replayed = games.get("metro").replay(record_of(c, game_id))
-    assert replayed.scores == [s.score for s in final.seats]
+    assert replayed.scores == [s["score"] for s in doc(final)["seats"]]
     assert _claim(c, "w0", 0) is None  # nothing left over

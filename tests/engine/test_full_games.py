@@ -9,7 +9,7 @@ import pytest
 
 from games.metro import GAME, MetroState
 from tests.engine.helpers import play_out, record_of
-from tests.fixtures.engine import EngineClient
+from tests.fixtures.engine import EngineClient, doc
 
 VARIANTS = [
     {"players": 2},
@@ -34,16 +34,19 @@ def test_complete_game_matches_replay(engine_client: EngineClient, rules: dict) 
     record = record_of(engine_client, game_id)
     replayed = GAME.replay(record)
     assert isinstance(replayed, MetroState)
-    scores = [seat.score for seat in final.seats]
+    data = doc(final)
+    scores = [seat["score"] for seat in data["seats"]]
     assert replayed.is_over
     assert scores == replayed.scores == record["scores"]
-    assert list(final.metro.board) == replayed.board_placements()
-    assert list(final.winners) == [i for i, s in enumerate(scores) if s == max(scores)]
-    assert final.status == "over" and not final.HasField("turn")
+    assert data["board"] == replayed.board_placements()
+    assert data["winners"] == [i for i, s in enumerate(scores) if s == max(scores)]
+    assert final.status == "over" and list(final.to_move) == []
+    assert data["status"] == "over" and data["turn"] is None and data["to_move"] == []
     assert record["rules"] == GAME.normalise_rules(rules)
     assert [s["kind"] for s in record["seats"]] == ["human"] * rules["players"]
     assert record["seats"][1]["name"] == "P1"
     # Every seat's view of the finished game shows the same public result.
     for seat, token in enumerate(tokens):
         view = engine_client.view(game_id, token)
-        assert view.seat == seat and [s.score for s in view.seats] == scores
+        assert view.seat == seat and doc(view)["seat"] == seat
+        assert [s["score"] for s in doc(view)["seats"]] == scores

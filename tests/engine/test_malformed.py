@@ -3,17 +3,21 @@ with a sentence naming the field, and leave the game exactly as it was."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
-from metro.v1 import engine_pb2, metro_pb2
+from metro.v1 import engine_pb2
+
+import games
 
 from services.common.grpc_util import bearer, error_details
-from tests.fixtures.engine import CALL_TIMEOUT_S, EngineClient, RunningEngine, metro_seats
+from tests.fixtures.engine import CALL_TIMEOUT_S, EngineClient, RunningEngine, doc, metro_seats
 
-HUGE = "x" * 100_000
+HUGE = "x" * 100_000  # over the engine's 64 kB limit on a JSON document
+LONG = "x" * 5_000  # within it
 Code = grpc.StatusCode
 
 
@@ -51,13 +55,23 @@ def test_bad_requests_change_nothing(game: tuple[EngineClient, str, list[str]]) 
     _fails(lambda: c.move(game_id, t0, "place", "zzzz99"), Code.INVALID_ARGUMENT, "placement")
     _fails(lambda: c.move(game_id, t0, "place", "aacb0"), Code.INVALID_ARGUMENT, "placement")
     _fails(lambda: c.move(game_id, t0, "fly"), Code.INVALID_ARGUMENT, "action")
-    _fails(lambda: c.move(game_id, t0, "place", HUGE), Code.INVALID_ARGUMENT, "placement")
-    _fails(lambda: c.move(game_id, t0, HUGE), Code.INVALID_ARGUMENT, "action")
+    _fails(lambda: c.move(game_id, t0, "place", LONG), Code.INVALID_ARGUMENT, "placement")
+    _fails(lambda: c.move(game_id, t0, LONG), Code.INVALID_ARGUMENT, "action")
+    # (A move document over the size limit is refused before its fields are read.)
+    _fails(lambda: c.move(game_id, t0, "place", HUGE), Code.INVALID_ARGUMENT, "move")
+    _fails(lambda: c.move(game_id, t0, HUGE), Code.INVALID_ARGUMENT, "move")
     _fails(lambda: c.move(game_id, t0, "draw", move_id=HUGE), Code.INVALID_ARGUMENT, "move_id")
+    _fails(lambda: c.move(game_id, t0, {"placement": "aacb00"}), Code.INVALID_ARGUMENT, "action")
+    _fails(lambda: c.move(game_id, t0, {"action": "place"}), Code.INVALID_ARGUMENT, "placement")
+    _fails(lambda: c.move(game_id, t0, {"action": "place", "placement": 7}), Code.INVALID_ARGUMENT,
+           "placement")  # fmt: skip
     empty = engine_pb2.ApplyMoveRequest(game_id=game_id)
-    _fails(lambda: c.stub.ApplyMove(empty, metadata=bearer(t0)), Code.INVALID_ARGUMENT, "action")
+    _fails(lambda: c.stub.ApplyMove(empty, metadata=bearer(t0)), Code.INVALID_ARGUMENT, "move")
+    for text in ("{", "[]", '"draw"', "{" + HUGE + "}"):
+        bad = engine_pb2.ApplyMoveRequest(game_id=game_id, move_json=text)
+        _fails(lambda: c.stub.ApplyMove(bad, metadata=bearer(t0)), Code.INVALID_ARGUMENT, "move")
     # A move the rules forbid names the rule.
-    tile = c.view(game_id, t0).metro.hand[0]
+    tile = doc(c.view(game_id, t0))["hand"][0]
     err = _fails(lambda: c.move(game_id, t0, "place", tile + "33"), Code.FAILED_PRECONDITION)
     assert error_details(err)["reason"] == "illegal_move" and "§6" in err.details()
     held = {"aacb", "dddd"} - {tile}
@@ -103,12 +117,13 @@ def test_bad_creates(engine_client: EngineClient) -> None:
         return lambda: stub.CreateGame(engine_pb2.CreateGameRequest(**kw), timeout=CALL_TIMEOUT_S)
 
     _fails(create(game="chess"), Code.INVALID_ARGUMENT, "game")
-    _fails(create(game=""), Code.INVALID_ARGUMENT, "game")
     _fails(create(game=HUGE), Code.INVALID_ARGUMENT, "game")
-    rules = engine_pb2.GameRules(metro=metro_pb2.MetroRules(players=9))
-    _fails(create(game="metro", rules=rules), Code.INVALID_ARGUMENT, "rules.players")
-    rules = engine_pb2.GameRules(metro=metro_pb2.MetroRules(hand_size=4))
-    _fails(create(game="metro", rules=rules), Code.INVALID_ARGUMENT, "rules.hand_size")
+    rules = json.dumps({"players": 9})
+    _fails(create(game="metro", rules_json=rules), Code.INVALID_ARGUMENT, "rules.players")
+    rules = json.dumps({"hand_size": 4})
+    _fails(create(game="metro", rules_json=rules), Code.INVALID_ARGUMENT, "rules.hand_size")
+    for text in ("{", "[2]", "2", "{" + HUGE + "}"):
+        _fails(create(game="metro", rules_json=text), Code.INVALID_ARGUMENT, "rules")
     _fails(create(game="metro", seats=metro_seats("human")), Code.INVALID_ARGUMENT, "seats")
     _fails(create(game="metro", seats=metro_seats("human", "robot")), Code.INVALID_ARGUMENT,
            "seats[1].kind")  # fmt: skip
@@ -130,9 +145,12 @@ def test_spectators_and_defaults(engine: RunningEngine) -> None:
     created = c.create()  # no rules, no seats: 2 players, the creator and one open seat
     assert created.seat == 0 and created.token
     view = c.view(created.game_id)
-    assert view.status == "waiting" and not view.HasField("turn") and not view.HasField("seat")
-    assert [s.kind for s in view.seats] == ["human", "open"]
-    assert list(view.metro.hand) == [] and not view.metro.HasField("drawn")
+    data = doc(view)
+    assert view.status == "waiting" and list(view.to_move) == [] and not view.HasField("seat")
+    assert data["status"] == "waiting" and data["turn"] is None and data["to_move"] == []
+    assert data["seat"] is None
+    assert [s["kind"] for s in data["seats"]] == ["human", "open"]
+    assert data["hand"] == [] and data["drawn"] is None
     err = _fails(lambda: c.move(created.game_id, created.token, "draw"), Code.FAILED_PRECONDITION)
     assert error_details(err)["reason"] == "game_not_started"
     listed = c.stub.ListGames(engine_pb2.ListGamesRequest(status="open"), timeout=CALL_TIMEOUT_S)
@@ -140,11 +158,20 @@ def test_spectators_and_defaults(engine: RunningEngine) -> None:
     joined = c.join(created.game_id, "Bob")
     assert joined.seat == 1
     view = c.view(created.game_id, joined.token)
-    assert view.status == "playing" and view.turn == 0 and view.seat == 1
-    assert len(view.metro.hand) == 1 and view.seats[1].name == "Bob"
+    data = doc(view)
+    assert view.status == "playing" and list(view.to_move) == [0] and view.seat == 1
+    assert data["turn"] == 0 and data["seat"] == 1
+    assert len(data["hand"]) == 1 and data["seats"][1]["name"] == "Bob"
     listed = c.stub.ListGames(engine_pb2.ListGamesRequest(status="open"), timeout=CALL_TIMEOUT_S)
     assert created.game_id not in [g.game_id for g in listed.games]
     listed = c.stub.ListGames(engine_pb2.ListGamesRequest(status="playing"), timeout=CALL_TIMEOUT_S)
     assert created.game_id in [g.game_id for g in listed.games]
     _fails(lambda: c.stub.ListGames(engine_pb2.ListGamesRequest(status="x" * 500)),
            Code.INVALID_ARGUMENT, "status")  # fmt: skip
+
+    # A create that names no game is for the registry's default game, with its defaults.
+    unnamed = c.stub.CreateGame(engine_pb2.CreateGameRequest(), timeout=CALL_TIMEOUT_S)
+    assert unnamed.seat == 0 and unnamed.token
+    view = c.view(unnamed.game_id)
+    assert view.game == games.default().kind and view.status == "waiting"
+    assert [s["kind"] for s in doc(view)["seats"]] == ["human", "open"]

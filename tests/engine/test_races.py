@@ -11,8 +11,8 @@ import grpc
 from metro.v1 import engine_pb2
 
 from games.metro import GAME, MetroState
-from tests.engine.helpers import choose, code, record_of
-from tests.fixtures.engine import EngineClient, RunningEngine
+from tests.engine.helpers import choose, code, moves_of, record_of
+from tests.fixtures.engine import EngineClient, RunningEngine, doc
 
 RACERS = 8
 
@@ -38,9 +38,9 @@ def test_one_winner_per_version(engine: RunningEngine) -> None:
     rounds = 0
     with ThreadPoolExecutor(RACERS) as pool:
         while view.status != "over":
-            seat = view.turn
+            (seat,) = view.to_move
             legal = control.legal(game_id, tokens[seat])
-            picks = [choose(list(legal.moves), rng, 0.2) for rng in rngs]
+            picks = [choose(moves_of(legal), rng, 0.2) for rng in rngs]
             barrier = threading.Barrier(RACERS)
             jobs = [
                 (racers[i], game_id, tokens[seat], picks[i], legal.version, barrier)
@@ -51,7 +51,7 @@ def test_one_winner_per_version(engine: RunningEngine) -> None:
             losses = [r for r in results if isinstance(r, grpc.RpcError)]
             assert len(wins) == 1, f"version {legal.version}: {len(wins)} winners"
             assert {code(e) for e in losses} == {grpc.StatusCode.ABORTED}
-            assert wins[0].version == legal.version + 1
+            assert wins[0].version == legal.version + 1 and wins[0].seat == seat
             view = control.view(game_id)
             assert view.version == legal.version + 1
             rounds += 1
@@ -60,14 +60,16 @@ def test_one_winner_per_version(engine: RunningEngine) -> None:
     events = list(control.events(game_id))  # the stream ends with the game
     assert [e.version for e in events] == list(range(1, view.version + 1))
     assert len(events) == 2 + rounds  # create, join, one per won race
+    docs = [doc(e) for e in events]
+    assert [d["version"] for d in docs] == [e.version for e in events]
     moves = [
-        {"seat": e.seat, "action": "draw_place" if e.metro.drawn else "place",
-         "placement": e.metro.placement}
-        for e in events
-        if e.action == "place"
+        {"seat": d["seat"], "action": "draw_place" if d["drawn"] else "place",
+         "placement": d["placement"]}
+        for d in docs
+        if d["action"] == "place"
     ]  # fmt: skip
     record = record_of(control, game_id)
     replayed = GAME.replay({**record, "moves": moves})
     assert isinstance(replayed, MetroState)
-    assert replayed.scores == [s.score for s in view.seats]
-    assert replayed.board_placements() == list(view.metro.board)
+    assert replayed.scores == [s["score"] for s in doc(view)["seats"]] == docs[-1]["scores"]
+    assert replayed.board_placements() == doc(view)["board"]

@@ -10,17 +10,18 @@ import grpc
 import pytest
 
 import games
-from tests.engine.helpers import choose, play_out, record_of
-from tests.fixtures.engine import EngineClient, engine_ready
+from tests.engine.helpers import choose, moves_of, play_out, record_of
+from tests.fixtures.engine import EngineClient, doc, engine_ready
 
 
 def _play(client: EngineClient, game_id: str, tokens: list[str], moves: int, seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(moves):
         view = client.view(game_id)
-        legal = client.legal(game_id, tokens[view.turn])
-        action, placement = choose(list(legal.moves), rng, 0.3)
-        client.move(game_id, tokens[view.turn], action, placement, expected_version=view.version)
+        (seat,) = view.to_move
+        legal = client.legal(game_id, tokens[seat])
+        action, placement = choose(moves_of(legal), rng, 0.3)
+        client.move(game_id, tokens[seat], action, placement, expected_version=view.version)
 
 
 def _views(client: EngineClient, game_id: str, tokens: list[str]) -> list:
@@ -30,7 +31,7 @@ def _views(client: EngineClient, game_id: str, tokens: list[str]) -> list:
 def _finish_and_check(client: EngineClient, game_id: str, tokens: list[str]) -> None:
     final = play_out(client, game_id, tokens, random.Random(5))
     replayed = games.get("metro").replay(record_of(client, game_id))
-    assert replayed.scores == [s.score for s in final.seats]
+    assert replayed.scores == [s["score"] for s in doc(final)["seats"]]
 
 
 def _wait_ready(address: str, timeout: float = 20.0) -> None:

@@ -12,8 +12,8 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from tests.engine.helpers import choose, play_out
-from tests.fixtures.engine import EngineClient, RunningEngine
+from tests.engine.helpers import choose, moves_of, play_out
+from tests.fixtures.engine import EngineClient, RunningEngine, doc
 
 
 def test_health_and_reflection(engine: RunningEngine) -> None:
@@ -31,11 +31,11 @@ def test_watch_replays_then_follows_live(engine_client: EngineClient) -> None:
     game_id, tokens = c.create_full({"players": 2})
     rng = random.Random(3)
     for _ in range(4):
-        view = c.view(game_id)
-        legal = c.legal(game_id, tokens[view.turn])
-        c.move(game_id, tokens[view.turn], *choose(list(legal.moves), rng, 0.0))
+        (seat,) = c.view(game_id).to_move
+        legal = c.legal(game_id, tokens[seat])
+        c.move(game_id, tokens[seat], *choose(moves_of(legal), rng, 0.0))
     seen = c.events_until(game_id, 6)
-    assert [e.action for e in seen] == ["create", "join", "place", "place", "place", "place"]
+    assert [doc(e)["action"] for e in seen] == ["create", "join", "place", "place", "place", "place"]
     assert len({e.event_id for e in seen}) == 6
     assert c.view(game_id).last_event_id == seen[-1].event_id
 

@@ -118,7 +118,7 @@ def test_cli_routes_each_query_to_its_game() -> None:
             json.dumps({"op": "maps", "game": "metrox"}),
             json.dumps({"op": "map", "game": "metrox", "map": "lakeside"}),
             json.dumps({"op": "replay", "record": record}),
-            json.dumps({"op": "validate", "placements": "aacb00"}),
+            json.dumps({"op": "validate", "placements": played_sequence(3)}),
             json.dumps({"op": "maps", "game": "chess"}),
         ]
     )

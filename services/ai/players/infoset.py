@@ -49,4 +49,4 @@ class InfoSet:
         """The seat's own legal moves now: the same in every sampled world, so one tells."""
         if not self.to_move:
             return []
-        return self.sample(random.Random(0)).legal_moves(self.seat)
+        return list(self.sample(random.Random(0)).legal_moves(self.seat))

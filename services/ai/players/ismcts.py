@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,7 +182,7 @@ class _Search:
 
 def _choose(
     stats: dict[Any, _Edge],
-    legal: list[Any],
+    legal: Sequence[Any],
     c: float,
     rand: Any,
     path: list[tuple[_Edge, int]],

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from games.base import Game, GameState
@@ -105,7 +105,7 @@ def greedy_values(game: Game, world: GameState, seat: int, rng: random.Random) -
 
 
 def _likeliest(
-    outcomes: list[tuple[Hashable, float]], cost_each: int
+    outcomes: Sequence[tuple[Hashable, float]], cost_each: int
 ) -> list[tuple[Hashable, float]]:
     """All outcomes when their look-ahead fits LOOKAHEAD_CAP, else the likeliest that do (at
     least one; ties keep the game's order)."""
