@@ -1,0 +1,77 @@
+"""Bench of the On the Underground rules core, one core; prints JSON.
+
+- `games_per_s`: random full 3-player games (uniform atomic moves via `random_move`);
+- `route_us`: the passenger's best-ways search per query, on a mid-game board (the position
+  after half of a random game's turns), every face-up express/normal set from every station.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+from games.underground.passenger import best_ways
+from games.underground.state import UndergroundRules, UndergroundState
+
+
+def random_game(seed: int) -> UndergroundState:
+    s = UndergroundState.new(UndergroundRules(3), seed)
+    rng = random.Random(seed)
+    while not s.is_over:
+        seat = s.to_move()[0]
+        s.apply(seat, s.random_move(seat, rng.random))
+    return s
+
+
+def mid_game(seed: int) -> UndergroundState:
+    s = UndergroundState.new(UndergroundRules(3), seed)
+    rng = random.Random(seed)
+    while s.turns < 15:
+        seat = s.to_move()[0]
+        s.apply(seat, s.random_move(seat, rng.random))
+    return s
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    games = 0
+    while time.perf_counter() - t0 < 5.0:
+        random_game(games)
+        games += 1
+    games_per_s = games / (time.perf_counter() - t0)
+
+    queries = 0
+    elapsed = 0.0
+    worst = 0.0
+    for seed in range(5):
+        s = mid_game(seed)
+        board = s.board
+        lines = s.lines()
+        rng = random.Random(seed)
+        for _ in range(200):
+            source = rng.randrange(board.size)
+            targets = 0
+            for t in rng.sample(board.destinations, 2):
+                targets |= 1 << t
+            a = time.perf_counter()
+            best_ways(board, lines, source, targets)
+            d = time.perf_counter() - a
+            elapsed += d
+            worst = max(worst, d)
+            queries += 1
+    print(
+        json.dumps(
+            {
+                "games_per_s": round(games_per_s, 1),
+                "players": 3,
+                "route_us": round(elapsed / queries * 1e6, 1),
+                "route_worst_us": round(worst * 1e6, 1),
+                "route_queries": queries,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Records, `metro-record/1` with `"game": "underground"` (RULES-UNDERGROUND.md §5): export, and
+replay that re-checks every turn through the checked door."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.errors import GameError, RecordError
+from games.underground.map import CONNECTION_SPOTS, load_map
+from games.underground.state import SYMBOLS, UndergroundRules, UndergroundState
+
+FORMAT = "metro-record/1"
+
+
+def export(
+    state: UndergroundState, seats: Sequence[Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The record so far (complete turns). It holds the card order: only for finished games."""
+    if seats is None:
+        seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.rules.players)]
+    return {
+        "format": FORMAT,
+        "game": "underground",
+        "rules": state.rules.to_dict(),
+        "seats": [dict(s) for s in seats],
+        "connections": dict(state.connections),
+        "destinations": [state.board.sid(i) for i in state.deal],
+        "moves": [
+            {
+                "seat": m["seat"],
+                "rails": [dict(r) for r in m["rails"]],
+                "route": [dict(leg) for leg in m["route"]],
+            }
+            for m in state.history
+        ],
+        "scores": state.scores[:],
+    }
+
+
+def start_of(record: Mapping[str, Any]) -> UndergroundState:
+    """The set-up a record describes, checked (§2, §5)."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format", FORMAT) != FORMAT:
+        raise RecordError(f"unknown record format {record.get('format')!r}; expected {FORMAT!r}")
+    if record.get("game", "underground") != "underground":
+        raise RecordError(f"not an underground record: game {record.get('game')!r}")
+    try:
+        rules = UndergroundRules.parse(record.get("rules"))
+    except GameError as err:
+        raise RecordError(str(err)) from None
+    board = load_map(rules.map)
+    conn = record.get("connections")
+    if (
+        not isinstance(conn, Mapping)
+        or sorted(conn) != sorted(CONNECTION_SPOTS)
+        or Counter(conn.values()) != Counter({s: 2 for s in SYMBOLS})
+    ):
+        raise RecordError(
+            "'connections' must put the 8 tokens (2 each of a, b, c, d) on the 8 connection spots"
+        )
+    dest = record.get("destinations")
+    want = sorted(board.sid(i) for i in board.destinations)
+    if not isinstance(dest, list) or sorted(map(str, dest)) != want or len(dest) != len(want):
+        raise RecordError("'destinations' must list all 55 destination stations once each")
+    return UndergroundState.deal_new(rules, conn, [str(d) for d in dest])
+
+
+def replay(record: Mapping[str, Any]) -> UndergroundState:
+    """Play a record's turns, checking each; RecordError names the first bad one."""
+    state = start_of(record)
+    moves = record.get("moves", [])
+    if not isinstance(moves, list):
+        raise RecordError("the record's 'moves' must be a list")
+    for i, move in enumerate(moves):
+        try:
+            if not isinstance(move, Mapping):
+                raise RecordError("a move must be an object with seat, rails and route")
+            seat = move.get("seat")
+            if type(seat) is not int:
+                raise RecordError(f"'seat' must be an integer, got {seat!r}")
+            state.play(seat, {"rails": move.get("rails"), "route": move.get("route", [])})
+        except GameError as err:
+            raise RecordError(f"move {i}: {err}", move=i) from None
+    return state
