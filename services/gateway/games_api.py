@@ -16,6 +16,7 @@ from google.protobuf.json_format import MessageToDict
 from metro.v1 import ai_pb2, engine_pb2
 
 import games
+from games.queries import answer as answer_query
 from services.common.levels import level_table
 from services.gateway.calls import bearer_token, clients, json_body, rpc
 from services.gateway.errors import ApiError, bad_request
@@ -252,3 +253,14 @@ def record(game_id: str) -> Response:
 
 def _safe_name(game_id: str) -> str:
     return "game-" + "".join(ch for ch in game_id if ch.isalnum() or ch in "-_")[:64]
+
+
+# ---- the rules files' queries, over HTTP -----------------------------------------------------
+
+
+@bp.post("/rules")
+def rules_query() -> Response:
+    """One `metro rules` query (a game's map, a replay's scores, ...): pure, no game state. The
+    answer is the query's own, as the command line gives it (a refused query says why in its
+    `error`), so that scripts get the same answers from both doors."""
+    return _json(answer_query(json_body()))
