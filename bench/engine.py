@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
-from metro.v1 import engine_pb2, engine_pb2_grpc, metro_pb2  # noqa: E402
+from metro.v1 import engine_pb2, engine_pb2_grpc  # noqa: E402
 
 from games.metro import INDEX, MetroRules, MetroState, Placement, move_text  # noqa: E402
 from services.common.grpc_util import CLIENT_OPTIONS, bearer  # noqa: E402
@@ -50,35 +50,34 @@ class Mirror:
         self.seat, self.version, self.drawn = 0, 2, ""
         self.deck_count = 58
 
-    def pick(self, rng: random.Random) -> metro_pb2.MetroMove:
+    def pick(self, rng: random.Random) -> dict[str, str]:
         if not self.drawn and self.deck_count and rng.random() < 0.15:
-            return metro_pb2.MetroMove(action="draw")
+            return {"action": "draw"}
         tile = self.drawn or rng.choice(self.hands[self.seat])
         options = [(t, m) for t, m in self.board.placements_for(INDEX[tile], self.seat) if m]
         oriented, mask = rng.choice(options)
         squares = [sq for sq in range(64) if mask >> sq & 1]
-        return metro_pb2.MetroMove(
-            action="place", placement=move_text(oriented * 64 + rng.choice(squares))
-        )
+        return {"action": "place", "placement": move_text(oriented * 64 + rng.choice(squares))}
 
-    def update(self, move: metro_pb2.MetroMove, view: engine_pb2.GameView) -> None:
-        if move.action == "place":
-            p = Placement.parse(move.placement)
+    def update(self, move: dict[str, str], view: engine_pb2.GameView) -> None:
+        if move["action"] == "place":
+            p = Placement.parse(move["placement"])
             physical = INDEX[self.drawn] if self.drawn else None
             self.board.put(p.tile_index, p.square, physical)
-        self.hands[self.seat] = list(view.metro.hand)
-        self.drawn = view.metro.drawn if view.metro.HasField("drawn") else ""
-        self.deck_count = view.metro.deck_count
+        data = json.loads(view.json)  # the mover's view: its own hand and drawn tile
+        self.hands[self.seat] = list(data["hand"])
+        self.drawn = data["drawn"] or ""
+        self.deck_count = data["deck_count"]
         self.version = view.version
-        if view.HasField("turn"):
-            self.seat = view.turn
+        if view.to_move:
+            (self.seat,) = view.to_move
 
 
 async def _new_game(stub: engine_pb2_grpc.EngineStub) -> Mirror:
     created = await stub.CreateGame(
         engine_pb2.CreateGameRequest(
             game="metro",
-            rules=engine_pb2.GameRules(metro=metro_pb2.MetroRules(players=2)),
+            rules_json=json.dumps({"players": 2}),
             seats=[engine_pb2.SeatSpec(kind="human", name="a"), engine_pb2.SeatSpec(kind="open")],
         )
     )
@@ -89,7 +88,7 @@ async def _new_game(stub: engine_pb2_grpc.EngineStub) -> Mirror:
         view = await stub.GetView(
             engine_pb2.GetViewRequest(game_id=created.game_id), metadata=bearer(token)
         )
-        hands.append(list(view.metro.hand))
+        hands.append(list(json.loads(view.json)["hand"]))
     return Mirror(created.game_id, tokens, hands)
 
 
@@ -119,14 +118,14 @@ async def _player(
             legal = await stub.ListLegalMoves(
                 engine_pb2.ListLegalMovesRequest(game_id=game.game_id), metadata=token
             )
-            move = rng.choice(list(legal.moves)).metro
+            move = json.loads(rng.choice(list(legal.moves)))
         else:
             move = game.pick(rng)
         request = engine_pb2.ApplyMoveRequest(
             game_id=game.game_id,
             expected_version=game.version,
             move_id=uuid.uuid4().hex,
-            metro=move,
+            move_json=json.dumps(move, separators=(",", ":")),
         )
         started = time.perf_counter()
         if interval:  # charge the time since the move was due

@@ -67,7 +67,7 @@ class Client:
 
 def local_moves(view: dict[str, Any], hand: list[str], seat: int) -> list[dict[str, Any]]:
     """The seat's legal placements of its hand on the view's board, by the rules core."""
-    from games.metro import INDEX, MetroRules, MetroState, Placement, move_text
+    from games.metro import INDEX, MetroRules, MetroState, Placement
 
     state = MetroState.empty(MetroRules.parse(view["rules"]), [])
     for text in view["board"]:
@@ -75,7 +75,7 @@ def local_moves(view: dict[str, Any], hand: list[str], seat: int) -> list[dict[s
         state.put(p.tile_index, p.square)
     state.hands[seat] = tuple(INDEX[c] for c in hand)
     state.seat = seat
-    return [{"action": "place", "placement": move_text(m)} for m in state.legal_moves()]
+    return [m.to_json() for m in state.legal_moves(seat) if not m.is_draw]
 
 
 @dataclass(frozen=True)

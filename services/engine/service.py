@@ -53,6 +53,7 @@ COMMIT_ATTEMPTS = 5  # internal retries of a join or a create
 MOVE_ATTEMPTS = 60  # a move races at most the other seats of its turn; the deadline bounds it
 LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
 WATCH_SLICE_MS = 5000
+MAX_ERROR_SENTENCE = 240  # longer ones quote the client's input: see _bounded
 
 
 def _state_json(state: GameState) -> str:
@@ -90,6 +91,23 @@ def _turn_over(game_id: str) -> ServiceError:
     )
 
 
+def _bounded(err: ServiceError) -> ServiceError:
+    """A rules-core error whose sentence quotes the client's input at length (a move field that
+    is a long list or object) gets a short one: nothing a client sends is echoed at length, and
+    an error's details must fit in the call's metadata."""
+    if len(err.message) <= MAX_ERROR_SENTENCE:
+        return err
+    what = err.field or "move"
+    return ServiceError(
+        err.code,
+        f"invalid {what}: not a value this game accepts there ({len(err.message)} characters "
+        "would be needed to show it)",
+        reason=err.reason,
+        field=err.field,
+        rule=err.rule,
+    )
+
+
 class EngineService(engine_pb2_grpc.EngineServicer):
     def __init__(
         self,
@@ -119,7 +137,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())
         except GameError as err:
-            mapped = from_game_error(err)
+            mapped = _bounded(from_game_error(err))
             await context.abort(mapped.code, mapped.message, mapped.trailing_metadata())
         except TimeoutError:
             await context.abort(
@@ -539,8 +557,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         out = engine_pb2.ListLegalMovesResponse(seat=seat, version=snap.version)
         if snap.status == "playing":
             out.moves.extend(
-                json.dumps(m.to_json(), separators=(",", ":"))
-                for m in snap.state.legal_moves(seat)
+                json.dumps(m.to_json(), separators=(",", ":")) for m in snap.state.legal_moves(seat)
             )
         return out
 

@@ -106,6 +106,10 @@ def move_fields(move: dict[str, Any]) -> None:
     """Bound the size of every string in a move before the rules core reads it (its error
     sentences may quote a field: never at length)."""
     for key, value in move.items():
+        if len(key) > MAX_MOVE_STRING:
+            raise invalid_argument(
+                "move", f"a move's field names are at most {MAX_MOVE_STRING} characters"
+            )
         if isinstance(value, str) and len(value) > MAX_MOVE_STRING:
             raise invalid_argument(
                 key, f"{key} must be at most {MAX_MOVE_STRING} characters; got {len(value)}"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 from metro.v1 import engine_pb2
 
-from tests.fixtures.engine import EngineClient, RunningEngine
+from tests.fixtures.engine import EngineClient, RunningEngine, doc
 from tests.fixtures.processes import ServiceProcess
 
 
@@ -37,9 +37,15 @@ def moved_past(c: EngineClient, game: str, version: int) -> Callable[[], bool]:
 
 
 def human_move(c: EngineClient, game: str, token: str, rng: random.Random) -> engine_pb2.GameView:
-    moves = list(c.legal(game, token).moves)
+    moves = [json.loads(m) for m in c.legal(game, token).moves]
     pick = rng.choice(moves)
-    return c.move(game, token, pick.metro.action, pick.metro.placement)
+    return c.move(game, token, pick)
+
+
+def to_move(view: engine_pb2.GameView) -> int:
+    """The seat to move (Metro: one at a time)."""
+    (seat,) = view.to_move
+    return seat
 
 
 def test_ai_seats_finish_a_game_of_humans_and_ais(own_engine: RunningEngine, ai_factory) -> None:  # type: ignore[no-untyped-def]
@@ -61,18 +67,19 @@ def test_ai_seats_finish_a_game_of_humans_and_ais(own_engine: RunningEngine, ai_
     ai_waits: list[float] = []
     view = c.view(game)
     while view.status != "over":
-        if view.turn in tokens:
-            view = human_move(c, game, tokens[view.turn], rng)
+        if to_move(view) in tokens:
+            view = human_move(c, game, tokens[to_move(view)], rng)
             continue
         version = view.version  # an AI seat's turn: nobody here moves for it
         ai_waits.append(wait_for(moved_past(c, game, version), 10.0, "an AI move"))
         view = c.view(game)
-    assert view.metro.moves == 60 and view.metro.deck_count == 0
+    final = doc(view)
+    assert final["moves"] == 60 and final["deck_count"] == 0
     ai_waits.sort()
     assert len(ai_waits) >= 30
     assert ai_waits[int(0.9 * len(ai_waits))] < 1.0, ai_waits  # promptly, at the default level
     record = json.loads(c.record(game).record_json)
-    assert record["scores"] == [s.score for s in view.seats]
+    assert record["scores"] == [s["score"] for s in final["seats"]]
     # Exactly once: the worker made one engine move per AI move of the record (a draw-and-place
     # is two), each at a version of its own.
     ai_moves = [m for m in record["moves"] if m["seat"] in (1, 3)]
@@ -92,7 +99,7 @@ def test_a_killed_worker_does_not_stall_the_game(own_engine: RunningEngine, ai_f
     game, token = created.game_id, created.token
     rng = random.Random(9)
     view = human_move(c, game, token, rng)
-    while view.turn == 0:  # a draw: the same seat places next
+    while to_move(view) == 0:  # a draw: the same seat places next
         view = human_move(c, game, token, rng)
     version = view.version
     wait_for(lambda: f"claimed: game {game} v{version} " in first.log_path.read_text(), 10.0,
@@ -107,10 +114,10 @@ def test_a_killed_worker_does_not_stall_the_game(own_engine: RunningEngine, ai_f
     assert re.search(rf"claimed: game {game} v{version} seat 1 level 'expert' attempt [2-9]", log)
     # And the game goes on with the surviving worker.
     view = c.view(game)
-    while view.turn == 1:
+    while to_move(view) == 1:
         wait_for(moved_past(c, game, view.version), 10.0, "the AI's placement")
         view = c.view(game)
     view = human_move(c, game, token, rng)
-    while view.turn == 0:
+    while to_move(view) == 0:
         view = human_move(c, game, token, rng)
     wait_for(moved_past(c, game, view.version), 10.0, "the next AI move")

@@ -4,18 +4,18 @@ get the same suggestions for the same seed."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import json_format
-from metro.v1 import engine_pb2
+from metro.v1 import ai_pb2, engine_pb2
 
 from games.metro.tiles import rotations
 from services.common.grpc_util import error_details
 from tests.fixtures.ai import AiClient
-from tests.fixtures.engine import EngineClient
+from tests.fixtures.engine import EngineClient, doc
 
 VARIANTS = [
     {"players": 2},
@@ -27,20 +27,26 @@ VARIANTS = [
 ]
 
 
-def key(move: Any) -> tuple[str, str]:
-    """(action, placement) of a MetroMove, comparable across messages."""
-    return (move.action, move.placement)
+def key(move_json: str) -> tuple[str, str]:
+    """(action, placement) of a Metro move's JSON, comparable across messages."""
+    move = json.loads(move_json)
+    assert set(move) <= {"action", "placement"}, move
+    return (move["action"], move.get("placement", ""))
+
+
+def suggested(s: ai_pb2.Suggestion) -> tuple[str, str]:
+    return key(s.move_json)
 
 
 def legal_keys(c: EngineClient, game: str, token: str) -> set[tuple[str, str]]:
-    return {key(m.metro) for m in c.legal(game, token).moves}
+    return {key(m) for m in c.legal(game, token).moves}
 
 
 def play_random(c: EngineClient, game: str, token: str, rng: random.Random) -> None:
-    moves = list(c.legal(game, token).moves)
-    draws = [m for m in moves if m.metro.action == "draw"]
+    moves = [json.loads(m) for m in c.legal(game, token).moves]
+    draws = [m for m in moves if m["action"] == "draw"]
     pick = draws[0] if draws and rng.random() < 0.3 else rng.choice(moves)
-    c.move(game, token, pick.metro.action, pick.metro.placement)
+    c.move(game, token, pick)
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: "-".join(f"{k}{v}" for k, v in r.items()))
@@ -51,22 +57,22 @@ def test_suggestions_are_legal_moves_in_every_variant(
     rng = random.Random(str(rules))
     drawn_positions = 0
     for step in range(10):
-        seat = engine_client.view(game).turn
+        (seat,) = engine_client.view(game).to_move
         token = tokens[seat]
         legal = legal_keys(engine_client, game, token)
         if step == 1 and ("draw", "") in legal:  # the seat must then place the tile it drew
             engine_client.move(game, token, "draw")
             legal = legal_keys(engine_client, game, token)
-        drew = bool(engine_client.view(game, token).metro.drawn)
+        drew = doc(engine_client.view(game, token))["drawn"] is not None
         for level in ("medium", "mcts-40"):
             reply = ai_client.suggest(game, token, level, seed=step, max_suggestions=500)
-            got = [key(s.metro) for s in reply.suggestions]
+            got = [suggested(s) for s in reply.suggestions]
             assert got, (level, step)
             assert set(got) <= legal, (level, step, set(got) - legal)
             assert len(got) == len(set(got)) == len(legal)  # every legal move, ranked once
             assert reply.seat == seat and reply.level == level
         if drew:
-            drawn = engine_client.view(game, token).metro.drawn
+            drawn = doc(engine_client.view(game, token))["drawn"]
             tiles = rotations(drawn) if rules.get("rotation") else (drawn,)
             assert all(a == "place" and p[:4] in tiles for a, p in got)
             drawn_positions += 1
@@ -119,10 +125,15 @@ def test_errors_carry_their_codes(engine_client: EngineClient, ai_client: AiClie
 
 
 def _public_part(view: engine_pb2.GameView) -> dict[str, Any]:
-    data = json_format.MessageToDict(view, preserving_proto_field_name=True)
+    """The view as the seat sees it, less what differs between any two games (ids)."""
+    data = doc(view)
     for name in ("game_id", "last_event_id"):
         data.pop(name, None)
-    return data
+    typed = {
+        "game": view.game, "version": view.version, "status": view.status, "seat": view.seat,
+        "to_move": list(view.to_move),
+    }  # fmt: skip
+    return {"typed": typed, **data}
 
 
 def test_same_looking_games_get_the_same_suggestions(
@@ -134,7 +145,7 @@ def test_same_looking_games_get_the_same_suggestions(
     pair = None
     for _ in range(80):
         game, tokens = engine_client.create_full({"players": 2})
-        hand = tuple(engine_client.view(game, tokens[0]).metro.hand)
+        hand = tuple(doc(engine_client.view(game, tokens[0]))["hand"])
         if hand in first_of:
             pair = (first_of[hand], (game, tokens[0]))
             break
@@ -146,11 +157,11 @@ def test_same_looking_games_get_the_same_suggestions(
     for game, token in pair:
         reply = ai_client.suggest(game, token, "mcts-400", seed=11, max_suggestions=100)
         answers.append(
-            [(key(s.metro), round(s.value, 9), s.visits) for s in reply.suggestions]
+            [(suggested(s), round(s.value, 9), s.visits) for s in reply.suggestions]
             + [("iterations", reply.iterations)]
         )
     assert answers[0] == answers[1]
     # The same seed makes it reproducible; another seed samples other worlds.
     again = ai_client.suggest(g1, t1, "mcts-400", seed=12, max_suggestions=100)
-    other = [(key(s.metro), round(s.value, 9), s.visits) for s in again.suggestions]
+    other = [(suggested(s), round(s.value, 9), s.visits) for s in again.suggestions]
     assert other != answers[0][:-1]

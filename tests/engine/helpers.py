@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 from metro.v1 import engine_pb2
 
-from tests.fixtures.engine import EngineClient, doc
+from tests.fixtures.engine import EngineClient
 
 
 def code(error: grpc.RpcError) -> grpc.StatusCode:

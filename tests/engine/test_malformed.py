@@ -12,7 +12,6 @@ import pytest
 from metro.v1 import engine_pb2
 
 import games
-
 from services.common.grpc_util import bearer, error_details
 from tests.fixtures.engine import CALL_TIMEOUT_S, EngineClient, RunningEngine, doc, metro_seats
 
@@ -65,11 +64,20 @@ def test_bad_requests_change_nothing(game: tuple[EngineClient, str, list[str]]) 
     _fails(lambda: c.move(game_id, t0, {"action": "place"}), Code.INVALID_ARGUMENT, "placement")
     _fails(lambda: c.move(game_id, t0, {"action": "place", "placement": 7}), Code.INVALID_ARGUMENT,
            "placement")  # fmt: skip
+    # Fields that are not strings, and unknown fields, are named but never quoted at length.
+    many = ["x"] * 10_000
+    _fails(lambda: c.move(game_id, t0, {"action": many}), Code.INVALID_ARGUMENT, "action")
+    _fails(lambda: c.move(game_id, t0, {"action": "place", "placement": many}),
+           Code.INVALID_ARGUMENT, "placement")  # fmt: skip
+    _fails(lambda: c.move(game_id, t0, {"action": "draw", "extra": many}), Code.INVALID_ARGUMENT,
+           "extra")  # fmt: skip
+    _fails(lambda: c.move(game_id, t0, {"action": "draw", LONG: 1}), Code.INVALID_ARGUMENT, "move")
     empty = engine_pb2.ApplyMoveRequest(game_id=game_id)
     _fails(lambda: c.stub.ApplyMove(empty, metadata=bearer(t0)), Code.INVALID_ARGUMENT, "move")
     for text in ("{", "[]", '"draw"', "{" + HUGE + "}"):
         bad = engine_pb2.ApplyMoveRequest(game_id=game_id, move_json=text)
-        _fails(lambda: c.stub.ApplyMove(bad, metadata=bearer(t0)), Code.INVALID_ARGUMENT, "move")
+        _fails(lambda bad=bad: c.stub.ApplyMove(bad, metadata=bearer(t0)), Code.INVALID_ARGUMENT,
+               "move")  # fmt: skip
     # A move the rules forbid names the rule.
     tile = doc(c.view(game_id, t0))["hand"][0]
     err = _fails(lambda: c.move(game_id, t0, "place", tile + "33"), Code.FAILED_PRECONDITION)

@@ -6,6 +6,7 @@ deck order; every other tile code in a message must be a public placement.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
@@ -18,12 +19,15 @@ from metro.v1 import engine_pb2
 
 from games.metro import CODES, INDEX, MetroRules, MetroState
 from games.metro.tiles import ROTATIONS, TILE_SET
-from services.common.grpc_util import message_to_json
-from tests.engine.helpers import choose, record_of
-from tests.fixtures.engine import EngineClient
+from tests.engine.helpers import choose, moves_of, record_of
+from tests.fixtures.engine import EngineClient, doc
 
 TILE = re.compile(r"[abcd]{4}")
 SECRET_KEYS = {"deck", "deck0", "hands", "seed", "history", "redeck"}
+# The engine's own fields of a view; every other field is the rules core's projection.
+ENGINE_FIELDS = {
+    "game_id", "version", "status", "seat", "last_event_id", "seats", "to_move", "winners",
+}  # fmt: skip
 
 Received = tuple[int, int | None, str, Message]  # version, viewer seat, what, message
 
@@ -47,11 +51,12 @@ def _rebuild(record: dict[str, Any], events: list[engine_pb2.GameEvent]) -> dict
     redecks = iter([m.get("redeck") for m in record["moves"]])
     states = {}
     for event in events:
-        if event.action == "draw":
-            state.play(event.seat, {"action": "draw"})
-        elif event.action == "place":
+        data = doc(event)
+        if data["action"] == "draw":
+            state.play(data["seat"], {"action": "draw"})
+        elif data["action"] == "place":
             before = state.reshuffles
-            state.play(event.seat, {"action": "place", "placement": event.metro.placement})
+            state.play(data["seat"], {"action": "place", "placement": data["placement"]})
             redeck = next(redecks)
             if state.reshuffles != before:  # the engine's shuffle, as recorded
                 state.deck = [INDEX[c] for c in redeck]
@@ -60,52 +65,74 @@ def _rebuild(record: dict[str, Any], events: list[engine_pb2.GameEvent]) -> dict
 
 
 def _check_view(view: engine_pb2.GameView, state: MetroState, viewer: int | None) -> None:
-    data = message_to_json(view)
+    data = doc(view)
+    assert view.game == data["game"] == "metro"
+    assert (view.seat if view.HasField("seat") else None) == data["seat"] == viewer
+    assert list(view.to_move) == data["to_move"]
+    if view.status == "playing":
+        assert data["to_move"] == list(state.to_move()) == [data["turn"]]
     own = list(state.hands[viewer]) if viewer is not None else []
     drawn = state.drawn if viewer is not None and state.seat == viewer else -1
-    assert sorted(view.metro.hand) == sorted(CODES[t] for t in own)
-    assert view.metro.HasField("drawn") == (drawn >= 0)
+    assert sorted(data["hand"]) == sorted(CODES[t] for t in own)
+    assert (data["drawn"] is not None) == (drawn >= 0)
     if drawn >= 0:
-        assert view.metro.drawn == CODES[drawn]
-    assert list(view.metro.board) == state.board_placements()
+        assert data["drawn"] == CODES[drawn]
+    assert data["board"] == state.board_placements()
     # The set tile behind each placement is public: everyone sees the tile that was laid.
-    assert list(view.metro.board_tiles) == [CODES[e[2]] for e in state.history_entries()]
+    assert data["board_tiles"] == [CODES[e[2]] for e in state.history_entries()]
     placed = Counter(CODES[entry[2]] for entry in state.history_entries())
     unseen = Counter(TILE_SET) - placed - Counter(CODES[t] for t in own)
     if drawn >= 0:
         unseen -= Counter([CODES[drawn]])
-    assert dict(view.metro.unseen) == dict(unseen)
-    assert [s.metro.hand_count for s in view.seats] == [len(h) for h in state.hands]
-    assert view.metro.deck_count == state.deck_count
-    # Routes as the rules core traces them on the rebuilt board (the engine reuses encodings
-    # of unchanged routes between moves; this is where a stale one would show).
-    routes = [
-        {**r, "path": [[s["row"], s["col"], s["entry"], s["exit"]] for s in r["path"]]}
-        for r in data["routes"]
-    ]
-    assert routes == state.view(viewer)["routes"]
-    allowed = set(view.metro.board) | set(view.metro.board_tiles) | set(view.metro.hand)
-    allowed.add(view.metro.drawn)
+    assert data["unseen"] == dict(unseen)
+    assert [s["hand_count"] for s in data["seats"]] == [len(h) for h in state.hands]
+    assert data["deck_count"] == state.deck_count
+    # Everything the game adds is the rules core's projection of the rebuilt state: routes
+    # included (the engine reuses encodings of unchanged routes between moves; this is where
+    # a stale one would show), nothing more.
+    expected = state.view(viewer)
+    assert data["routes"] == expected["routes"]
+    assert set(data) - ENGINE_FIELDS == set(expected) - ENGINE_FIELDS
+    assert data["winners"] == expected.get("winners", [])
+    for key in set(expected) - ENGINE_FIELDS:
+        assert data[key] == expected[key], key
+    for got, want in zip(data["seats"], expected["seats"], strict=True):
+        assert set(got) == set(want) | {"name", "kind", "level"}
+        assert {k: got[k] for k in want} == want
+    allowed = set(data["board"]) | set(data["board_tiles"]) | set(data["hand"])
+    allowed.add(data["drawn"])
     for path, text in _strings(data):
+        if path == ".game_id":  # a random id, which may happen to spell a tile code
+            continue
         for found in TILE.findall(text):
             assert any(a.startswith(found) for a in allowed if a), f"{found!r} at {path}"
 
 
-def _check_event(event: engine_pb2.GameEvent) -> None:
-    for path, text in _strings(message_to_json(event)):
+def _check_event(event: engine_pb2.GameEvent, state: MetroState) -> None:
+    data = doc(event)
+    assert (data["event_id"], data["game_id"]) == (event.event_id, event.game_id)
+    assert (data["version"], data["status"]) == (event.version, event.status)
+    assert data["to_move"] == (list(state.to_move()) if event.status == "playing" else [])
+    assert data["scores"] == state.scores
+    for path, text in _strings(data):
+        if path == ".game_id":
+            continue
         if TILE.search(text):
-            assert path == ".placement" and event.action == "place", f"{text!r} at {path}"
+            assert path == ".placement" and data["action"] == "place", f"{text!r} at {path}"
 
 
 def _check_legal(reply: engine_pb2.ListLegalMovesResponse, state: MetroState, seat: int) -> None:
     held = [state.drawn] if state.drawn >= 0 else list(state.hands[seat])
     shapes = {CODES[r] for t in held for r in ROTATIONS[t]}
-    for move in reply.moves:
-        if move.metro.action == "place":
-            assert move.metro.placement[:4] in shapes
-    expected = state.legal_moves_json(seat)
-    got = [{k: v for k, v in message_to_json(m).items() if v} for m in reply.moves]
-    assert sorted(map(str, got)) == sorted(map(str, expected))
+    moves = moves_of(reply)
+    for move in moves:
+        _strings(move)  # no secret key
+        assert set(move) <= {"action", "placement"}
+        if move["action"] == "place":
+            assert move["placement"][:4] in shapes
+    expected = [m.to_json() for m in state.legal_moves(seat)]
+    key = lambda m: json.dumps(m, sort_keys=True)  # noqa: E731
+    assert sorted(map(key, moves)) == sorted(map(key, expected))
 
 
 @pytest.mark.parametrize(
@@ -125,7 +152,7 @@ def test_nothing_hidden_leaves_the_engine(engine_client: EngineClient, rules: di
 
     view = c.view(game_id)
     while view.status != "over":
-        version, seat = view.version, view.turn
+        version, (seat,) = view.version, view.to_move
         for viewer in viewers:
             token = tokens[viewer] if viewer is not None else None
             received.append((version, viewer, "view", c.view(game_id, token)))
@@ -139,20 +166,21 @@ def test_nothing_hidden_leaves_the_engine(engine_client: EngineClient, rules: di
         except grpc.RpcError as err:
             assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
             assert not TILE.search(err.details() or "")
-        action, placement = choose(list(legal.moves), rng, 0.4)
+        action, placement = choose(moves_of(legal), rng, 0.4)
         view = c.move(game_id, tokens[seat], action, placement)
         received.append((view.version, seat, "answer", view))
 
     live = list(watch)
     record = record_of(c, game_id)
     states = _rebuild(record, live)
-    assert any(e.action == "draw" for e in live), "the game should exercise draws"
-    assert states[view.version].scores == [s.score for s in view.seats]
+    assert any(doc(e)["action"] == "draw" for e in live), "the game should exercise draws"
+    assert states[view.version].scores == [s["score"] for s in doc(view)["seats"]]
 
     for version, viewer, what, message in received:
         state = states[version]
         if what == "legal":
             assert isinstance(message, engine_pb2.ListLegalMovesResponse) and viewer is not None
+            assert message.seat == viewer and message.version == version
             _check_legal(message, state, viewer)
         else:
             assert isinstance(message, engine_pb2.GameView)
@@ -160,4 +188,4 @@ def test_nothing_hidden_leaves_the_engine(engine_client: EngineClient, rules: di
             _check_view(message, state, viewer)
     assert list(c.events(game_id)) == live  # a later watcher gets the same public events
     for event in live:
-        _check_event(event)
+        _check_event(event, states[event.version])

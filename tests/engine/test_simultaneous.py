@@ -91,7 +91,13 @@ def _play_racing(engine: RunningEngine, players: int, turns: int | None, seed: i
             choices = [_choice(control, game_id, tokens[s], rngs[s]) for s in range(players)]
             barrier = threading.Barrier(players)
 
-            def submit(seat: int, version: int = view.version) -> Any:
+            def submit(
+                seat: int,
+                version: int = view.version,
+                barrier: threading.Barrier = barrier,
+                choices: list[Any] = choices,
+                turn_index: int = turn_index,
+            ) -> Any:
                 barrier.wait()
                 try:
                     return clients[seat % len(clients)].move(
