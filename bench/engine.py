@@ -29,14 +29,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import grpc  # noqa: E402
-from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from metro.v1 import engine_pb2, engine_pb2_grpc  # noqa: E402
+from support import SocketRedisServer, wait_serving  # noqa: E402
 
 from games.metro import INDEX, MetroRules, MetroState, Placement, move_text  # noqa: E402
 from services.common.grpc_util import CLIENT_OPTIONS, bearer  # noqa: E402
-from services.common.redis_server import RedisServer, free_port  # noqa: E402
+from services.common.redis_server import free_port  # noqa: E402
 
 
 class Mirror:
@@ -144,17 +145,6 @@ async def _player(
             game.update(move, view)
 
 
-class SocketRedisServer(RedisServer):
-    """The same server, also listening on a Unix socket in its data directory."""
-
-    @property
-    def socket_path(self) -> Path:
-        return self.data_dir / "redis.sock"
-
-    def _argv(self) -> list[str]:
-        return [*super()._argv(), "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
-
-
 def _cpu_seconds(pids: list[int]) -> float:
     """User plus system CPU time of processes so far (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -247,22 +237,6 @@ def _per_move(cpu_s: float, latencies: list[float]) -> float | None:
     return round(cpu_s * 1000 / len(latencies), 3) if latencies else None
 
 
-def _wait_serving(target: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with grpc.insecure_channel(target) as channel:
-            try:
-                reply = health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=1.0
-                )
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-        time.sleep(0.1)
-    raise SystemExit(f"bench: the engine at {target} did not become healthy")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="measured time per level")
@@ -314,7 +288,7 @@ def main() -> None:
         )
         try:
             target = f"127.0.0.1:{port}"
-            _wait_serving(target)
+            wait_serving(target)
             time.sleep(0.5)  # every engine process is up, not just the first to answer
             pids = {
                 "engine": _process_tree(engine.pid),
