@@ -4,9 +4,10 @@
 import { GameScreen } from "./game.js";
 import { initLobby, showLobby } from "./lobby.js";
 
+const TITLE = "Board games";
 const lobby = document.getElementById("lobby");
 const gameSection = document.getElementById("game");
-const game = new GameScreen();
+const game = new GameScreen({ onTitle: (text) => (document.title = text) });
 
 const go = (id) => {
   location.hash = `#/game/${encodeURIComponent(id)}`;
@@ -17,13 +18,13 @@ function route() {
   if (m) {
     lobby.hidden = true;
     gameSection.hidden = false;
+    document.title = `${TITLE} — game`;
     game.open(decodeURIComponent(m[1]));
-    document.title = "Metro — game";
   } else {
     game.close();
     gameSection.hidden = true;
     lobby.hidden = false;
-    document.title = "Metro";
+    document.title = TITLE;
     showLobby(go);
   }
 }

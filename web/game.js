@@ -1,14 +1,49 @@
-// One game on the page: the board, your hand and moves, hints, live updates and the end of game.
-// The server's view is the truth; after any event or move the page fetches it again.
+// One game on the page, for any game: the shell around a game's own page module. The server's view
+// is the truth; after any event or move the shell fetches it again and passes it to the page.
+//
+// ---- The page-module interface --------------------------------------------------------------
+// Each game ships `games/<kind>/web/page.js`, served at `/games/<kind>/page.js` (its other files
+// beside it, e.g. `new URL("./page.css", import.meta.url)`). The shell loads it with
+// `await import(`/games/${kind}/page.js`)` once it knows the view's `game`, and calls:
+//
+//   export function mount(parts, host) -> page
+//     parts.board     HTMLElement: the main area, empty; the page fills it (e.g. with an SVG).
+//     parts.controls  HTMLElement: the page's own controls in the side panel, empty.
+//     host.send(move) -> Promise<boolean>: posts `move` (the game's move object) for the viewer's
+//                     seat. The shell adds expected_version and a fresh move_id, shows a refusal
+//                     in its message line (and refetches the view on 409), and on success passes
+//                     the new view to page.update before the promise settles. Resolves true when
+//                     the move was accepted, false when refused or not sent (another move of this
+//                     tab in flight, or the viewer has no seat). Never rejects.
+//     host.notify(text, kind = "info")  shows `text` in the shell's message line; kind is
+//                     "info", "error" or "ok"; "" clears it.
+//     host.seat       getter: the viewer's seat number, or null for a spectator.
+//
+//   page.update(view, legal)
+//     Render `view` (GET /api/games/{id}, common fields plus the game's own). `legal` is the
+//     viewer's legal move objects (GET /legal's `moves`), [] when the viewer may not move now.
+//     Called on every fetch, also with an unchanged version: keep the viewer's selection then.
+//   page.showHints(suggestions)
+//     Show the AI's ranked suggestions, best first: each is the move's own fields plus `move`
+//     (the move object to send as it is), `value` and `visits`. [] clears them; the shell clears
+//     them whenever the view's version changes (before calling update).
+//   page.replay(record, view) -> {length, describe(i) -> string, show(i)}
+//     For a finished game (`record` from GET /record, `view` the final view): positions 0..length,
+//     0 the start and `length` the final position. describe(i) says in words what position i is
+//     (the move that led to it); show(i) renders it in parts.board. The shell calls show(length)
+//     first, and again on update while a position before the end is shown.
+//   page.unmount()
+//     Remove listeners the page added outside its parts (the shell then empties the parts).
+// showHints and replay are optional: without them the shell offers no Hint button or replay.
+// ----------------------------------------------------------------------------------------------
 
 import { ApiError, api, loadSeat, rememberName, savedName, saveSeat } from "./api.js";
-import { BoardView, deckIcon, formatValue, tileIcon } from "./board.js";
+import { defaultLevel, gameMeta } from "./meta.js";
 import { renderFinal, renderScores, renderStatus } from "./panel.js";
-import { Replay } from "./replay.js";
-import { boardFrom, completions } from "./routes.js";
-import { isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
+import { ReplayControls } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
+const KIND = /^[A-Za-z0-9_-]{1,64}$/;
 
 function newMoveId() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -16,26 +51,35 @@ function newMoveId() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Whether `seat` may move in `view` now: it must (to_move), or it may still change its choice. */
+export function mayMove(view, seat) {
+  if (!view || seat === null || seat === undefined || view.status !== "playing") return false;
+  return (view.to_move || []).includes(seat) || view.seats?.[seat]?.chosen === true;
+}
+
 export class GameScreen {
-  constructor() {
-    this.boardView = new BoardView($("board"), {
-      hover: (r, c) => this.#hover(r, c),
-      leave: () => this.#hover(null, null),
-      click: (r, c) => this.#click(r, c),
-    });
-    this.replay = new Replay((pos) => this.#showReplay(pos));
-    $("draw-button").addEventListener("click", () => this.#send({ action: "draw" }));
-    $("rotate-button").addEventListener("click", () => this.#rotate());
+  constructor({ onTitle } = {}) {
+    this.onTitle = onTitle || (() => {});
+    this.replay = new ReplayControls();
+    this.boardArea = $("board-area");
+    this.controls = $("controls");
     $("hint-button").addEventListener("click", () => this.#hint());
     $("share-button").addEventListener("click", () => this.#share());
     $("join-box").addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#join();
     });
-    document.addEventListener("keydown", (ev) => {
-      if (this.id && (ev.key === "r" || ev.key === "R") && !(ev.target instanceof HTMLInputElement)) this.#rotate();
-    });
     this.id = null;
+    this.page = null;
+    this.kind = null;
+    const screen = this;
+    this.host = {
+      send: (move) => this.#send(move),
+      notify: (text, kind = "info") => this.#message(text, kind),
+      get seat() {
+        return screen.seat;
+      },
+    };
   }
 
   /** Show game `id`; called on every route change to it. */
@@ -46,20 +90,18 @@ export class GameScreen {
     this.mine = loadSeat(id);
     this.view = null;
     this.legal = [];
-    this.selected = 0;
-    this.turns = 0;
-    this.hints = [];
+    this.legalVersion = null;
     this.busy = false;
-    this.replayShown = false;
+    this.hinting = false;
     this.recordLoaded = false;
-    this.lastBoard = null;
-    this.lastSquare = null;
     this.#message("");
-    $("hint-box").hidden = true;
     $("after").hidden = true;
+    $("hint-row").hidden = true;
+    $("hint-meta").textContent = "";
+    $("status").textContent = "Loading…";
+    $("scores").tBodies[0].replaceChildren();
     $("join-name").value = savedName();
-    this.boardView.hints([]);
-    this.boardView.highlight([]);
+    this.replay.reset();
     // The stream starts after the first view, from its last event: no replay of old events.
     this.refresh().then(() => this.id === id && !this.events && this.#connect());
   }
@@ -68,13 +110,73 @@ export class GameScreen {
     if (this.events) this.events.close();
     this.events = null;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.soonTimer);
     clearInterval(this.pollTimer);
+    this.#unmountPage();
     this.id = null;
+    this.view = null;
     $("conn").textContent = "";
+    $("conn").className = "conn";
   }
 
   get seat() {
     return this.mine ? this.mine.seat : null;
+  }
+
+  // ---- the game's page module ------------------------------------------------------------------
+
+  async #ensurePage(kind) {
+    if (this.page && this.kind === kind) return true;
+    if (this.loading?.kind === kind) return this.loading.done;
+    const load = async () => {
+      if (!KIND.test(kind || "")) throw new Error(`This game's kind (${kind}) is not known.`);
+      const [module, meta] = await Promise.all([
+        import(`/games/${kind}/page.js`),
+        gameMeta(kind).catch(() => null),
+      ]);
+      if (this.loading?.kind !== kind) return false; // another game was opened meanwhile
+      this.#unmountPage();
+      this.meta = meta;
+      this.kind = kind;
+      this.page = module.mount({ board: this.boardArea, controls: this.controls }, this.host);
+      this.#setupHintLevels();
+      const name = meta?.name || kind;
+      $("game-name").textContent = name;
+      this.onTitle(`${name} — game`);
+      return true;
+    };
+    const done = load().finally(() => {
+      if (this.loading?.done === done) this.loading = null;
+    });
+    this.loading = { kind, done };
+    return done;
+  }
+
+  #unmountPage() {
+    this.loading = null;
+    if (this.page) {
+      try {
+        this.page.unmount?.();
+      } finally {
+        this.page = null;
+        this.kind = null;
+      }
+    }
+    this.boardArea.replaceChildren();
+    this.controls.replaceChildren();
+    $("game-name").textContent = "";
+  }
+
+  #setupHintLevels() {
+    const select = $("hint-level");
+    const levels = this.meta?.levels || [];
+    select.replaceChildren();
+    for (const l of levels) {
+      const option = new Option(l.name, l.name, false, l.name === defaultLevel(levels));
+      if (l.description) option.title = l.description;
+      select.add(option);
+    }
+    select.closest("label").hidden = !levels.length;
   }
 
   // ---- live updates ------------------------------------------------------------------------
@@ -122,12 +224,14 @@ export class GameScreen {
     try {
       view = await api.view(id, this.mine?.token);
     } catch (err) {
+      if (this.id !== id) return;
       if (err.status === 403 && this.mine) {
         // A token this game no longer accepts: forget it and look on as a spectator.
         this.mine = null;
         return this.refresh();
       }
       this.#message(err.message, "error");
+      if (!this.view) $("status").textContent = "";
       return;
     }
     if (this.id !== id) return;
@@ -135,9 +239,16 @@ export class GameScreen {
   }
 
   async #apply(view) {
+    const id = this.id;
     if (this.view && view.version < this.view.version) return; // an older answer arriving late
+    try {
+      if (!(await this.#ensurePage(view.game))) return;
+    } catch (err) {
+      if (this.id === id) this.#message(`This game's board cannot be shown: ${err.message}`, "error");
+      return;
+    }
+    if (this.id !== id || (this.view && view.version < this.view.version)) return;
     const changed = !this.view || view.version !== this.view.version;
-    const prev = this.lastBoard;
     this.view = view;
     if (view.status === "over" && this.events) {
       // The engine ends the stream with the game: stop listening instead of reconnecting.
@@ -146,42 +257,37 @@ export class GameScreen {
       clearInterval(this.pollTimer);
       $("conn").textContent = "";
     }
-    this.board = boardFrom(view.board);
-    if (prev) {
-      for (const key of this.board.keys()) if (!prev.has(key)) this.lastSquare = key;
-    }
-    this.lastBoard = this.board;
     if (changed) {
-      this.hints = [];
-      this.boardView.hints([]);
-      $("hint-box").hidden = true;
+      this.page.showHints?.([]);
+      $("hint-meta").textContent = "";
     }
-    const myTurn = view.status === "playing" && view.turn === this.seat;
-    if (myTurn && changed) {
-      try {
-        this.legal = (await api.legal(this.id, this.mine.token)).moves || [];
-      } catch (err) {
-        this.legal = [];
-        this.#message(err.message, "error");
+    if (mayMove(view, this.seat)) {
+      if (this.legalVersion !== view.version) {
+        this.legalVersion = view.version;
+        try {
+          this.legal = (await api.legal(this.id, this.mine.token)).moves || [];
+        } catch (err) {
+          this.legal = [];
+          if (this.id === id) this.#message(err.message, "error");
+        }
       }
-    } else if (!myTurn) {
+    } else {
       this.legal = [];
+      this.legalVersion = null;
     }
-    if (this.view !== view) return; // a newer view came while legal moves loaded
+    if (this.view !== view || this.id !== id) return; // a newer view came while legal moves loaded
     this.#render();
   }
 
   #render() {
     const view = this.view;
-    if (!this.replayShown) {
-      this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare });
-    }
-    renderStatus(view, this.seat);
-    renderScores(view, this.seat);
+    renderStatus(view, this.seat, this.meta);
+    renderScores(view, this.seat, this.meta);
     this.#renderJoin();
-    this.#renderHand();
+    this.#renderHintRow();
     this.#renderAfter();
-    this.#updateHighlights();
+    this.page.update(view, this.legal);
+    this.replay.again();
   }
 
   #renderJoin() {
@@ -191,171 +297,61 @@ export class GameScreen {
     $("share-button").hidden = view.status === "over";
   }
 
-  /** The tiles this seat may place now: the drawn tile alone, else the hand. */
-  get #tiles() {
-    if (!this.view) return [];
-    if (this.view.drawn) return [this.view.drawn];
-    return this.view.hand || [];
-  }
-
-  #renderHand() {
+  #renderHintRow() {
     const view = this.view;
-    const box = $("play-box");
-    box.hidden = this.seat === null || view.status === "over";
-    if (box.hidden) return;
-    const myTurn = view.status === "playing" && view.turn === this.seat;
-    const hand = $("hand");
-    hand.replaceChildren();
-    const tiles = this.#tiles;
-    if (this.selected >= tiles.length) this.selected = 0;
-    tiles.forEach((code, i) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "hand-tile";
-      b.dataset.code = code;
-      const shown = rotate(code, this.turns);
-      b.dataset.shown = shown;
-      b.setAttribute("aria-pressed", String(i === this.selected));
-      b.title = `tile ${shown}`;
-      b.appendChild(tileIcon(i === this.selected ? shown : code, 64));
-      b.addEventListener("click", () => {
-        if (this.selected !== i) this.turns = 0;
-        this.selected = i;
-        this.#renderHand();
-        this.#updateHighlights();
-      });
-      hand.appendChild(b);
-    });
-    if (!tiles.length) {
-      const empty = document.createElement("p");
-      empty.className = "muted";
-      empty.textContent = "No tiles in hand.";
-      hand.appendChild(empty);
-    }
-    $("drawn-note").hidden = !view.drawn;
-    $("hand-title").textContent = view.drawn ? "Drawn tile" : "Your hand";
-    const canDraw = myTurn && this.legal.some((m) => m.action === "draw");
-    $("draw-button").disabled = !canDraw || this.busy;
-    $("rotate-button").hidden = !view.rules?.rotation;
-    $("hint-button").disabled = !myTurn || this.busy;
-  }
-
-  /** The code the selected tile has with the current rotation. */
-  get #selectedCode() {
-    const code = this.#tiles[this.selected];
-    return code ? rotate(code, this.turns) : null;
-  }
-
-  /** Legal squares "r,c" for the selected tile as turned now. */
-  #legalSquares() {
-    const code = this.#selectedCode;
-    const squares = new Set();
-    if (!code) return squares;
-    for (const m of this.legal) {
-      const p = m.action === "place" ? parsePlacement(m.placement) : null;
-      if (p && p.code === code) squares.add(`${p.row},${p.col}`);
-    }
-    return squares;
-  }
-
-  #updateHighlights() {
-    const myTurn = this.view?.status === "playing" && this.view.turn === this.seat && !this.replayShown;
-    this.boardView.highlight(myTurn ? this.#legalSquares() : []);
-    this.boardView.preview(null);
-  }
-
-  #rotate() {
-    if (!this.view?.rules?.rotation || this.seat === null) return;
-    this.turns = (this.turns + 1) % 4;
-    this.#renderHand();
-    this.#updateHighlights();
+    $("hint-row").hidden = this.seat === null || view.status === "over" || typeof this.page?.showHints !== "function";
+    const button = $("hint-button");
+    button.disabled = this.busy || this.hinting || !mayMove(view, this.seat) || !this.legal.length;
+    button.textContent = this.hinting ? "Thinking…" : "Hint";
   }
 
   // ---- playing -------------------------------------------------------------------------------
 
-  #hover(r, c) {
-    const code = this.#selectedCode;
-    if (r === null || !code || this.replayShown || !this.#legalSquares().has(`${r},${c}`)) {
-      this.boardView.preview(null);
-      return;
-    }
-    const gains = completions(this.board, this.view.seats, code, r, c);
-    this.boardView.preview(code, r, c, gains, this.view.seats);
-  }
-
-  #click(r, c) {
-    const view = this.view;
-    if (!view || this.seat === null || view.status === "over" || this.replayShown || this.busy) return;
-    if (this.board.has(`${r},${c}`) || isCentre(r, c)) return;
-    const code = this.#selectedCode;
-    if (!code) {
-      this.#message("You have no tile to place.", "error");
-      return;
-    }
-    // Even a square that is not highlighted goes to the server: its answer names the rule.
-    this.#send({ action: "place", placement: placementText(code, r, c) });
-  }
-
   async #send(move) {
-    if (this.busy) return;
+    if (!this.mine || !this.view) {
+      this.#message("Join the game to play.", "error");
+      return false;
+    }
+    if (this.busy) return false;
     this.busy = true;
     this.#message("");
+    const id = this.id;
     const body = { ...move, expected_version: this.view.version, move_id: newMoveId() };
     try {
-      const view = await api.move(this.id, this.mine.token, body);
-      this.turns = 0;
-      this.selected = 0;
+      const view = await api.move(id, this.mine.token, body);
       this.busy = false;
-      await this.#apply(view);
+      if (this.id === id) await this.#apply(view);
+      return true;
     } catch (err) {
       this.busy = false;
+      if (this.id !== id) return false;
       this.#message(err.message || "The move was refused.", "error", err.code);
       if (err instanceof ApiError && err.status === 409) this.refresh();
-      else this.#render();
+      else if (this.view) this.#render();
+      return false;
     }
   }
 
   async #hint() {
-    if (this.busy) return;
-    const button = $("hint-button");
-    button.disabled = true;
-    button.textContent = "Thinking…";
+    if (this.busy || this.hinting || !this.mine) return;
+    const id = this.id;
+    const version = this.view?.version;
+    const level = $("hint-level").value || undefined;
+    this.hinting = true;
+    this.#renderHintRow();
     try {
-      const answer = await api.hint(this.id, this.mine.token);
-      this.#showHints(answer);
-    } catch (err) {
-      this.#message(err.message, "error", err.code);
-    } finally {
-      button.textContent = "Hint";
-      button.disabled = false;
-    }
-  }
-
-  #showHints(answer) {
-    const top = (answer.suggestions || []).slice(0, 3);
-    const onBoard = [];
-    const list = $("hint-list");
-    list.replaceChildren();
-    top.forEach((s, i) => {
-      const li = document.createElement("li");
-      const p = s.action !== "draw" ? parsePlacement(s.placement) : null;
-      if (p) {
-        onBoard.push({ ...p, placement: s.placement, value: s.value, rank: i + 1 });
-        li.append(tileIcon(p.code, 30));
-      } else {
-        li.append(deckIcon(30));
+      const answer = await api.hint(id, this.mine.token, level);
+      // hints belong to the position they were asked for
+      if (this.id === id && this.view?.version === version) {
+        this.page.showHints?.(answer.suggestions || []);
+        $("hint-meta").textContent = `${answer.level || level || ""} · ${answer.elapsed_ms ?? "?"} ms`;
       }
-      const text = document.createElement("span");
-      text.textContent = p ? `${p.code} on (${p.row}, ${p.col})` : "Draw & place";
-      const value = document.createElement("span");
-      value.className = "value";
-      value.textContent = formatValue(s.value, true);
-      li.append(text, value);
-      list.appendChild(li);
-    });
-    $("hint-meta").textContent = `${answer.level || ""} · ${answer.elapsed_ms ?? "?"} ms`;
-    $("hint-box").hidden = false;
-    this.boardView.hints(onBoard);
+    } catch (err) {
+      if (this.id === id) this.#message(err.message, "error", err.code);
+    } finally {
+      this.hinting = false;
+      if (this.id === id && this.view) this.#renderHintRow();
+    }
   }
 
   async #join() {
@@ -365,14 +361,17 @@ export class GameScreen {
       $("join-name").focus();
       return;
     }
+    const id = this.id;
     $("join-button").disabled = true;
     try {
-      const seat = await api.join(this.id, name);
+      const seat = await api.join(id, name);
       rememberName(name);
-      saveSeat(this.id, seat.seat, seat.token);
+      saveSeat(id, seat.seat, seat.token);
+      if (this.id !== id) return;
       this.mine = { seat: seat.seat, token: seat.token };
       this.#message(`You joined as seat ${seat.seat + 1}.`, "ok");
       this.view = null;
+      this.legalVersion = null;
       await this.refresh();
     } catch (err) {
       this.#message(err.status === 409 ? "Every seat of this game is taken." : err.message, "error");
@@ -395,15 +394,23 @@ export class GameScreen {
   // ---- after the game ------------------------------------------------------------------------
 
   #renderAfter() {
-    const over = this.view.status === "over";
+    const view = this.view;
+    const over = view.status === "over";
     $("after").hidden = !over;
     if (!over) return;
-    renderFinal(this.view, this.seat);
+    renderFinal(view, this.seat, this.meta);
     if (!this.recordLoaded) {
       this.recordLoaded = true;
-      api.record(this.id, this.mine?.token).then(
-        (record) => this.replay.load(record, this.id, this.view.seats),
+      const id = this.id;
+      api.record(id, this.mine?.token).then(
+        (record) => {
+          if (this.id !== id || !this.page) return;
+          this.replay.offer(record, `${view.game}-${id}.json`);
+          const steps = typeof this.page.replay === "function" ? this.page.replay(record, this.view) : null;
+          this.replay.load(steps);
+        },
         (err) => {
+          if (this.id !== id) return;
           this.recordLoaded = false;
           this.#message(`The record is not available: ${err.message}`, "error");
         },
@@ -411,23 +418,11 @@ export class GameScreen {
     }
   }
 
-  #showReplay(pos) {
-    this.replayShown = pos !== null;
-    const view = this.view;
-    if (!view) return;
-    if (pos === null) {
-      this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare });
-    } else {
-      this.boardView.render({ board: pos.board, seats: view.seats, routes: pos.routes, lastSquare: pos.lastSquare });
-    }
-    this.#updateHighlights();
-  }
-
   #message(text, kind = "info", code = "") {
     const el = $("message");
-    el.textContent = text;
+    el.textContent = text || "";
     el.hidden = !text;
-    el.className = `message ${kind}`;
+    el.className = `message ${["error", "ok", "info"].includes(kind) ? kind : "info"}`;
     el.dataset.code = code || "";
   }
 }

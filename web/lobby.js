@@ -1,38 +1,111 @@
-// The lobby: create a game (2–6 seats, each you / open / AI with a level; the variants),
-// and list open games to join. The engine allows one human seat at creation, the creator's:
-// every other person takes an open seat with the invite link, with a token of their own.
+// The lobby, built from the catalogue (GET /api/meta): pick a game, fill in its seats (each you /
+// open / AI with a level, as many as the game's players range allows) and its options (rendered
+// from the game's option specs), and list open games to join. The engine allows one human seat at
+// creation, the creator's: every other person takes an open seat with the invite link.
 
 import { api, rememberName, savedName, saveSeat } from "./api.js";
-
-export const AI_LEVELS = ["random", "easy", "medium", "hard", "expert"];
-const MAX_SEATS = 6;
-const MIN_SEATS = 2;
+import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 
 const $ = (id) => document.getElementById(id);
 
-export function initLobby(go) {
-  const list = $("seat-list");
-  const name = $("your-name");
-  name.value = savedName();
-  addSeatRow(list, "you");
-  addSeatRow(list, "ai", "medium");
+// The option that sets the number of seats (games/base.py `Option`): the seat rows set it.
+const PLAYERS_OPTION = "players";
+
+let games = [];
+let current = null; // the picked game's meta entry
+let optionReaders = []; // per rendered option: () => [name, value | undefined]
+
+export async function initLobby(go) {
+  $("your-name").value = savedName();
   $("add-seat").addEventListener("click", () => {
-    addSeatRow(list, "open");
-    syncSeatButtons(list);
+    addSeatRow("open");
+    syncSeats();
   });
-  syncSeatButtons(list);
   $("create-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     create(go);
   });
   $("refresh-open").addEventListener("click", () => refreshOpen(go));
+  $("game-pick").addEventListener("change", () => pickGame($("game-pick").value));
+  await ensureCatalogue();
 }
 
 export function showLobby(go) {
+  ensureCatalogue();
   refreshOpen(go);
 }
 
-function addSeatRow(list, kind, level = "medium") {
+let catalogue = null;
+
+/** The game picker filled once; tried again on the next visit of the lobby after a failure. */
+function ensureCatalogue() {
+  if (!catalogue) {
+    catalogue = loadCatalogue().then((ok) => {
+      if (!ok) catalogue = null;
+    });
+  }
+  return catalogue;
+}
+
+async function loadCatalogue() {
+  const error = $("create-error");
+  let meta;
+  try {
+    meta = await loadMeta();
+  } catch (err) {
+    error.textContent = `The list of games is not available: ${err.message}`;
+    $("create-button").disabled = true;
+    return false;
+  }
+  games = meta.games || [];
+  error.textContent = "";
+  $("create-button").disabled = !games.length;
+  const pick = $("game-pick");
+  pick.replaceChildren();
+  for (const g of games) pick.add(new Option(g.name || g.game, g.game));
+  if (games.length) pickGame(games[0].game);
+  return true;
+}
+
+/** Show `kind`'s description, options and seat range; keep the seat rows that still fit. */
+function pickGame(kind) {
+  current = games.find((g) => g.game === kind) || games[0];
+  $("game-pick").value = current.game;
+  $("game-description").textContent = current.description || "";
+  const [min, max] = playersRange(current);
+  $("seat-range").textContent = min === max ? `(${min}, in turn order)` : `(${min}–${max}, in turn order)`;
+  const list = $("seat-list");
+  if (!list.children.length) {
+    const players = (current.options || []).find((o) => o.name === PLAYERS_OPTION);
+    const want = Math.max(min, Math.min(max, Number(players?.default) || min || 2));
+    addSeatRow("you");
+    for (let i = 1; i < want; i++) addSeatRow("ai");
+  }
+  while (list.children.length > max) list.lastElementChild.remove();
+  while (list.children.length < min) addSeatRow("open");
+  for (const select of list.querySelectorAll(".seat-level")) fillLevels(select, select.value);
+  renderOptions(current);
+  syncSeats();
+}
+
+function playersRange(game) {
+  const [min, max] = game?.players || [1, 1];
+  return [Math.max(1, Number(min) || 1), Math.max(1, Number(max) || Number(min) || 1)];
+}
+
+function fillLevels(select, wanted) {
+  const levels = current?.levels || [];
+  const keep = levels.some((l) => l.name === wanted) ? wanted : defaultLevel(levels);
+  select.replaceChildren();
+  for (const l of levels) {
+    const option = new Option(l.name, l.name, false, l.name === keep);
+    if (l.description) option.title = l.description;
+    select.add(option);
+  }
+}
+
+function addSeatRow(kind) {
+  const list = $("seat-list");
   const li = document.createElement("li");
   li.className = "seat-row";
   const badge = document.createElement("span");
@@ -45,15 +118,16 @@ function addSeatRow(list, kind, level = "medium") {
   const levelSelect = document.createElement("select");
   levelSelect.className = "seat-level";
   levelSelect.setAttribute("aria-label", "AI level");
-  for (const l of AI_LEVELS) levelSelect.add(new Option(l, l, false, l === level));
+  fillLevels(levelSelect, "");
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "remove-seat";
   remove.textContent = "×";
   remove.title = "Remove this player";
+  remove.setAttribute("aria-label", "Remove this player");
   remove.addEventListener("click", () => {
     li.remove();
-    syncSeatButtons(list);
+    syncSeats();
   });
   const sync = () => {
     levelSelect.hidden = kindSelect.value !== "ai";
@@ -75,19 +149,106 @@ function addSeatRow(list, kind, level = "medium") {
   list.appendChild(li);
 }
 
-const COLOURS = ["yellow", "blue", "orange", "green", "purple", "black"];
-
-function syncSeatButtons(list) {
+function syncSeats() {
+  const list = $("seat-list");
   const n = list.children.length;
+  const [min, max] = playersRange(current);
   [...list.children].forEach((li, i) => {
     const badge = li.querySelector(".seat-badge");
+    const colour = seatColour(current, i);
     badge.textContent = String(i + 1);
-    badge.dataset.colour = COLOURS[i];
-    badge.title = `Player ${i + 1}: ${COLOURS[i]}`;
+    badge.style.background = colour;
+    badge.style.color = textOn(colour);
+    badge.title = `Player ${i + 1}`;
   });
-  $("add-seat").disabled = n >= MAX_SEATS;
-  for (const b of list.querySelectorAll(".remove-seat")) b.disabled = n <= MIN_SEATS;
+  $("add-seat").disabled = n >= max;
+  for (const b of list.querySelectorAll(".remove-seat")) b.disabled = n <= min;
 }
+
+// ---- options ---------------------------------------------------------------------------------
+
+/** One control per option spec of `game` (the seat count is the seat rows, not a control). */
+function renderOptions(game) {
+  const box = $("options");
+  box.replaceChildren();
+  optionReaders = [];
+  const specs = (game.options || []).filter((o) => o.name !== PLAYERS_OPTION);
+  $("options-box").hidden = !specs.length;
+  for (const spec of specs) {
+    const { node, read } = optionControl(spec);
+    box.appendChild(node);
+    optionReaders.push(read);
+  }
+}
+
+function helpText(spec) {
+  if (!spec.help) return null;
+  const small = document.createElement("small");
+  small.textContent = spec.help;
+  return small;
+}
+
+function optionControl(spec) {
+  const id = `opt-${spec.name}`;
+  const label = document.createElement("label");
+  label.dataset.option = spec.name;
+  if (spec.kind === "bool") {
+    label.className = "check";
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.id = id;
+    input.name = spec.name;
+    input.checked = spec.default === true;
+    label.append(input, ` ${spec.label || spec.name} `);
+    const help = helpText(spec);
+    if (help) label.append(help);
+    return { node: label, read: () => [spec.name, input.checked] };
+  }
+  label.className = "field inline";
+  label.append(`${spec.label || spec.name} `);
+  let read;
+  if (spec.kind === "choice") {
+    const select = document.createElement("select");
+    select.id = id;
+    select.name = spec.name;
+    const choices = spec.choices || [];
+    for (const c of choices) {
+      select.add(new Option(c.label ?? String(c.value), String(c.value), false, c.value === spec.default));
+    }
+    label.append(select);
+    // back to the choice's own value, number or string as the game wrote it
+    read = () => [spec.name, choices.find((c) => String(c.value) === select.value)?.value];
+  } else if (spec.kind === "int") {
+    const input = document.createElement("input");
+    input.type = "number";
+    input.id = id;
+    input.name = spec.name;
+    input.step = "1";
+    if (spec.min !== undefined) input.min = String(spec.min);
+    if (spec.max !== undefined) input.max = String(spec.max);
+    if (spec.default !== null && spec.default !== undefined) input.value = String(spec.default);
+    label.append(input);
+    read = () => [spec.name, input.value.trim() === "" ? undefined : Number(input.value)];
+  } else {
+    const input = document.createElement("input");
+    input.type = "text";
+    input.id = id;
+    input.name = spec.name;
+    input.maxLength = 64;
+    input.value = spec.default === null || spec.default === undefined ? "" : String(spec.default);
+    label.append(input);
+    // an empty text leaves the option out: the game's default applies
+    read = () => [spec.name, input.value.trim() === "" ? undefined : input.value.trim()];
+  }
+  const help = helpText(spec);
+  if (help) {
+    label.title = spec.help;
+    label.append(help);
+  }
+  return { node: label, read };
+}
+
+// ---- creating --------------------------------------------------------------------------------
 
 /** The POST /api/games body from the form. */
 function formBody() {
@@ -99,19 +260,20 @@ function formBody() {
     if (kind === "ai") return { kind: "ai", level: li.querySelector(".seat-level").value };
     return { kind: "open" };
   });
-  const rules = {
-    players: seats.length,
-    rotation: $("opt-rotation").checked,
-    hand_size: Number($("opt-hand").value),
-    online: $("opt-online").checked,
-  };
+  const rules = {};
+  if ((current.options || []).some((o) => o.name === PLAYERS_OPTION)) rules[PLAYERS_OPTION] = seats.length;
+  for (const read of optionReaders) {
+    const [name, value] = read();
+    if (value !== undefined) rules[name] = value;
+  }
   const playing = rows.some((li) => li.querySelector(".seat-kind").value === "you");
-  return { you, playing, body: { game: "metro", rules, seats } };
+  return { you, playing, body: { game: current.game, rules, seats } };
 }
 
 async function create(go) {
   const error = $("create-error");
   error.textContent = "";
+  if (!current) return;
   const { you, playing, body } = formBody();
   if (playing && !you) {
     error.textContent = "Please enter your name.";
@@ -132,48 +294,70 @@ async function create(go) {
   }
 }
 
+// ---- open games ------------------------------------------------------------------------------
+
 async function refreshOpen(go) {
   const ul = $("open-list");
   const error = $("open-error");
   error.textContent = "";
-  let games;
+  let open;
   try {
-    games = (await api.listOpen()).games || [];
+    [open] = await Promise.all([api.listOpen().then((r) => r.games || []), ensureCatalogue()]);
   } catch (err) {
     error.textContent = err.message;
     return;
   }
   ul.replaceChildren();
-  if (!games.length) {
+  if (!open.length) {
     const li = document.createElement("li");
     li.className = "empty";
     li.textContent = "No open games right now — create one and share its link.";
     ul.appendChild(li);
     return;
   }
-  for (const game of games) ul.appendChild(openGameItem(game, go));
+  for (const game of open) ul.appendChild(openGameItem(game, go));
+}
+
+/** The options a game was made with that differ from its game's defaults, in words. */
+function optionSummary(entry, rules) {
+  const out = [];
+  for (const spec of entry?.options || []) {
+    if (spec.name === PLAYERS_OPTION || !(spec.name in (rules || {}))) continue;
+    const value = rules[spec.name];
+    if (value === spec.default || value === null) continue;
+    const label = spec.label || spec.name;
+    if (spec.kind === "bool") {
+      if (value) out.push(label);
+    } else if (spec.kind === "choice") {
+      const choice = (spec.choices || []).find((c) => c.value === value);
+      out.push(`${label}: ${choice?.label ?? value}`);
+    } else {
+      out.push(`${label}: ${value}`);
+    }
+  }
+  return out.join(", ");
 }
 
 function openGameItem(game, go) {
+  const entry = games.find((g) => g.game === game.game);
   const li = document.createElement("li");
+  li.dataset.game = game.game || "";
   const seats = game.seats || [];
   const who = seats
     .map((s) => (s.kind === "open" ? "open" : s.kind === "ai" ? `AI ${s.level || ""}`.trim() : s.name || "human"))
     .join(" · ");
-  const rules = game.rules || {};
-  const variants = [rules.rotation && "rotation", rules.online && "online", rules.hand_size > 1 && `hand ${rules.hand_size}`]
-    .filter(Boolean)
-    .join(", ");
+  const options = optionSummary(entry, game.rules);
   const text = document.createElement("div");
   text.className = "open-text";
   const title = document.createElement("strong");
-  title.textContent = `${seats.length} players`;
+  title.textContent = `${entry?.name || game.game || "Game"} · ${seats.length} player${seats.length === 1 ? "" : "s"}`;
   const detail = document.createElement("span");
-  detail.textContent = `${who}${variants ? " — " + variants : ""}`;
+  detail.textContent = `${who}${options ? " — " + options : ""}`;
   text.append(title, detail);
   const button = document.createElement("button");
   button.type = "button";
   button.textContent = "Open";
+  button.setAttribute("aria-label", `Open ${entry?.name || "game"}: ${who}`);
   button.addEventListener("click", () => go(game.game_id));
   li.append(text, button);
   return li;

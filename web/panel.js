@@ -1,7 +1,8 @@
 // The side panel's read-only parts: status line, score table, final results. Pure rendering from
-// a view, so the controller only decides *when* to call them.
+// a view's common fields (seats, to_move, status, winners) and the game's meta (seat colours), so
+// the controller only decides *when* to call them. No game's own fields are read here.
 
-import { colourHex, colourName } from "./board.js";
+import { seatColour } from "./meta.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,12 +13,17 @@ export function seatLabel(seat, i) {
   return seat.name || `Player ${i + 1}`;
 }
 
-function swatch(seats, i) {
+function swatch(game, i) {
   const s = document.createElement("span");
   s.className = "swatch";
-  s.style.background = colourHex(colourName(seats, i));
+  s.style.background = seatColour(game, i);
   return s;
 }
+
+const toMove = (view) => (view.status === "playing" ? view.to_move || [] : []);
+
+/** Whether seats choose at once (the view marks each seat's `chosen`). */
+export const simultaneous = (view) => (view.seats || []).some((s) => s && "chosen" in s);
 
 /** One sentence on what is happening, from the point of view of `mySeat` (null: spectator). */
 export function statusText(view, mySeat) {
@@ -26,61 +32,77 @@ export function statusText(view, mySeat) {
     return `Waiting for ${open} more player${open === 1 ? "" : "s"} — share the invite link.`;
   }
   if (view.status === "over") return "Game over.";
-  if (view.turn === mySeat) return view.drawn ? "Your turn — place the tile you drew." : "Your turn.";
-  const who = seatLabel(view.seats[view.turn], view.turn);
-  return view.seats[view.turn]?.kind === "ai" ? `${who} (AI) is thinking…` : `${who} to play.`;
+  const moving = toMove(view);
+  if (!moving.length) return "";
+  if (moving.length === 1 && !simultaneous(view)) {
+    const [i] = moving;
+    return i === mySeat ? "Your turn." : `${seatLabel(view.seats[i], i)} to play.`;
+  }
+  if (mySeat !== null && moving.includes(mySeat)) return "Your choice.";
+  const names = moving.map((i) => seatLabel(view.seats[i], i)).join(", ");
+  return `Waiting for ${moving.length} player${moving.length === 1 ? "" : "s"}: ${names}.`;
 }
 
-export function renderStatus(view, mySeat) {
+export function renderStatus(view, mySeat, game) {
   const el = $("status");
+  const moving = toMove(view);
   el.textContent = statusText(view, mySeat);
-  el.classList.toggle("mine", view.status === "playing" && view.turn === mySeat);
-  const name = colourName(view.seats, view.turn);
-  el.style.setProperty("--turn", view.status === "playing" ? colourHex(name) : "transparent");
+  el.classList.toggle("mine", mySeat !== null && moving.includes(mySeat));
+  const marked = moving.includes(mySeat) ? mySeat : moving.length === 1 ? moving[0] : null;
+  el.style.setProperty("--turn", marked !== null ? seatColour(game, marked) : "transparent");
 }
 
-export function renderScores(view, mySeat) {
+export function renderScores(view, mySeat, game) {
   // After the game the final results say it all, best first.
-  $("scores").hidden = view.status === "over";
-  const body = $("scores").tBodies[0];
+  const table = $("scores");
+  table.hidden = view.status === "over";
+  const body = table.tBodies[0];
   body.replaceChildren();
+  const moving = toMove(view);
+  const choosing = view.status === "playing" && simultaneous(view);
   view.seats.forEach((seat, i) => {
     const tr = body.insertRow();
     tr.dataset.seat = String(i);
-    if (view.status === "playing" && view.turn === i) tr.classList.add("turn");
-    if (seat.out) tr.classList.add("out");
+    if (moving.includes(i)) tr.classList.add("turn");
     const who = tr.insertCell();
     who.className = "who";
-    who.append(swatch(view.seats, i));
+    const inner = document.createElement("span");
+    inner.className = "who-inner";
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = seatLabel(seat, i) + (i === mySeat ? " (you)" : "");
-    who.append(name);
+    inner.append(swatch(game, i), name);
+    who.append(inner);
     const kind = tr.insertCell();
     kind.className = "kind";
     kind.textContent = seat.kind === "ai" ? `AI · ${seat.level || "?"}` : seat.kind === "open" ? "invite" : "human";
-    if (seat.out) kind.textContent += " · out";
-    const hand = tr.insertCell();
-    hand.className = "hand-count";
-    hand.title = "tiles in hand";
-    hand.textContent = seat.hand_count !== undefined ? `${seat.hand_count} in hand` : "";
+    if (choosing) {
+      const choice = tr.insertCell();
+      choice.className = "choice";
+      if (seat.chosen === true) {
+        choice.textContent = "chosen ✓";
+        tr.classList.add("chosen");
+      } else if (moving.includes(i)) {
+        choice.textContent = "choosing…";
+      }
+    }
     const score = tr.insertCell();
     score.className = "score";
     score.textContent = String(seat.score ?? 0);
   });
-  $("tiles-left").textContent = `${view.deck_count ?? "?"} tiles left in the deck · ${view.board.length}/60 placed`;
 }
 
 /** Final scores, best first, winners marked. */
-export function renderFinal(view, mySeat) {
+export function renderFinal(view, mySeat, game) {
   const winners = new Set(view.winners || []);
   const order = view.seats.map((s, i) => i).sort((a, b) => (view.seats[b].score ?? 0) - (view.seats[a].score ?? 0));
   const ol = $("final-scores");
   ol.replaceChildren();
   for (const i of order) {
     const li = document.createElement("li");
+    li.dataset.seat = String(i);
     if (winners.has(i)) li.classList.add("winner");
-    li.append(swatch(view.seats, i));
+    li.append(swatch(game, i));
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = seatLabel(view.seats[i], i) + (i === mySeat ? " (you)" : "");

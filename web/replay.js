@@ -1,17 +1,12 @@
-// After the game: step through the metro-record/1 move by move and offer it as a download.
-// Positions are rebuilt on the page from the record's placements (routes traced by routes.js).
-
-import { boardFrom, scores, traceAll } from "./routes.js";
-import { seatLabel } from "./panel.js";
-import { parsePlacement } from "./tiles.js";
+// After the game: the record as a download, and the replay controls stepping through it. What a
+// position looks like is the page module's business: it returns {length, describe(i), show(i)}
+// from page.replay(record, view); these controls only move a position 0..length.
 
 const $ = (id) => document.getElementById(id);
 
-export class Replay {
-  /** show(position | null): draw a replayed position, or null for the live final board. */
-  constructor(show) {
-    this.show = show;
-    this.record = null;
+export class ReplayControls {
+  constructor() {
+    this.steps = null;
     this.pos = 0;
     this.downloadUrl = null;
     $("replay-first").addEventListener("click", () => this.go(0));
@@ -22,49 +17,63 @@ export class Replay {
   }
 
   get length() {
-    return this.record ? this.record.moves.length : 0;
+    return this.steps ? this.steps.length : 0;
   }
 
-  load(record, gameId, seats) {
-    this.record = record;
-    this.seats = seats;
+  /** Whether a position before the end is on the board now. */
+  get stepping() {
+    return !!this.steps && this.pos !== this.length;
+  }
+
+  /** Offer `record` for download as `<filename>`. */
+  offer(record, filename) {
     if (this.downloadUrl) URL.revokeObjectURL(this.downloadUrl);
     this.downloadUrl = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
     const a = $("download-record");
     a.href = this.downloadUrl;
-    a.download = `metro-${gameId}.json`;
-    const range = $("replay-range");
-    range.max = String(this.length);
+    a.download = filename;
+    a.hidden = false;
+  }
+
+  /** Drive the controls with a page's replay steps (null: the page has no replay). */
+  load(steps) {
+    this.steps = steps && Number.isInteger(steps.length) ? steps : null;
+    $("replay").hidden = !this.steps;
+    if (!this.steps) return;
+    $("replay-range").max = String(this.length);
     this.go(this.length);
   }
 
+  /** Show position `pos` again (after the page redrew itself). */
+  again() {
+    if (this.stepping) this.steps.show(this.pos);
+  }
+
   go(pos) {
-    if (!this.record) return;
-    this.pos = Math.max(0, Math.min(this.length, pos));
+    if (!this.steps) return;
+    this.pos = Math.max(0, Math.min(this.length, Number.isFinite(pos) ? pos : 0));
     $("replay-range").value = String(this.pos);
     $("replay-pos").textContent = `${this.pos} / ${this.length}`;
-    const moves = this.record.moves.slice(0, this.pos);
-    const last = moves[moves.length - 1];
-    $("replay-move").textContent = last ? describe(last, this.seats) : "The empty board.";
-    if (this.pos === this.length) {
-      this.show(null);
-      return;
+    let text = "";
+    try {
+      text = this.steps.describe(this.pos) || "";
+    } catch {
+      text = "";
     }
-    const board = boardFrom(moves.map((m) => m.placement));
-    const routes = traceAll(board, this.seats);
-    const p = last ? parsePlacement(last.placement) : null;
-    this.show({
-      board,
-      routes,
-      scores: scores(routes, this.seats.length),
-      lastSquare: p ? `${p.row},${p.col}` : null,
-    });
+    $("replay-move").textContent = text;
+    this.steps.show(this.pos);
   }
-}
 
-function describe(move, seats) {
-  const p = parsePlacement(move.placement);
-  const who = seatLabel(seats[move.seat], move.seat);
-  const how = move.action === "draw_place" ? "drew and placed" : "placed";
-  return p ? `${who} ${how} ${p.code} on row ${p.row}, column ${p.col}.` : `${who}: ${move.action}`;
+  reset() {
+    this.steps = null;
+    this.pos = 0;
+    $("replay").hidden = true;
+    $("replay-move").textContent = "";
+    $("replay-pos").textContent = "";
+    if (this.downloadUrl) URL.revokeObjectURL(this.downloadUrl);
+    this.downloadUrl = null;
+    const a = $("download-record");
+    a.removeAttribute("href");
+    a.hidden = true;
+  }
 }

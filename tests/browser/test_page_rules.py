@@ -13,10 +13,10 @@ import pytest
 from tests.browser.conftest import Tab
 from tests.fixtures.gateway import GatewayApi
 
-TRACE_ALL = """([board, seats]) => import('/routes.js').then(m =>
+TRACE_ALL = """([board, seats]) => import('/games/metro/routes.js').then(m =>
   m.traceAll(m.boardFrom(board), seats).map(r => (
     {station: r.station, owner: r.owner, end: r.end, points: r.points, path: r.path})))"""
-COMPLETIONS = """([board, seats, placement]) => import('/routes.js').then(m => {
+COMPLETIONS = """([board, seats, placement]) => import('/games/metro/routes.js').then(m => {
     const p = /^([abcd]{4})([0-7])([0-7])$/.exec(placement);
     return m.completions(m.boardFrom(board), seats, p[1], Number(p[2]), Number(p[3]))
       .map(c => c.station).sort((a, b) => a - b);

@@ -29,7 +29,7 @@ def start_two(
     ada = open_tab(url)
     if rotation:
         ada.page.check("#opt-rotation")
-    ada.page.select_option("#opt-hand", str(hand_size))
+    ada.page.select_option("#opt-hand_size", str(hand_size))
     game = create_game(ada.page, "Ada", [("open", "")])
     ada.page.wait_for_selector("#status:has-text('Waiting for 1 more player')")
     invite = ada.page.url
@@ -42,7 +42,7 @@ def start_two(
 
 
 def token_of(tab: Tab, game: str) -> str:
-    raw = tab.page.evaluate(f"sessionStorage.getItem('metro.seat.{game}')")
+    raw = tab.page.evaluate(f"sessionStorage.getItem('seat.{game}')")
     return str(json.loads(raw)["token"])
 
 

@@ -20,6 +20,7 @@ from tests.browser.steps import (
     selected_code,
     wait_my_turn_or_end,
 )
+from tests.fixtures.gateway import GatewayApi
 
 SIGNED_VALUE = re.compile("[+\u2212]?[0-9.]+")  # the page writes a true minus sign, U+2212
 
@@ -116,4 +117,62 @@ def test_a_hint_is_drawn_on_the_board_with_its_values(
     click_square(page, hinted[0][4:])
     page.wait_for_selector(f'[data-tile="{hinted[0]}"]')
     assert page.locator("[data-hint]").count() == 0  # hints belong to the position they were for
+    tab.check_clean()
+
+
+def rotated_hint(api: GatewayApi, game: str, token: str) -> dict[str, Any]:
+    """A legal placement whose tile is turned from every tile in hand (so the unturned selection
+    cannot be it), as a suggestion of the hint answer's shape."""
+    _, view = api.get(f"/api/games/{game}", token=token)
+    _, legal = api.get(f"/api/games/{game}/legal", token=token)
+    hand = set(view["hand"])
+    move = next(
+        m for m in legal["moves"] if m["action"] == "place" and m["placement"][:4] not in hand
+    )
+    return {**move, "move": move, "value": 4.5, "visits": 100}
+
+
+def test_a_hint_under_rotation_selects_and_places_exactly_that_move(
+    api: GatewayApi, open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    tab = open_tab(gateway_process)
+    page = tab.page
+    page.wait_for_selector("#opt-rotation")
+    page.check("#opt-rotation")
+    page.select_option("#opt-hand_size", "3")
+    game = create_game(page, "Ada", [("ai", "random")])
+    token = json.loads(page.evaluate(f"sessionStorage.getItem('seat.{game}')"))["token"]
+    answer: dict[str, Any] = {}
+    page.route(
+        "**/hint",
+        lambda route: route.fulfill(
+            status=200,
+            content_type="application/json",
+            body=json.dumps({"suggestions": [answer["s"]], "level": "medium", "elapsed_ms": 1}),
+        ),
+    )
+
+    # Clicking the suggestion in the list selects its tile turned as it is: the preview and the
+    # legal squares are then those of the suggested code, and the square places exactly it.
+    assert wait_my_turn_or_end(page)
+    answer["s"] = rotated_hint(api, game, token)
+    placement = answer["s"]["placement"]
+    page.click("#hint-button")
+    page.wait_for_selector(f'[data-hint="{placement}"]')
+    page.click("#hint-list li:first-child .hint-item")
+    assert selected_code(page) == placement[:4]
+    assert placement[4:] in legal_squares(page)
+    click_square(page, placement[4:])
+    page.wait_for_selector(f'[data-tile="{placement}"]')
+
+    # Clicking the hinted square straight away, with another tile selected, plays the hint too.
+    assert wait_my_turn_or_end(page)
+    answer["s"] = rotated_hint(api, game, token)
+    placement = answer["s"]["placement"]
+    assert selected_code(page) != placement[:4]
+    page.click("#hint-button")
+    page.wait_for_selector(f'[data-hint="{placement}"]')
+    click_square(page, placement[4:])
+    page.wait_for_selector(f'[data-tile="{placement}"]')
+    assert page.locator("[data-hint]").count() == 0
     tab.check_clean()

@@ -468,8 +468,10 @@ def test_the_page_and_its_modules_are_served_with_a_strict_policy(api: GatewayAp
     assert reply.status_code == 200 and b'<script type="module" src="/app.js">' in reply.data
     assert "script-src 'self'" in reply.headers["Content-Security-Policy"]
     assert reply.headers["Referrer-Policy"] == "no-referrer"
-    for name in ("app.js", "board.js", "tiles.js", "style.css"):
-        asset = api.client.get(f"/{name}")
-        assert asset.status_code == 200, name
+    shell = ("app.js", "game.js", "meta.js", "style.css")
+    metro = ("page.js", "board.js", "tiles.js", "routes.js", "page.css")
+    for path in [f"/{n}" for n in shell] + [f"/games/metro/{n}" for n in metro]:
+        asset = api.client.get(path)
+        assert asset.status_code == 200, path
         asset.close()
     reply.close()
