@@ -26,7 +26,8 @@
 //   page.showHints(suggestions)
 //     Show the AI's ranked suggestions, best first: each is the move's own fields plus `move`
 //     (the move object to send as it is), `value` and `visits`. [] clears them; the shell clears
-//     them whenever the view's version changes (before calling update).
+//     them whenever the position changes, i.e. the view's `turn_version` (before calling update;
+//     other seats' hidden choices in a simultaneous turn move the version, not the position).
 //   page.replay(record, view) -> {length, describe(i) -> string, show(i)}
 //     For a finished game (`record` from GET /record, `view` the final view): positions 0..length,
 //     0 the start and `length` the final position. describe(i) says in words what position i is
@@ -248,7 +249,7 @@ export class GameScreen {
       return;
     }
     if (this.id !== id || (this.view && view.version < this.view.version)) return;
-    const changed = !this.view || view.version !== this.view.version;
+    const moved = !this.view || view.turn_version !== this.view.turn_version;
     this.view = view;
     if (view.status === "over" && this.events) {
       // The engine ends the stream with the game: stop listening instead of reconnecting.
@@ -257,7 +258,7 @@ export class GameScreen {
       clearInterval(this.pollTimer);
       $("conn").textContent = "";
     }
-    if (changed) {
+    if (moved) {
       this.page.showHints?.([]);
       $("hint-meta").textContent = "";
     }
@@ -335,14 +336,15 @@ export class GameScreen {
   async #hint() {
     if (this.busy || this.hinting || !this.mine) return;
     const id = this.id;
-    const version = this.view?.version;
+    const position = this.view?.turn_version;
     const level = $("hint-level").value || undefined;
     this.hinting = true;
     this.#renderHintRow();
     try {
       const answer = await api.hint(id, this.mine.token, level);
-      // hints belong to the position they were asked for
-      if (this.id === id && this.view?.version === version) {
+      // Hints belong to the position they were asked for: the turn, not the version (in a
+      // simultaneous turn, other seats' hidden choices move the version, not the position).
+      if (this.id === id && this.view?.turn_version === position) {
         this.page.showHints?.(answer.suggestions || []);
         $("hint-meta").textContent = `${answer.level || level || ""} · ${answer.elapsed_ms ?? "?"} ms`;
       }

@@ -39,8 +39,10 @@ def game_view(
     last_event_id: str,
     view: Mapping[str, Any],
     seat: int | None,
+    turn_version: int | None = None,
 ) -> engine_pb2.GameView:
-    """The contract's view from `state.view(seat)`; `status` is the engine's ("waiting"...)."""
+    """The contract's view from `state.view(seat)`; `status` is the engine's ("waiting"...).
+    `turn_version`: the version the current turn began at (only hidden choices since)."""
     to_move = list(view.get("to_move", ())) if status == "playing" else []
     doc = dict(view)
     doc.update(
@@ -51,6 +53,7 @@ def game_view(
         seats=seats(meta, view.get("seats")),
         to_move=to_move,
         last_event_id=last_event_id,
+        turn_version=version if turn_version is None else turn_version,
         seat=seat,
         winners=list(view.get("winners") or ()),
     )

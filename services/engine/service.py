@@ -296,6 +296,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             last_event_id=snap.last_event_id,
             view=snap.state.view(seat),
             seat=seat,
+            turn_version=snap.turn_version,
         )
 
     @staticmethod

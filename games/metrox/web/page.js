@@ -1,0 +1,954 @@
+// Metro X's page module (RULES-METROX.md): the sheet drawn as a subway map, the revealed card,
+// choosing a line or station with a preview of what the card would fill, every seat's sheet, the
+// AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
+// hint button and replay buttons; it hands this module a board element and a controls element.
+
+import {
+  breakdown,
+  cardInfo,
+  cardWords,
+  completeLines,
+  hasWindow,
+  indexMap,
+  lineEffect,
+  moveWords,
+  replayPositions,
+  sheetFrom,
+} from "./sheet.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const STATION_R = 15;
+const GAP = 84; // px between the two nearest stations of a map
+const BOX = 20; // a window box
+const BADGE_R = 15;
+
+let metaColours = null;
+let metaPromise = null;
+
+/** Seat colours come from the registry (GET /api/meta), fetched once per page. */
+function loadColours() {
+  if (!metaPromise) {
+    metaPromise = fetch("/api/meta", { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((meta) => {
+        const game = meta?.games?.find((g) => g.game === "metrox");
+        metaColours = Array.isArray(game?.colours) ? game.colours : [];
+        return metaColours;
+      })
+      .catch(() => {
+        metaColours = [];
+        return metaColours;
+      });
+  }
+  return metaPromise;
+}
+
+function ensureStylesheet() {
+  if (document.querySelector("link[data-metrox-css]")) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("./page.css", import.meta.url).href; // /games/metrox/page.css
+  link.dataset.metroxCss = "";
+  document.head.appendChild(link);
+}
+
+function svg(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function html(tag, attrs = {}, parent = null, text = null) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "className") el.className = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  if (text !== null) el.textContent = text;
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function sameMove(a, b) {
+  if (!a || !b) return false;
+  if (a.pass || b.pass) return !!a.pass && !!b.pass;
+  if (a.line !== undefined || b.line !== undefined) return a.line === b.line;
+  return a.station === b.station;
+}
+
+function plainMove(m) {
+  if (!m) return null;
+  if (m.move && typeof m.move === "object") return plainMove(m.move);
+  if (m.pass) return { pass: true };
+  if (m.line !== undefined) return { line: m.line };
+  if (m.station !== undefined) return { station: m.station };
+  return null;
+}
+
+function formatValue(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return "";
+  const text = Math.abs(v) <= 1.5 ? v.toFixed(2) : v.toFixed(1);
+  return v < 0 ? `\u2212${text.slice(1)}` : text;
+}
+
+/** A card face: number, circled number (skip), star (transfer), circle (free), shuffle icon. */
+export function cardFace(code, size = "big") {
+  const c = cardInfo(code);
+  const el = html("span", { className: `mx-card mx-card-${size} ${c ? `kind-${c.kind}` : "none"}` });
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", c ? `card ${code}: ${cardWords(code)}` : "no card");
+  el.title = c ? cardWords(code) : "no card";
+  const face = html("span", { className: "mx-face", "aria-hidden": "true" }, el);
+  if (!c) face.textContent = "–";
+  else if (c.kind === "number") face.textContent = String(c.n);
+  else if (c.kind === "skip") html("span", { className: "mx-circled" }, face, String(c.n));
+  else if (c.kind === "transfer") face.textContent = "\u2605";
+  else html("span", { className: "mx-ring" }, face);
+  if (c?.shuffle) html("span", { className: "mx-shuffle", "aria-hidden": "true", title: "shuffle after this turn" }, el, "\u21c4");
+  return el;
+}
+
+/** A small coloured disc (with a letter), as SVG: colours go in attributes, never in styles. */
+function badgeIcon(colour, text, className) {
+  const root = svg("svg", { class: className, viewBox: "0 0 24 24", width: 24, height: 24, "aria-hidden": "true" });
+  svg("circle", { cx: 12, cy: 12, r: 11, fill: colour }, root);
+  if (text) svg("text", { x: 12, y: 12, dy: "0.35em", "text-anchor": "middle" }, root).textContent = text;
+  return root;
+}
+
+export function mount(parts, host) {
+  return new MetroXPage(parts, host);
+}
+
+class MetroXPage {
+  constructor(parts, host) {
+    ensureStylesheet();
+    this.parts = parts;
+    this.host = host;
+    this.view = null;
+    this.legal = [];
+    this.index = null;
+    this.mapId = null;
+    this.sheetSeat = null; // chosen by the viewer; null: own (or seat 0)
+    this.sel = null; // the selected move, not yet sent
+    this.hover = null; // a line id under the pointer
+    this.hints = [];
+    this.busy = false;
+    this.replayPos = null;
+    this.turnKey = null;
+    this.prevFilled = new Map(); // seat -> stations filled before the last resolved turn
+    this.lastFilled = new Map(); // seat -> stations the last resolved turn filled
+    this.#buildControls();
+    this.boardRoot = html("div", { className: "mx-board" }, parts.board);
+    loadColours().then(() => this.view && this.#render());
+  }
+
+  // ---- the shell's interface -------------------------------------------------------------------
+
+  update(view, legal) {
+    const key = `${view.game_id}/${view.turn_index}/${view.status}`;
+    const newTurn = key !== this.turnKey;
+    if (view.map && view.map.id !== this.mapId) {
+      this.index = indexMap(view.map);
+      this.mapId = view.map.id;
+      this.#buildMap();
+    }
+    if (newTurn) {
+      this.#trackFresh(view);
+      this.turnKey = key;
+      this.sel = null;
+      this.hints = [];
+    }
+    this.view = view;
+    this.legal = Array.isArray(legal) ? legal.map(plainMove).filter(Boolean) : [];
+    if (this.sel && !this.#isLegal(this.sel)) this.sel = null;
+    this.#render();
+  }
+
+  showHints(suggestions) {
+    this.hints = (suggestions || []).slice(0, 5).map((s, i) => ({
+      rank: i + 1,
+      move: plainMove(s),
+      value: s.value,
+      visits: s.visits,
+    }));
+    this.#render();
+  }
+
+  replay(record, view) {
+    if (view) this.view = view;
+    const v = this.view;
+    if (v?.map && v.map.id !== this.mapId) {
+      this.index = indexMap(v.map);
+      this.mapId = v.map.id;
+      this.#buildMap();
+    }
+    const index = this.index;
+    const positions = index ? replayPositions(index, record) : [];
+    const length = Math.max(0, positions.length - 1);
+    const names = (p) => this.#seatName(p);
+    return {
+      length,
+      describe: (i) => {
+        if (!positions.length) return "";
+        i = Math.max(0, Math.min(length, i));
+        if (i === 0) return `Start: every sheet is empty; the first card is ${record.cards[0]} (${cardWords(record.cards[0])}).`;
+        const code = record.cards[i - 1];
+        const moves = record.turns[i - 1]
+          .map((mv, p) => `${names(p)}: ${moveWords(index, mv)}`)
+          .join("; ");
+        const scores = positions[i].sheets.map((s, p) => `${names(p)} ${breakdown(index, s).total}`).join(", ");
+        return `Turn ${i} of ${length}: card ${code} (${cardWords(code)}) — ${moves}. Scores now: ${scores}.`;
+      },
+      show: (i) => {
+        if (!positions.length) return;
+        i = Math.max(0, Math.min(length, i));
+        this.replayPos = i === length ? null : { ...positions[i], index: i, length, record };
+        this.#render();
+      },
+    };
+  }
+
+  unmount() {
+    this.parts.board.replaceChildren();
+    this.parts.controls.replaceChildren();
+    this.view = null;
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  get #seat() {
+    const s = this.host.seat;
+    return Number.isInteger(s) ? s : null;
+  }
+
+  #seatName(p) {
+    const s = this.view?.seats?.[p];
+    if (!s) return `Player ${p + 1}`;
+    if (s.name) return s.name;
+    if (s.kind === "ai") return `AI ${s.level || ""}`.trim();
+    return `Player ${p + 1}`;
+  }
+
+  #colour(p) {
+    const s = this.view?.seats?.[p];
+    return s?.colour || (metaColours && metaColours[p]) || "#555555";
+  }
+
+  #shownSeat() {
+    const n = this.view?.sheets?.length || 0;
+    if (this.sheetSeat !== null && this.sheetSeat < n) return this.sheetSeat;
+    const own = this.#seat;
+    return own !== null && own < n ? own : 0;
+  }
+
+  /** The viewer may choose now (or change its choice). */
+  #canChoose() {
+    const v = this.view;
+    return !!v && v.status === "playing" && this.#seat !== null && !!v.card && this.replayPos === null;
+  }
+
+  /** Legal moves: the shell's list; when it is empty after a choice, the same rules computed here. */
+  #legalMoves() {
+    if (!this.#canChoose()) return [];
+    if (this.legal.length) return this.legal;
+    if (!this.view.choice) return [];
+    const sheet = this.#sheet(this.#seat);
+    const c = cardInfo(this.view.card);
+    if (c.kind === "free") {
+      const empty = this.index.map.stations.filter((s) => !sheet.filled.has(s.id)).map((s) => ({ station: s.id }));
+      return empty.length ? empty : [{ pass: true }];
+    }
+    return this.index.map.lines.filter((l) => hasWindow(this.index, sheet, l.id)).map((l) => ({ line: l.id }));
+  }
+
+  #isLegal(move) {
+    return this.#legalMoves().some((m) => sameMove(m, move));
+  }
+
+  /** The sheet of seat p as drawn now (the replay's, or the view's). */
+  #sheet(p) {
+    const sheets = this.replayPos ? this.replayPos.sheets : this.view?.sheets;
+    const s = sheets?.[p];
+    if (!s) return null;
+    return s.filled instanceof Set ? s : sheetFrom(s);
+  }
+
+  #lines() {
+    return this.replayPos ? this.replayPos.lines : this.view?.lines || [];
+  }
+
+  #trackFresh(view) {
+    // Which stations the last resolved turn filled, to mark them on the map.
+    this.lastFilled = new Map();
+    for (const s of view.sheets || []) {
+      const before = this.prevFilled.get(s.seat);
+      if (before) this.lastFilled.set(s.seat, new Set(s.filled.filter((x) => !before.has(x))));
+      this.prevFilled.set(s.seat, new Set(s.filled));
+    }
+  }
+
+  // ---- the map (built once per map, painted on every change) -----------------------------------
+
+  #buildMap() {
+    const index = this.index;
+    const map = index.map;
+    this.boardRoot.replaceChildren();
+    let minD = Infinity;
+    const st = map.stations;
+    for (let i = 0; i < st.length; i++) {
+      for (let j = i + 1; j < st.length; j++) {
+        const d = Math.hypot(st[i].x - st[j].x, st[i].y - st[j].y);
+        if (d > 0 && d < minD) minD = d;
+      }
+    }
+    const unit = GAP / (Number.isFinite(minD) ? minD : 1);
+    const pos = new Map(st.map((s) => [s.id, { x: s.x * unit, y: s.y * unit }]));
+    this.pos = pos;
+
+    const root = svg("svg", {
+      class: "mx-map",
+      role: "group",
+      "aria-label": `Metro X map ${map.name || map.id}`,
+    });
+    const gLines = svg("g", { class: "mx-lines" }, root);
+    const gHit = svg("g", { class: "mx-hits" }, root);
+    const gLabels = svg("g", { class: "mx-labels" }, root);
+    const gStations = svg("g", { class: "mx-stations" }, root);
+    this.gHints = svg("g", { class: "mx-hint-layer" }, root);
+
+    this.lineEls = new Map();
+    this.stationEls = new Map();
+    this.labelEls = new Map();
+    const bounds = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    const grow = (x0, y0, x1, y1) => {
+      bounds.x0 = Math.min(bounds.x0, x0);
+      bounds.y0 = Math.min(bounds.y0, y0);
+      bounds.x1 = Math.max(bounds.x1, x1);
+      bounds.y1 = Math.max(bounds.y1, y1);
+    };
+
+    for (const line of map.lines) {
+      const points = line.stations.map((s) => `${pos.get(s).x},${pos.get(s).y}`).join(" ");
+      const casing = svg("polyline", { class: "mx-line-casing", points }, gLines);
+      const path = svg("polyline", { class: "mx-line", points, stroke: line.colour, "data-line": line.id }, gLines);
+      const hit = svg("polyline", { class: "mx-line-hit", points, "data-line": line.id }, gHit);
+      svg("title", {}, hit).textContent = `Line ${line.id} ${line.name || ""}`;
+      hit.addEventListener("mouseenter", () => this.#hoverLine(line.id));
+      hit.addEventListener("mouseleave", () => this.#hoverLine(null));
+      hit.addEventListener("click", () => this.#pickLine(line.id));
+      this.lineEls.set(line.id, { casing, path, hit });
+    }
+
+    for (const s of st) {
+      const p = pos.get(s.id);
+      grow(p.x - STATION_R - 4, p.y - STATION_R - 4, p.x + STATION_R + 4, p.y + STATION_R + 4);
+      const deg = index.degree.get(s.id) || 0;
+      const g = svg("g", {
+        class: `mx-station${deg >= 2 ? " interchange" : ""}`,
+        "data-station": s.id,
+        "data-degree": deg,
+        transform: `translate(${p.x},${p.y})`,
+      }, gStations);
+      const circle = svg("circle", { r: deg >= 2 ? STATION_R + 1 : STATION_R - 3, class: "mx-dot" }, g);
+      const mark = svg("path", { class: "mx-cross", d: "M-6,-6L6,6M6,-6L-6,6" }, g);
+      const text = svg("text", { class: "mx-tnum", "text-anchor": "middle", dy: "0.35em" }, g);
+      const title = svg("title", {}, g);
+      title.textContent = `${s.name || s.id}${deg >= 2 ? ` (${deg} lines)` : ""}`;
+      g.addEventListener("click", () => this.#pickStation(s.id));
+      g.addEventListener("mouseenter", () => {
+        const lineId = this.#lineAtStation(s.id);
+        if (lineId) this.#hoverLine(lineId);
+      });
+      this.stationEls.set(s.id, { g, circle, mark, text, title, name: s.name || s.id, deg });
+    }
+
+    // Line labels near each start: badge, windows, bonus [first, later]; pushed outward until
+    // they overlap neither another label nor a station.
+    const placed = [];
+    const stationBoxes = st.map((s) => {
+      const p = pos.get(s.id);
+      return { x0: p.x - STATION_R, y0: p.y - STATION_R, x1: p.x + STATION_R, y1: p.y + STATION_R };
+    });
+    const overlaps = (a, b) => a.x0 < b.x1 + 3 && b.x0 < a.x1 + 3 && a.y0 < b.y1 + 3 && b.y0 < a.y1 + 3;
+    for (const line of map.lines) {
+      const w = 2 * BADGE_R + 6 + line.windows * (BOX + 3) + 4 + 2 * 30;
+      const h = 2 * BADGE_R;
+      const p0 = pos.get(line.stations[0]);
+      const p1 = pos.get(line.stations[1] ?? line.stations[0]);
+      let dx = p0.x - p1.x;
+      let dy = p0.y - p1.y;
+      const len = Math.hypot(dx, dy) || 1;
+      dx /= len;
+      dy /= len;
+      if (!dx && !dy) dx = -1;
+      const boxAt = (t) => {
+        const ax = p0.x + dx * t;
+        const ay = p0.y + dy * t;
+        const x0 = dx < -0.3 ? ax - w : dx > 0.3 ? ax : ax - w / 2;
+        const y0 = dy < -0.3 ? ay - h : dy > 0.3 ? ay : ay - h / 2;
+        return { x0, y0, x1: x0 + w, y1: y0 + h };
+      };
+      let t = STATION_R + 10;
+      let box = boxAt(t);
+      for (let k = 0; k < 60; k++) {
+        if (!placed.some((b) => overlaps(b, box)) && !stationBoxes.some((b) => overlaps(b, box))) break;
+        t += 8;
+        box = boxAt(t);
+      }
+      placed.push(box);
+      grow(box.x0, box.y0, box.x1, box.y1);
+      const anchor = { x: p0.x + dx * Math.max(0, t - 6), y: p0.y + dy * Math.max(0, t - 6) };
+      this.labelEls.set(line.id, this.#buildLabel(gLabels, line, box, p0, anchor));
+    }
+
+    const pad = 12;
+    root.setAttribute(
+      "viewBox",
+      `${bounds.x0 - pad} ${bounds.y0 - pad} ${bounds.x1 - bounds.x0 + 2 * pad} ${bounds.y1 - bounds.y0 + 2 * pad}`,
+    );
+    this.svgRoot = root;
+    this.boardRoot.appendChild(root);
+    this.boardRoot.addEventListener("mouseleave", () => this.#hoverLine(null));
+  }
+
+  #buildLabel(parent, line, box, p0, anchor) {
+    const g = svg("g", { class: "mx-label", "data-line": line.id }, parent);
+    if (Math.hypot(anchor.x - p0.x, anchor.y - p0.y) > STATION_R + 8) {
+      // A thin tether from the start station to its label.
+      svg("line", { class: "mx-tether", x1: p0.x, y1: p0.y, x2: anchor.x, y2: anchor.y, stroke: line.colour }, g);
+    }
+    svg("rect", {
+      class: "mx-label-bg",
+      x: box.x0 - 3,
+      y: box.y0 - 3,
+      width: box.x1 - box.x0 + 6,
+      height: box.y1 - box.y0 + 6,
+      rx: 8,
+    }, g);
+    const cy = box.y0 + BADGE_R;
+    let x = box.x0 + BADGE_R;
+    svg("circle", { class: "mx-badge", cx: x, cy, r: BADGE_R, fill: line.colour }, g);
+    svg("text", { class: "mx-badge-text", x, y: cy, "text-anchor": "middle", dy: "0.35em" }, g).textContent = line.id;
+    x += BADGE_R + 6;
+    const windows = [];
+    for (let i = 0; i < line.windows; i++) {
+      const r = svg("rect", { class: "mx-window", x, y: cy - BOX / 2, width: BOX, height: BOX, rx: 3 }, g);
+      const t = svg("text", { class: "mx-window-text", x: x + BOX / 2, y: cy, "text-anchor": "middle", dy: "0.35em" }, g);
+      windows.push({ r, t });
+      x += BOX + 3;
+    }
+    x += 4;
+    const bonus = [];
+    line.bonus.forEach((value, i) => {
+      const r = svg("rect", { class: `mx-bonus ${i ? "later" : "first"}`, x, y: cy - 11, width: 27, height: 22, rx: 11, fill: "#ffffff" }, g);
+      const t = svg("text", { class: "mx-bonus-text", x: x + 13.5, y: cy, "text-anchor": "middle", dy: "0.35em" }, g);
+      t.textContent = String(value);
+      const title = svg("title", {}, r);
+      bonus.push({ r, t, title, value });
+      x += 30;
+    });
+    const title = svg("title", {}, g);
+    title.textContent = `Line ${line.id} ${line.name || ""}`;
+    g.addEventListener("mouseenter", () => this.#hoverLine(line.id));
+    g.addEventListener("mouseleave", () => this.#hoverLine(null));
+    g.addEventListener("click", () => this.#pickLine(line.id));
+    return { g, windows, bonus, title };
+  }
+
+  #lineAtStation(stationId) {
+    if (!this.#canChoose() || cardInfo(this.view.card).kind === "free") return null;
+    const legal = this.#legalMoves();
+    const lines = this.index.map.lines.filter((l) => l.stations.includes(stationId) && legal.some((m) => m.line === l.id));
+    return lines.length === 1 ? lines[0].id : null;
+  }
+
+  // ---- painting --------------------------------------------------------------------------------
+
+  #render() {
+    if (!this.view) return;
+    if (!this.index) {
+      this.prompt.textContent = this.view.status === "waiting" ? "The game starts when every seat is taken." : "";
+      return;
+    }
+    this.#renderCard();
+    this.#renderSheetPicker();
+    this.#paintMap();
+    this.#renderChoose();
+    this.#renderHints();
+    this.#renderFinal();
+  }
+
+  #preview() {
+    // The line shown: hovered, else selected; only on the viewer's own sheet while choosing.
+    if (!this.#canChoose() || this.#shownSeat() !== this.#seat) return null;
+    const c = cardInfo(this.view.card);
+    if (c.kind === "free") {
+      return this.sel?.station ? { stations: [this.sel.station], transfer: null, line: null } : null;
+    }
+    const lineId = this.hover && this.#isLegal({ line: this.hover }) ? this.hover : this.sel?.line;
+    if (!lineId) return null;
+    const eff = lineEffect(this.index, this.#sheet(this.#seat), this.view.card, lineId);
+    return { ...eff, line: lineId };
+  }
+
+  #paintMap() {
+    const p = this.#shownSeat();
+    const sheet = this.#sheet(p);
+    if (!sheet) return;
+    const index = this.index;
+    const choosing = this.#canChoose() && p === this.#seat;
+    const legal = choosing ? this.#legalMoves() : [];
+    const legalLines = new Set(legal.filter((m) => m.line).map((m) => m.line));
+    const legalStations = new Set(legal.filter((m) => m.station).map((m) => m.station));
+    const preview = this.#preview();
+    const previewSet = new Set(preview?.stations || []);
+    const chosen = this.replayPos ? null : this.view.choice;
+    const fresh = this.replayPos ? new Set() : this.lastFilled.get(p) || new Set();
+    const complete = new Set(completeLines(index, sheet));
+    this.svgRoot.setAttribute("aria-label", `Metro X map ${index.map.name || index.map.id}: sheet of ${this.#seatName(p)}`);
+    this.svgRoot.dataset.seat = String(p);
+    this.svgRoot.classList.toggle("choosing", choosing);
+
+    for (const [id, el] of this.lineEls) {
+      const cls = (name, on) => {
+        el.path.classList.toggle(name, on);
+        el.hit.classList.toggle(name, on);
+        this.labelEls.get(id).g.classList.toggle(name, on);
+      };
+      cls("selectable", legalLines.has(id));
+      cls("selected", !!(this.sel?.line === id));
+      cls("chosen", !!(chosen?.line === id) && choosing);
+      cls("previewing", preview?.line === id);
+      cls("complete", complete.has(id));
+      cls("dim", !!preview?.line && preview.line !== id && !sameMove({ line: preview.line }, chosen));
+    }
+
+    for (const [id, el] of this.stationEls) {
+      const filled = sheet.filled.has(id);
+      const tnum = sheet.transfers[id];
+      el.g.classList.toggle("filled", filled);
+      el.g.classList.toggle("fresh", filled && fresh.has(id));
+      el.g.classList.toggle("has-tnum", tnum !== undefined);
+      el.g.classList.toggle("preview", previewSet.has(id));
+      el.g.classList.toggle("selectable", legalStations.has(id));
+      el.g.classList.toggle("selected", this.sel?.station === id);
+      el.g.classList.toggle("chosen", choosing && chosen?.station === id);
+      let text = tnum !== undefined ? String(tnum) : "";
+      if (previewSet.has(id) && preview.transfer !== null && preview.stations[0] === id) text = String(preview.transfer);
+      el.text.textContent = text;
+      el.g.classList.toggle("preview-tnum", previewSet.has(id) && preview?.transfer !== null);
+      el.title.textContent =
+        `${el.name}${el.deg >= 2 ? ` (${el.deg} lines)` : ""}: ${filled ? "filled" : "empty"}` +
+        `${tnum !== undefined ? `, transfer ${tnum}` : ""}`;
+    }
+
+    const lineState = new Map(this.#lines().map((l) => [l.line, l]));
+    for (const line of index.map.lines) {
+      const lab = this.labelEls.get(line.id);
+      const marks = sheet.windows[line.id] || [];
+      lab.windows.forEach((w, i) => {
+        const previewMark = preview?.line === line.id && i === marks.length ? preview.mark : null;
+        w.t.textContent = i < marks.length ? marks[i] : previewMark || "";
+        w.r.classList.toggle("used", i < marks.length);
+        w.r.classList.toggle("preview", previewMark !== null && previewMark !== undefined);
+      });
+      const done = lineState.get(line.id)?.completed || [];
+      const firsts = done.filter((e) => e.first);
+      const laters = done.filter((e) => !e.first);
+      const paintBonus = (b, who, label) => {
+        b.r.classList.toggle("taken", who.length > 0);
+        b.r.classList.toggle("mine", who.some((e) => e.seat === p));
+        if (who.length) b.r.setAttribute("fill", this.#colour(who.some((e) => e.seat === p) ? p : who[0].seat));
+        else b.r.setAttribute("fill", "#ffffff");
+        b.t.classList.toggle("taken", who.length > 0);
+        const names = who.map((e) => `${this.#seatName(e.seat)} (turn ${e.turn + 1})`).join(", ");
+        b.title.textContent = `${label} bonus ${b.value}: ${names || "not taken yet"}`;
+      };
+      paintBonus(lab.bonus[0], firsts, "First");
+      paintBonus(lab.bonus[1], laters, "Later");
+      lab.title.textContent =
+        `Line ${line.id} ${line.name || ""}: windows ${marks.join(" ") || "empty"} (${marks.length}/${line.windows}); ` +
+        `bonus ${line.bonus[0]} first, ${line.bonus[1]} later`;
+    }
+    this.#paintHintsOnMap();
+  }
+
+  #paintHintsOnMap() {
+    this.gHints.replaceChildren();
+    if (!this.hints.length || !this.#canChoose() || this.#shownSeat() !== this.#seat) return;
+    for (const h of this.hints) {
+      let at = null;
+      if (h.move?.line) {
+        const line = this.index.lines.get(h.move.line);
+        if (!line) continue;
+        this.lineEls.get(line.id)?.path.classList.add("hinted");
+        const mid = Math.floor((line.stations.length - 1) / 2);
+        const a = this.pos.get(line.stations[mid]);
+        const b = this.pos.get(line.stations[Math.min(mid + 1, line.stations.length - 1)]);
+        at = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+      } else if (h.move?.station) {
+        at = this.pos.get(h.move.station);
+        if (at) svg("circle", { class: "mx-hint-ring", cx: at.x, cy: at.y, r: STATION_R + 7 }, this.gHints);
+      }
+      if (!at) continue;
+      const g = svg("g", { class: "mx-hint", "data-rank": h.rank, transform: `translate(${at.x},${at.y})` }, this.gHints);
+      svg("circle", { r: 13, class: "mx-hint-badge" }, g);
+      svg("text", { "text-anchor": "middle", dy: "0.35em", class: "mx-hint-rank" }, g).textContent = String(h.rank);
+      svg("title", {}, g).textContent = `Hint ${h.rank}: ${moveWords(this.index, h.move)} (value ${formatValue(h.value)})`;
+      g.addEventListener("click", () => this.#select(h.move));
+    }
+    for (const [id, el] of this.lineEls) {
+      if (!this.hints.some((h) => h.move?.line === id)) el.path.classList.remove("hinted");
+    }
+  }
+
+  // ---- the controls ----------------------------------------------------------------------------
+
+  #buildControls() {
+    const c = html("div", { className: "mx-controls" });
+    this.root = c;
+    this.parts.controls.replaceChildren(c);
+
+    const cardBox = html("section", { className: "mx-cardbox", "aria-label": "Card" }, c);
+    this.cardSlot = html("div", { className: "mx-card-slot" }, cardBox);
+    const info = html("div", { className: "mx-card-info" }, cardBox);
+    this.cardWords = html("p", { className: "mx-card-words" }, info);
+    this.revealed = html("div", { className: "mx-revealed", "aria-label": "Cards revealed since the shuffle" }, info);
+    this.counts = html("p", { className: "mx-counts" }, info);
+
+    const pick = html("label", { className: "mx-sheet-pick" }, c, "Sheet ");
+    this.sheetSelect = html("select", { className: "mx-sheet-select", "aria-label": "Whose sheet to show" }, pick);
+    this.sheetSelect.addEventListener("change", () => {
+      this.sheetSeat = Number(this.sheetSelect.value);
+      this.#render();
+    });
+
+    const choose = html("section", { className: "mx-choose", "aria-label": "Your choice" }, c);
+    this.prompt = html("p", { className: "mx-prompt", "aria-live": "polite" }, choose);
+    this.lineList = html("div", { className: "mx-line-list" }, choose);
+    this.stationPick = html("label", { className: "mx-station-pick", hidden: true }, choose, "Station ");
+    this.stationSelect = html("select", { className: "mx-station-select", "aria-label": "Empty station to fill" }, this.stationPick);
+    this.stationSelect.addEventListener("change", () => {
+      if (this.stationSelect.value) this.#select({ station: this.stationSelect.value });
+    });
+    const actions = html("div", { className: "mx-actions" }, choose);
+    this.confirmBtn = html("button", { type: "button", className: "primary mx-confirm" }, actions, "Confirm");
+    this.confirmBtn.addEventListener("click", () => this.#confirm());
+    this.passBtn = html("button", { type: "button", className: "mx-pass", hidden: true }, actions, "Pass");
+    this.passBtn.addEventListener("click", () => this.#select({ pass: true }, true));
+    this.clearBtn = html("button", { type: "button", className: "ghost-button mx-clear" }, actions, "Clear");
+    this.clearBtn.addEventListener("click", () => {
+      this.sel = null;
+      this.#render();
+    });
+    this.waiting = html("p", { className: "mx-waiting", "aria-live": "polite" }, choose);
+
+    this.hintBox = html("section", { className: "mx-hints", hidden: true, "aria-label": "AI suggestions" }, c);
+    html("h3", {}, this.hintBox, "AI suggestions");
+    this.hintList = html("ol", { className: "mx-hint-list" }, this.hintBox);
+
+    this.finalBox = html("section", { className: "mx-final", hidden: true, "aria-label": "Final scores" }, c);
+    this.replayNote = html("p", { className: "mx-replay-note", hidden: true }, c);
+  }
+
+  #renderCard() {
+    const v = this.view;
+    const rp = this.replayPos;
+    const code = rp ? rp.card : v.card;
+    this.cardSlot.replaceChildren(cardFace(code, "big"));
+    this.cardSlot.parentElement.hidden = v.status === "over" && !rp;
+    if (rp) {
+      this.cardWords.textContent = code ? `Replay, turn ${rp.index + 1}: ${cardWords(code)}` : "Replay";
+    } else if (v.status === "over") {
+      this.cardWords.textContent = "Game over: every window is filled.";
+    } else {
+      this.cardWords.textContent = code ? `Turn ${(v.turn_index ?? 0) + 1}: ${cardWords(code)}` : "No card yet.";
+    }
+    this.revealed.replaceChildren();
+    if (!rp) {
+      const shown = (v.revealed || []).slice(0, -1);
+      if (shown.length) html("span", { className: "mx-revealed-label" }, this.revealed, "Earlier since the shuffle:");
+      for (const r of shown) this.revealed.appendChild(cardFace(r, "mini"));
+    }
+    this.counts.textContent = rp
+      ? `Turn ${rp.index} of ${rp.length} resolved`
+      : `Deck: ${v.deck_left ?? "?"} left · Windows left: ${v.windows_left ?? "?"}`;
+  }
+
+  #renderSheetPicker() {
+    const v = this.view;
+    const own = this.#seat;
+    const shown = this.#shownSeat();
+    const opts = (v.sheets || []).map((s) => {
+      const label = `${this.#seatName(s.seat)}${s.seat === own ? " (you)" : ""}`;
+      return [String(s.seat), label];
+    });
+    const key = JSON.stringify(opts);
+    if (this.sheetSelect.dataset.key !== key) {
+      this.sheetSelect.replaceChildren(...opts.map(([value, label]) => html("option", { value }, null, label)));
+      this.sheetSelect.dataset.key = key;
+    }
+    this.sheetSelect.value = String(shown);
+    this.sheetSelect.parentElement.hidden = opts.length < 2;
+  }
+
+  #renderChoose() {
+    const v = this.view;
+    const own = this.#seat;
+    const choosing = this.#canChoose();
+    const c = cardInfo(v.card);
+    const legal = this.#legalMoves();
+    const sheet = own !== null ? this.#sheet(own) : null;
+
+    // One button per line, with its windows and what the card would fill there.
+    const rows = [];
+    const shownSheet = this.#sheet(this.#shownSeat());
+    const lineState = new Map(this.#lines().map((l) => [l.line, l]));
+    for (const line of this.index.map.lines) {
+      const isLegal = choosing && c?.kind !== "free" && legal.some((m) => m.line === line.id);
+      const marks = shownSheet.windows[line.id] || [];
+      const b = html("button", {
+        type: "button",
+        className: "mx-line-btn",
+        "data-line": line.id,
+        "aria-pressed": String(this.sel?.line === line.id),
+      });
+      b.disabled = !isLegal || this.busy;
+      b.classList.toggle("chosen", !this.replayPos && v.choice?.line === line.id);
+      b.appendChild(badgeIcon(line.colour, line.id, "mx-line-badge"));
+      html("span", { className: "mx-line-name" }, b, line.name || line.id);
+      const w = html("span", { className: "mx-line-windows", "aria-hidden": "true" }, b);
+      for (let i = 0; i < line.windows; i++) html("span", { className: `mx-win${i < marks.length ? " used" : ""}` }, w, marks[i] || "");
+      const done = lineState.get(line.id)?.completed || [];
+      const first = done.filter((e) => e.first).map((e) => this.#seatName(e.seat));
+      const later = done.filter((e) => !e.first).map((e) => this.#seatName(e.seat));
+      html("span", { className: `mx-line-bonus${first.length ? " taken" : ""}` }, b, `${line.bonus[0]}/${line.bonus[1]}`);
+      let gain = "";
+      if (isLegal && sheet) {
+        const eff = lineEffect(this.index, sheet, v.card, line.id);
+        gain = eff.transfer !== null && eff.stations.length ? `★${eff.transfer}` : `+${eff.stations.length}`;
+        html("span", { className: "mx-line-gain" }, b, gain);
+        b.dataset.gain = String(eff.stations.length + (eff.transfer || 0));
+        b.addEventListener("mouseenter", () => this.#hoverLine(line.id));
+        b.addEventListener("mouseleave", () => this.#hoverLine(null));
+        b.addEventListener("focus", () => this.#hoverLine(line.id));
+        b.addEventListener("blur", () => this.#hoverLine(null));
+        b.addEventListener("click", () => this.#pickLine(line.id));
+      }
+      const who = [first.length ? `first bonus ${line.bonus[0]} taken by ${first.join(", ")}` : `first bonus ${line.bonus[0]}`,
+        later.length ? `later bonus ${line.bonus[1]} taken by ${later.join(", ")}` : `later bonus ${line.bonus[1]}`].join("; ");
+      const label = `Line ${line.id} ${line.name || ""}: ${marks.length} of ${line.windows} windows used; ${who}` +
+        (gain ? `; this card fills ${gain.startsWith("★") ? `a transfer worth ${gain.slice(1)}` : `${gain.slice(1)} stations`}` : "");
+      b.setAttribute("aria-label", label);
+      b.title = label;
+      rows.push(b);
+    }
+    this.lineList.replaceChildren(...rows);
+    this.lineList.hidden = !!this.replayPos || v.status === "over";
+
+    // A free card: a station, from the map or from the list; a pass when none is empty.
+    const free = choosing && c?.kind === "free";
+    const stations = free ? legal.filter((m) => m.station).map((m) => m.station) : [];
+    this.stationPick.hidden = !free || !stations.length;
+    if (free && stations.length) {
+      const key = stations.join(",");
+      if (this.stationSelect.dataset.key !== key) {
+        this.stationSelect.replaceChildren(
+          html("option", { value: "" }, null, "— pick a station —"),
+          ...stations.map((id) => html("option", { value: id }, null, this.index.stations.get(id)?.name || id)),
+        );
+        this.stationSelect.dataset.key = key;
+      }
+      this.stationSelect.value = this.sel?.station || "";
+    }
+    this.passBtn.hidden = !(choosing && legal.some((m) => m.pass));
+    this.passBtn.disabled = this.busy;
+
+    const sel = this.sel;
+    const pending = !this.replayPos ? v.choice : null;
+    const unsent = sel && !sameMove(sel, pending);
+    this.confirmBtn.hidden = !choosing;
+    this.confirmBtn.disabled = !unsent || this.busy;
+    this.confirmBtn.textContent = unsent ? `Confirm ${moveWords(this.index, sel)}` : "Confirm";
+    this.confirmBtn.setAttribute("aria-label", unsent ? `Confirm ${moveWords(this.index, sel)}` : "Confirm (pick a move first)");
+    this.clearBtn.hidden = !choosing || !unsent;
+
+    // What to do now, and who has chosen.
+    let prompt = "";
+    if (this.replayPos) prompt = "";
+    else if (v.status === "over") prompt = "The game is over.";
+    else if (v.status !== "playing") prompt = "The game starts when every seat is taken.";
+    else if (own === null) prompt = "You are watching.";
+    else if (!legal.length) prompt = "Nothing to choose right now.";
+    else if (c.kind === "free") {
+      prompt = stations.length
+        ? "Free card: click an empty station on the map (or pick it below), then confirm."
+        : "Free card, but no station is empty: pass.";
+    } else {
+      prompt = `Card ${v.card} (${cardWords(v.card)}): pick a line with an empty window — on the map or below — then confirm.`;
+    }
+    if (pending && choosing) prompt = `You chose ${moveWords(this.index, pending)}. You may change it until everyone has chosen.`;
+    this.prompt.textContent = prompt;
+    this.prompt.hidden = !prompt;
+
+    let waiting = "";
+    if (v.status === "playing" && !this.replayPos && v.seats?.length > 1) {
+      const parts = v.seats.map((s, i) => `${this.#seatName(i)} ${s.chosen ? "✓" : "…"}`);
+      const left = v.seats.filter((s) => !s.chosen).length;
+      waiting = pending && choosing
+        ? `Waiting for others (${left} still choosing): ${parts.join(" · ")}`
+        : `Chosen so far: ${parts.join(" · ")}`;
+    }
+    this.waiting.textContent = waiting;
+    this.waiting.hidden = !waiting;
+
+    // The phase, for tests and styles: choose / chosen / wait / watch / waiting / over / replay.
+    let phase = "wait";
+    if (this.replayPos) phase = "replay";
+    else if (v.status === "over") phase = "over";
+    else if (v.status !== "playing") phase = "waiting";
+    else if (own === null) phase = "watch";
+    else if (choosing && pending) phase = "chosen";
+    else if (choosing && legal.length) phase = "choose";
+    this.root.dataset.phase = phase;
+    this.root.dataset.turn = String(v.turn_index ?? 0);
+    this.root.dataset.card = v.card || "";
+    this.root.dataset.busy = String(this.busy);
+  }
+
+  #renderHints() {
+    const show = this.hints.length > 0 && this.#canChoose();
+    this.hintBox.hidden = !show;
+    this.hintList.replaceChildren();
+    if (!show) return;
+    const sheet = this.#sheet(this.#seat);
+    for (const h of this.hints) {
+      const li = html("li", {}, this.hintList);
+      let gain = "";
+      if (h.move?.line) {
+        const eff = lineEffect(this.index, sheet, this.view.card, h.move.line);
+        gain = eff.transfer !== null && eff.stations.length ? ` · ★${eff.transfer}` : ` · +${eff.stations.length}`;
+      }
+      const words = moveWords(this.index, h.move);
+      const b = html("button", {
+        type: "button",
+        className: "mx-hint-btn",
+        "data-rank": h.rank,
+        "aria-label": `Select hint ${h.rank}: ${words}, value ${formatValue(h.value)}`,
+        "aria-pressed": String(sameMove(this.sel, h.move)),
+      }, li);
+      html("span", { className: "mx-hint-rank-text" }, b, `${h.rank}.`);
+      html("span", { className: "mx-hint-move" }, b, `${words}${gain}`);
+      html("span", { className: "mx-hint-value" }, b, formatValue(h.value));
+      b.addEventListener("click", () => this.#select(h.move));
+    }
+  }
+
+  #renderFinal() {
+    const v = this.view;
+    const over = v.status === "over" && Array.isArray(v.final);
+    this.finalBox.hidden = !over;
+    this.replayNote.hidden = !this.replayPos;
+    if (this.replayPos) {
+      const i = this.replayPos.index;
+      const rec = this.replayPos.record;
+      this.replayNote.textContent = i === 0
+        ? "Replay: the start."
+        : `Replay: after turn ${i} (card ${rec.cards[i - 1]}).`;
+    }
+    if (!over) return;
+    this.finalBox.replaceChildren();
+    html("h3", {}, this.finalBox, "Final score");
+    const table = html("table", { className: "mx-final-table" }, this.finalBox);
+    const head = html("tr", {}, html("thead", {}, table));
+    for (const [h, full] of [["Player", "Player"], ["Bonus", "Bonuses"], ["Transf.", "Transfer numbers"],
+      ["Empty", "Empty stations"], ["Pen.", "Penalty"], ["Total", "Total"]]) {
+      html("th", { scope: "col", title: full, "aria-label": full }, head, h);
+    }
+    const body = html("tbody", {}, table);
+    const winners = new Set(v.winners || []);
+    const rows = [...v.final].sort((a, b) => b.total - a.total || a.seat - b.seat);
+    for (const f of rows) {
+      const tr = html("tr", { "data-seat": f.seat, className: winners.has(f.seat) ? "winner" : "" }, body);
+      const name = html("th", { scope: "row" }, tr);
+      name.appendChild(badgeIcon(this.#colour(f.seat), "", "mx-swatch"));
+      name.append(`${this.#seatName(f.seat)}${f.seat === this.#seat ? " (you)" : ""}`);
+      if (winners.has(f.seat)) html("span", { className: "mx-winner", title: "winner", "aria-label": "winner" }, name, " ★");
+      html("td", { className: "bonuses" }, tr, `+${f.bonuses}`);
+      html("td", { className: "transfers" }, tr, `+${f.transfers}`);
+      html("td", { className: "empty" }, tr, String(f.empty));
+      html("td", { className: "penalty" }, tr, f.penalty ? `\u2212${f.penalty}` : "0");
+      html("td", { className: "total" }, tr, f.total < 0 ? `\u2212${-f.total}` : String(f.total));
+    }
+  }
+
+  // ---- input -----------------------------------------------------------------------------------
+
+  #hoverLine(lineId) {
+    if (this.hover === lineId) return;
+    this.hover = lineId;
+    if (this.index && this.view) this.#paintMap();
+  }
+
+  #pickLine(lineId) {
+    if (!this.#canChoose()) return;
+    const c = cardInfo(this.view.card);
+    if (c.kind === "free") {
+      this.host.notify("This is a free card: click an empty station instead.", "info");
+      return;
+    }
+    if (!this.#isLegal({ line: lineId })) {
+      this.host.notify(`Line ${lineId} has no empty window left.`, "error");
+      return;
+    }
+    this.#select({ line: lineId });
+  }
+
+  #pickStation(stationId) {
+    if (!this.#canChoose()) return;
+    const c = cardInfo(this.view.card);
+    if (c.kind !== "free") {
+      const lineId = this.#lineAtStation(stationId);
+      if (lineId) this.#pickLine(lineId);
+      return;
+    }
+    if (!this.#isLegal({ station: stationId })) {
+      this.host.notify(`${this.index.stations.get(stationId)?.name || stationId} is already filled.`, "error");
+      return;
+    }
+    this.#select({ station: stationId });
+  }
+
+  /** Select a move (a second click on the selected one sends it; `send` sends at once). */
+  #select(move, send = false) {
+    if (!this.#canChoose() || !move) return;
+    if (this.sheetSeat !== null && this.sheetSeat !== this.#seat) this.sheetSeat = null;
+    if (!this.#isLegal(move)) {
+      this.host.notify(`${moveWords(this.index, move)} is not possible with this card.`, "error");
+      return;
+    }
+    const again = sameMove(this.sel, move) && !sameMove(move, this.view.choice);
+    this.sel = move;
+    this.#render();
+    if (send || again) this.#confirm();
+  }
+
+  async #confirm() {
+    const move = this.sel;
+    if (!move || this.busy || !this.#canChoose()) return;
+    if (sameMove(move, this.view.choice)) return;
+    this.busy = true;
+    this.#render();
+    try {
+      await this.host.send(move);
+    } catch {
+      /* the shell shows the error; the view it refreshes says what stands */
+    } finally {
+      this.busy = false;
+      if (this.view) this.#render();
+    }
+  }
+}
