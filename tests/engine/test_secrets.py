@@ -27,6 +27,7 @@ SECRET_KEYS = {"deck", "deck0", "hands", "seed", "history", "redeck"}
 # The engine's own fields of a view; every other field is the rules core's projection.
 ENGINE_FIELDS = {
     "game_id", "version", "status", "seat", "last_event_id", "seats", "to_move", "winners",
+    "turn_version",
 }  # fmt: skip
 
 Received = tuple[int, int | None, str, Message]  # version, viewer seat, what, message
