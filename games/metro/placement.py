@@ -2,8 +2,8 @@
 
 Placements are computed as bitmasks over squares: `frontier` is the set of empty squares that
 satisfy rules (a) and (b); a static table per tile removes the squares where it would make a
-route of length one (c); the waivers of (d) and of the online "extend your own route" rule are
-applied in a fixed order. Everything is integer arithmetic, because the AI calls it constantly.
+route of length one (c); the online "extend your own route" rule narrows the squares first, and
+(d) waives (c) among those. Everything is integer arithmetic, because the AI calls it constantly.
 """
 
 from __future__ import annotations
@@ -46,22 +46,17 @@ def legal_masks(
     """[(oriented tile, squares)] where the physical `tile` may be placed.
 
     `extend` is None in the classic rules; in the `online` variant it is the mask of squares that
-    the mover's open routes run into. Waivers, each used only when nothing satisfies the stricter
-    rule: online first drops "extend your own route", then rule (c) is waived by (d) (still
-    preferring squares that extend an own route), and last both.
+    the mover's open routes run into. In that order (RULES.md §7): first keep only the squares
+    that extend an own open route (every square of (a) and (b) when none does); then, among
+    those, rule (c), waived by (d) only when no orientation has a square that satisfies it. The
+    own-route rule is never given up to satisfy (c).
     """
     orients = ROTATIONS[tile] if rotation else (tile,)
-    strict = [(t, frontier & OK_MASK[t]) for t in orients]
-    if extend is not None:
-        both = [(t, m & extend) for t, m in strict if m & extend]
-        if both:
-            return both
-    allowed = [(t, m) for t, m in strict if m]
-    if allowed:
-        return allowed
-    if extend is not None and frontier & extend:
-        return [(t, frontier & extend) for t in orients]
-    return [(t, frontier) for t in orients] if frontier else []
+    base = frontier & extend if extend is not None and frontier & extend else frontier
+    strict = [(t, base & OK_MASK[t]) for t in orients if base & OK_MASK[t]]
+    if strict:
+        return strict
+    return [(t, base) for t in orients] if base else []
 
 
 def squares_of(mask: int) -> list[int]:
@@ -88,16 +83,15 @@ def why_illegal(
             f"square {where} is neither on the border nor next to a placed tile",
             "RULES.md §6(b)",
         )
+    if extend is not None and frontier & extend and not extend >> sq & 1:
+        return (
+            f"square {where} extends none of your open routes, and another square does",
+            "RULES.md §7 online",
+        )
     if not OK_MASK[tile] >> sq & 1:
         return (
             f"{CODES[tile]} on {where} would make a route of length one, and the tile has "
             "other placements",
             "RULES.md §6(c)-(d)",
-        )
-    if extend is not None and not extend >> sq & 1:
-        return (
-            f"square {where} extends none of your open routes, and the tile has a placement "
-            "that does",
-            "RULES.md §7 online",
         )
     return f"{CODES[tile]} may not go on {where}", "RULES.md §6"

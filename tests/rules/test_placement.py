@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError, RulesError
 from games.metro.board import BORDER_MASK, square
@@ -10,7 +14,7 @@ from games.metro.moves import DRAW
 from games.metro.options import MetroRules
 from games.metro.placement import OK_MASK, legal_masks, squares_of
 from games.metro.state import MetroState
-from games.metro.tiles import INDEX
+from games.metro.tiles import INDEX, ROTATIONS
 
 DDDD = INDEX["dddd"]
 
@@ -158,3 +162,34 @@ def test_rotation_lists_each_placement_once_when_hand_tiles_are_rotations_of_eac
     assert {m // 64 for m in moves if m != DRAW} == {
         INDEX[c] for c in ("aacb", "acba", "cbaa", "baac")
     }
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 6), st.booleans(), st.integers(1, 3))
+def test_online_keeps_own_route_squares_and_waives_c_only_among_them(
+    seed: int, players: int, rotation: bool, hand: int
+) -> None:
+    """RULES.md §7, in its order: when some square (a)-(b) allows extends an own open route,
+    every legal placement is on such a square, even if that means a route of length one; rule
+    (c) is waived only when no such square avoids it."""
+    rules = MetroRules(players=players, online=True, rotation=rotation, hand_size=hand)
+    state = MetroState.new(rules, seed)
+    rng = random.Random(seed)
+    while not state.is_over:
+        extend = state.extend_mask(state.seat)
+        assert extend is not None
+        own = state.frontier & extend
+        codes = state.legal_codes()
+        places = [m for m in codes if m != DRAW]
+        if own:
+            assert all(own >> (m % 64) & 1 for m in places)
+        clean = [m for m in places if OK_MASK[m // 64] >> (m % 64) & 1]
+        if clean != places:
+            # (c) was waived: only because no orientation of the tile had a clean own square.
+            for tile in state._tiles_to_place():
+                orients = ROTATIONS[tile] if rotation else (tile,)
+                base = own or state.frontier
+                if any(base & OK_MASK[t] for t in orients):
+                    assert all(OK_MASK[m // 64] >> (m % 64) & 1
+                               for m in places if m // 64 in orients)  # fmt: skip
+        state.apply_code(rng.choice(codes))
