@@ -215,7 +215,9 @@ class Game:
     # ---- for the AI ---------------------------------------------------------------------------
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> WorldSampler:
-        """Worlds consistent with `view` (one seat's view); ValueError if it does not add up."""
+        """Worlds consistent with `view` (one seat's view) in which that seat is to decide: in
+        an open simultaneous turn its own hidden choice is left out, so it chooses again.
+        ValueError if the view does not add up."""
         raise NotImplementedError
 
     def evaluate(self, state: GameState) -> list[float]:

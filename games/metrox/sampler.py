@@ -59,7 +59,6 @@ def _template(view: Mapping[str, Any], seat: int) -> tuple[MetroXState, list[int
     n = view["rules"]["players"]
     if len(sheets) != n or len(view["seats"]) != n:
         raise ValueError("the view's seats do not add up")
-    own = view.get("choice")
     line_ids = [ln["id"] for ln in view["map"]["lines"]]
     data = {
         "rules": view["rules"],
@@ -75,7 +74,8 @@ def _template(view: Mapping[str, Any], seat: int) -> tuple[MetroXState, list[int
         "bonuses": [
             [[b["line"], b["bonus"], b["first"], b["turn"]] for b in sh["bonuses"]] for sh in sheets
         ],
-        "pending": [own if p == seat and own is not None else None for p in range(n)],
+        # The seat's own choice is left out: a world is where the seat decides (again).
+        "pending": [None] * n,
         "turn": view["turn_index"],
         "over": over,
         "cards": revealed,

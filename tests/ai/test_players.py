@@ -100,15 +100,21 @@ def test_a_seat_not_to_move_gets_no_moves() -> None:
 @pytest.mark.parametrize(("kind", "rules"), [("metro", {"players": 3, "hand_size": 2}),
                                              ("metrox", {"players": 3})])  # fmt: skip
 def test_sampled_worlds_show_the_seat_its_own_view(kind: str, rules: dict[str, Any]) -> None:
-    """Every world the search plays in looks, from the seat, exactly like the real game."""
+    """Every world the search plays in looks, from the seat, exactly like the real game, but
+    for the seat's own hidden choice in a simultaneous turn: it decides that again."""
     for state in positions(kind, rules, seed=8, every=5):
         for seat in range(state.seat_count):
             view = state.view(seat)
             info = InfoSet.from_view(view, seat)
+            rechoose = bool(view.get("choice"))
             for k in range(2):
                 world = info.sample(random.Random(k))
-                assert world.view(seat) == view
-                assert world.to_move() == state.to_move()
+                if not rechoose:
+                    assert world.view(seat) == view
+                    assert world.to_move() == state.to_move()
+                else:
+                    assert set(world.to_move()) == {*state.to_move(), seat}
+                    assert info.to_move and info.legal_moves()
 
 
 # ---- no peeking ------------------------------------------------------------------------------

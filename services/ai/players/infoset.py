@@ -22,14 +22,19 @@ class InfoSet:
     game: Game  # the game kind, from the view's "game"
     seat: int
     view: Mapping[str, Any]  # the seat's view, as the game wrote it
-    sampler: WorldSampler  # worlds consistent with `view`
+    sampler: WorldSampler  # worlds consistent with `view`, where the seat is to decide
+    may_move: bool = False  # the seat has a move to make now (or, having chosen, may re-choose)
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any], seat: int) -> InfoSet:
         """Read a seat's view; RulesError for an unknown game, and the sampler's ValueError
         (GameError) when the view does not add up."""
         game = games.get(view["game"])
-        return cls(game=game, seat=seat, view=view, sampler=game.world_sampler(view, seat))
+        sampler = game.world_sampler(view, seat)
+        may_move = view.get("status") == "playing" and bool(
+            sampler.sample(random.Random(0)).legal_moves(seat)
+        )
+        return cls(game=game, seat=seat, view=view, sampler=sampler, may_move=may_move)
 
     @classmethod
     def from_state(cls, state: GameState, seat: int) -> InfoSet:
@@ -38,8 +43,9 @@ class InfoSet:
 
     @property
     def to_move(self) -> bool:
-        """Whether the seat must move now (it is among the seats the game waits for)."""
-        return self.view.get("status") == "playing" and self.seat in self.view.get("to_move", ())
+        """Whether the seat has a move to make now: it is among the seats the game waits for,
+        or it has chosen in a simultaneous turn and may choose again."""
+        return self.may_move
 
     def sample(self, rng: random.Random) -> GameState:
         """One full world consistent with this seat's knowledge, hidden things dealt by `rng`."""

@@ -59,7 +59,8 @@ class _Node:
 class SearchParams:
     exploration: float = 0.5  # UCB constant, in standard deviations of the searcher's margins
     min_exploration: float = 1.0  # ...but never below this many points
-    rollout_moves: int = 8  # random turns after the tree before the evaluation cuts in
+    rollout_moves: int = 8  # random turns after the tree before the evaluation cuts in (fewer
+    # when many seats move at once: at most the turns that hold about 4 x this many moves)
     widen_base: int = 3  # root moves in the tree from the start...
     widen_power: float = 0.4  # ...plus iterations ** power
 
@@ -214,12 +215,15 @@ def _choose(
 
 
 def _rollout(world: GameState, turns: int, rand: Any) -> None:
-    """Uniformly random moves for every seat to move, `turns` times; cheap, and the evaluation
+    """Uniformly random moves for every seat to move, `turns` times (whole turns, fewer when
+    many seats move at once: about 4 x `turns` moves at most); cheap, and the evaluation
     corrects for the short horizon."""
+    moves_left = 4 * turns
     for _ in range(turns):
         movers = world.to_move()
-        if not movers:
+        if not movers or moves_left <= 0:
             return
+        moves_left -= len(movers)
         for seat in movers:
             world.apply(seat, world.random_move(seat, rand))
 

@@ -25,8 +25,8 @@ from services.ai.players.base import RankedMove, SearchResult
 from services.ai.players.evaluate import margin
 from services.ai.players.infoset import InfoSet
 
-# Positions greedy may evaluate for its look-ahead through chance before it keeps only the
-# likeliest outcomes (a seat that keeps the move after every one of many moves, many outcomes).
+# Moves greedy may make for its look-ahead through chance before it keeps only the likeliest
+# outcomes (a seat that keeps the move after many moves, many outcomes, many seats settling).
 LOOKAHEAD_CAP = 6000
 
 
@@ -89,7 +89,10 @@ def greedy_values(game: Game, world: GameState, seat: int, rng: random.Random) -
             values[m] = margin(game.evaluate(after), seat)
     if not staying:
         return values
-    outcomes = _likeliest(world.chance_outcomes(seat), len(staying) * max(1, len(legal)))
+    # A look-ahead per outcome costs about |staying| x |legal| positions, each after a move of
+    # every seat to move (the others settling an open simultaneous turn).
+    cost = len(staying) * max(1, len(legal)) * max(1, len(world.to_move()))
+    outcomes = _likeliest(world.chance_outcomes(seat), cost)
     for m, after in staying.items():
         if not outcomes:
             values[m] = best_continuation(game, after, seat, seed)

@@ -209,3 +209,18 @@ def test_world_sampler_keeps_the_view() -> None:
     assert len(decks) > 1
     with pytest.raises(ValueError):
         GAME.world_sampler({**view, "deck_left": 3}, 1)
+
+
+def test_a_seat_that_has_chosen_decides_again_in_its_sampled_worlds() -> None:
+    s = fresh(players=3, seed=8)
+    rand = random.Random(8).random
+    s.apply(1, s.random_move(1, rand))
+    view = s.view(1)
+    assert view["choice"] is not None and 1 not in view["to_move"]
+    w = GAME.world_sampler(view, 1).sample(random.Random(2))
+    assert 1 in w.to_move() and w.legal_moves(1) == s.legal_moves(1)
+    seen = w.view(1)
+    assert seen["choice"] is None
+    assert {k: v for k, v in seen.items() if k not in ("choice", "seats", "to_move")} == {
+        k: v for k, v in view.items() if k not in ("choice", "seats", "to_move")
+    }
