@@ -263,20 +263,26 @@ export class GameScreen {
       $("hint-meta").textContent = "";
     }
     if (mayMove(view, this.seat)) {
+      // One fetch of the legal moves per version, shared by every view of that version that
+      // arrives meanwhile (a move's answer and the event it caused, say).
       if (this.legalVersion !== view.version) {
         this.legalVersion = view.version;
-        try {
-          this.legal = (await api.legal(this.id, this.mine.token)).moves || [];
-        } catch (err) {
-          this.legal = [];
-          if (this.id === id) this.#message(err.message, "error");
-        }
+        this.legalFetch = api.legal(id, this.mine.token).then(
+          (answer) => answer.moves || [],
+          (err) => {
+            if (this.id === id) this.#message(err.message, "error");
+            return [];
+          },
+        );
       }
+      const legal = await this.legalFetch;
+      if (this.legalVersion === view.version) this.legal = legal;
     } else {
       this.legal = [];
       this.legalVersion = null;
     }
-    if (this.view !== view || this.id !== id) return; // a newer view came while legal moves loaded
+    // A newer version came while the legal moves loaded: its own call renders it.
+    if (this.id !== id || this.view.version !== view.version) return;
     this.#render();
   }
 

@@ -17,7 +17,6 @@ from typing import Any
 from games.base import Game, GameState, Option, WorldSampler
 from games.errors import InvalidMoveError
 from games.registry import register
-from games.underground.building import is_end
 from games.underground.chance import UndergroundSampler
 from games.underground.map import load_map
 from games.underground.queries import query as run_query
@@ -81,18 +80,28 @@ class UndergroundGame(Game):
             return [float(s) for s in state.scores]
         out = []
         n = state.board.size
+        open_mask = ~state.board.terminus_mask
+        deg = state.deg
         dest = 0
         for card in state.face_up:
             dest |= 1 << card
+        riding = state.passenger >= 0
         for seat in range(state.rules.players):
             v = float(state.scores[seat]) + 0.5 * state.held_tokens(seat)
             for c in state.colours_of[seat]:
                 on = state.on_line[c]
                 if not on:
                     continue
-                ends = sum(1 for s in range(n) if on >> s & 1 and is_end(state, c, s))
+                ends = 0
+                rest = on & open_mask  # an end is never a terminus (is_end)
+                base = c * n
+                while rest:
+                    low = rest & -rest
+                    if deg[base + low.bit_length() - 1] == 1:
+                        ends += 1
+                    rest ^= low
                 v += 0.4 * ends
-                if state.passenger >= 0:
+                if riding:
                     v += 0.6 * (on & dest).bit_count()
             out.append(v)
         return out

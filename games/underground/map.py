@@ -9,6 +9,7 @@ an int bitmask (bit i: station i), which is what the passenger's search works on
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from games.errors import GameError
+from games.underground.scoring import enclosed_mask, new_cycles
 
 MAPS_DIR = Path(__file__).parent / "maps"
 MAP_IDS = ("london",)
@@ -45,6 +47,18 @@ REQUIRED_NEIGHBOURS = (
 REQUIRED_TERMINI = ("ealing_broadway",)
 REQUIRED_RAIL = ("paddington", "marylebone")
 REQUIRED_STATIONS = ("holborn", "oxford_circus", "leicester_square", "great_portland_street")
+# The third example: a green loop through Charing Cross around Holborn, the line on from Warren
+# Street down to Green Park; green extends down to Victoria and on to Charing Cross, closing a
+# loop that encloses Holborn again and exactly 4 stations the first loop did not.
+EXAMPLE_LOOP = (
+    "kings_cross_st_pancras", "euston", "warren_street", "goodge_street", "tottenham_court_road",
+    "leicester_square", "charing_cross", "temple", "blackfriars", "farringdon",
+)  # fmt: skip
+EXAMPLE_LINE = (
+    "warren_street", "oxford_circus", "green_park", "victoria", "st_jamess_park", "westminster",
+    "charing_cross",
+)  # fmt: skip
+EXAMPLE_NEW_ENCLOSED = 4
 
 
 class MapError(GameError):
@@ -209,6 +223,8 @@ def parse_map(data: Any) -> Map:
         ia, ib = sorted((index[a], index[b]))
         _need((ia, ib) in section_of, f"{a!r} must neighbour {b!r}")
 
+    _check_loop_example(stations, index, section_of)
+
     nbrs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for k, sec in enumerate(sections):
         nbrs[sec.a].append((sec.b, k))
@@ -248,6 +264,42 @@ def parse_map(data: Any) -> Map:
         destinations=tuple(sorted(normal + express, key=lambda i: stations[i].id)),
         express_mask=mask(express),
         normal_mask=mask(normal),
+    )
+
+
+def _check_loop_example(
+    stations: list[Station], index: Mapping[str, int], section_of: Mapping[tuple[int, int], int]
+) -> None:
+    """§6's third example holds: the loop closed at Charing Cross scores exactly 4."""
+    for sid in (*EXAMPLE_LOOP, *EXAMPLE_LINE):
+        _need(sid in index, f"the worked examples need station {sid!r}")
+    loop = [index[sid] for sid in EXAMPLE_LOOP]
+    line = [index[sid] for sid in EXAMPLE_LINE]
+    rails = [*itertools.pairwise([*loop, loop[0]]), *itertools.pairwise(line)]
+    for a, b in rails:
+        _need(
+            (min(a, b), max(a, b)) in section_of,
+            f"{stations[a].id!r} must neighbour {stations[b].id!r} (the worked examples)",
+        )
+    xs = [s.x for s in stations]
+    ys = [s.y for s in stations]
+    everything = (1 << len(stations)) - 1
+    before = enclosed_mask(loop, xs, ys, everything)
+    holborn = 1 << index["holborn"]
+    _need(bool(before & holborn), "the green loop of the worked examples must enclose Holborn")
+    adj: dict[int, list[int]] = {}
+    for a, b in rails[:-1]:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    a, b = rails[-1]
+    after = 0
+    for cycle in new_cycles(a, b, lambda v: iter(adj.get(v, ()))):
+        after |= enclosed_mask(cycle, xs, ys, everything)
+    got = (after & ~before).bit_count()
+    _need(
+        bool(after & holborn) and got == EXAMPLE_NEW_ENCLOSED,
+        f"green's loop closed at Charing Cross must enclose Holborn again and "
+        f"{EXAMPLE_NEW_ENCLOSED} stations more, not {got} (the worked examples)",
     )
 
 

@@ -280,12 +280,50 @@ class UndergroundState:
         return cls.deal_new(rules, connections, cards, seed)
 
     def copy(self) -> UndergroundState:
+        """An independent copy: every list is copied (one level: the dicts in them are never
+        changed in place), except the symbol tables, fixed once dealt. Written out, as the AI
+        copies a state for every move it weighs."""
         s = UndergroundState.__new__(UndergroundState)
-        for name in UndergroundState.__slots__:
-            v = getattr(self, name)
-            if type(v) is list:
-                v = v[:]
-            setattr(s, name, v)
+        s.rules = self.rules
+        s.board = self.board
+        s.colour_names = self.colour_names
+        s.colours_of = self.colours_of
+        s.owner = self.owner
+        s.connections = self.connections
+        s.symbol_at = self.symbol_at
+        s.symbol_partner = self.symbol_partner
+        s.deal = self.deal[:]
+        s.drawn = self.drawn
+        s.face_up = self.face_up[:]
+        s.discard = self.discard[:]
+        s.passenger = self.passenger
+        s.sec_colours = self.sec_colours[:]
+        s.deg = self.deg[:]
+        s.on_line = self.on_line[:]
+        s.rail_count = self.rail_count[:]
+        s.enclosed = self.enclosed[:]
+        s.symbols_scored = self.symbols_scored[:]
+        s.scores = self.scores[:]
+        s.tokens = self.tokens[:]
+        s.seat = self.seat
+        s.turns = self.turns
+        s.steps = self.steps
+        s.phase = self.phase
+        s.laid = self.laid[:]
+        s.t0 = self.t0
+        s.net = self.net
+        s.low = self.low
+        s.leg = self.leg
+        s.ways = self.ways[:]
+        s.legs_taken = self.legs_taken[:]
+        s.turn_gains = self.turn_gains[:]
+        s.cur_steps = self.cur_steps[:]
+        s.history = self.history[:]
+        s.plan = None if self.plan is None else self.plan[:]
+        s.auto_route = self.auto_route
+        s.seed = self.seed
+        s.xs = self.xs
+        s.ys = self.ys
         return s
 
     def _assign(self, other: UndergroundState) -> None:

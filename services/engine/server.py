@@ -18,8 +18,8 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 from services.common.config import Settings
 from services.common.grpc_server import aio_server
 from services.common.grpc_util import SERVER_OPTIONS
-from services.engine.bots import BotQueue
-from services.engine.service import EngineService, close_quietly
+from services.engine.bots import POLL_SLICE_MS, BotQueue
+from services.engine.service import WATCH_SLICE_MS, EngineService, close_quietly
 from services.engine.store import STORAGE_ERRORS, GameStore, connect
 
 log = logging.getLogger("metro.engine")
@@ -51,7 +51,11 @@ async def _watch_health(store: GameStore, health: health_aio.HealthServicer) -> 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     """Run until `stop` is set (or SIGTERM/SIGINT), then drain for a few seconds."""
     client = connect(settings.redis_url)
-    blocking = connect(settings.redis_url, max_connections=4096)
+    blocking = connect(
+        settings.redis_url,
+        max_connections=4096,
+        longest_block_ms=max(WATCH_SLICE_MS, POLL_SLICE_MS),
+    )
     store = GameStore(client)
     bots = BotQueue(client, blocking)
     with contextlib.suppress(*STORAGE_ERRORS):

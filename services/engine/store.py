@@ -136,16 +136,27 @@ SubmitResult = Submitted | Duplicate | Conflict
 STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
 
 
-def connect(url: str, *, max_connections: int = 256) -> aioredis.Redis:
+COMMAND_TIMEOUT_S = 5.0  # no command of ours takes longer, except the blocking reads
+BLOCKING_MARGIN_S = 5.0  # a blocking read may wait its full block, plus this, for its reply
+
+
+def connect(
+    url: str, *, max_connections: int = 256, longest_block_ms: int = 0
+) -> aioredis.Redis:
     """A client that reconnects by itself (a restarted Redis is picked up on the next call).
 
     A command whose reply was lost is re-sent; commits stay safe because every commit carries a
-    request key that the commit script answers from, instead of applying twice.
+    request key that the commit script answers from, instead of applying twice. A client for
+    blocking reads (XREAD BLOCK) names the longest block it will ask for: its socket must wait
+    that long for a reply, or every idle watch would end in a timeout.
     """
     return aioredis.Redis.from_url(
         url,
         decode_responses=True,
         max_connections=max_connections,
+        socket_timeout=COMMAND_TIMEOUT_S + longest_block_ms / 1000 + (
+            BLOCKING_MARGIN_S if longest_block_ms else 0
+        ),
         socket_connect_timeout=2.0,
         health_check_interval=15,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games.errors import IllegalMoveError, NotYourTurnError
-from games.underground.state import Rail, Stop, UndergroundRules, UndergroundState
+from games.underground.scoring import enclosed_mask
+from games.underground.state import COLOURS, Rail, Stop, UndergroundRules, UndergroundState
 from tests.rules.underground.helpers import BOARD, fresh, put
 
 
@@ -143,29 +144,53 @@ def test_example_red_reaches_ealing_broadway_then_branches_to_paddington() -> No
     assert s.tokens[0] == 0
 
 
-def test_example_green_symbol_pair_then_a_loop() -> None:
+def test_example_green_reaches_victoria_then_closes_a_loop_at_charing_cross() -> None:
+    """§6, third example, as the seed tells it: green extends down to Victoria (+3, a second
+    station of its symbol), then on to Charing Cross, closing a loop around 4 stations (+4);
+    Holborn, inside it too, was enclosed before and scores nothing again."""
     s = fresh()
-    # earlier turns: a loop around holborn (and 4 more), through charing_cross (symbol a)
+    # earlier turns: a green loop around Holborn through Charing Cross (symbol a, as Victoria),
+    # and the line on from Warren Street down Oxford Circus to Green Park, its one end
     loop = put(s, "green", ["kings_cross_st_pancras", "euston", "warren_street", "goodge_street",
-                            "tottenham_court_road", "leicester_square", "charing_cross",
-                            "embankment", "temple", "blackfriars", "farringdon",
-                            "kings_cross_st_pancras"])  # fmt: skip
-    assert sorted(g["station"] for g in loop if g["reason"] == "enclosed") == [
-        "chancery_lane",
-        "covent_garden",
-        "euston_square",
-        "holborn",
-        "russell_square",
+                            "tottenham_court_road", "leicester_square", "charing_cross", "temple",
+                            "blackfriars", "farringdon", "kings_cross_st_pancras"])  # fmt: skip
+    before = sorted(g["station"] for g in loop if g["reason"] == "enclosed")
+    assert before == [
+        "chancery_lane", "covent_garden", "euston_square", "holborn", "russell_square",
+    ]  # fmt: skip
+    put(s, "green", ["warren_street", "oxford_circus", "green_park"])
+    s.play(0, {"rails": []})
+    green = s.owner[COLOURS.index("green")]
+    assert s.to_move() == (green,)
+    score = s.scores[green]
+    event = s.play(green, {"rails": [rail("green", "green_park", "victoria"),
+                                     rail("green", "victoria", "st_jamess_park"),
+                                     rail("green", "st_jamess_park", "westminster"),
+                                     rail("green", "westminster", "charing_cross")]})  # fmt: skip
+    building = [(g["reason"], g["points"], g.get("station") or g.get("symbol"))
+                for g in event["gained"] if g["reason"] != "ride"]  # fmt: skip
+    assert building == [
+        ("rail", 1, "victoria"),  # Victoria is a national rail station
+        ("symbol", 3, "a"),  # Victoria joins Charing Cross, the other station of symbol a
+        ("enclosed", 1, "goodge_street"),
+        ("enclosed", 1, "leicester_square"),
+        ("enclosed", 1, "piccadilly_circus"),
+        ("enclosed", 1, "tottenham_court_road"),
     ]
-    put(s, "green", ["tottenham_court_road", "oxford_circus", "green_park"])
-    # green reaches victoria: victoria and charing_cross both carry symbol a
-    g1 = put(s, "green", ["green_park", "victoria"])
-    assert [(g["reason"], g["points"]) for g in g1] == [("rail", 1), ("symbol", 3)]
-    # closing the loop victoria-st_jamess_park-westminster-embankment encloses 3 stations not
-    # on it and not enclosed before; holborn and the others of the first loop score nothing.
-    g2 = put(s, "green", ["victoria", "st_jamess_park", "westminster", "embankment"])
-    assert sorted((g["reason"], g["station"]) for g in g2) == [
-        ("enclosed", "charing_cross"), ("enclosed", "leicester_square"),
-        ("enclosed", "piccadilly_circus")]  # fmt: skip
+    rides = sum(
+        g["points"] for g in event["gained"] if g["reason"] == "ride" and g["seat"] == green
+    )
+    assert s.scores[green] - score == 1 + 3 + 4 + rides
+    # Holborn lies inside the loop closed at Charing Cross, but was enclosed before
+    i = BOARD.index
+    outer = [i[x] for x in ("charing_cross", "westminster", "st_jamess_park", "victoria",
+                            "green_park", "oxford_circus", "warren_street", "euston",
+                            "kings_cross_st_pancras", "farringdon", "blackfriars",
+                            "temple")]  # fmt: skip
+    inner = enclosed_mask(outer, s.xs, s.ys, (1 << BOARD.size) - 1)
+    assert inner >> i["holborn"] & 1
+    assert sorted(BOARD.sid(k) for k in range(BOARD.size) if inner >> k & 1) == sorted(
+        [*before, "goodge_street", "leicester_square", "piccadilly_circus", "tottenham_court_road"]
+    )
     # a symbol pair scores once per colour
     assert s.view(None)["scored"]["green"]["symbols"] == ["a"]

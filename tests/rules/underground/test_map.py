@@ -74,6 +74,12 @@ def _broken(change) -> dict:  # type: ignore[no-untyped-def]
             "termini on the edge",
         ),
         (lambda d: d["stations"].__delitem__(slice(0, 60)), "stations; a map has 90-140"),
+        (
+            lambda d: next(s for s in d["stations"] if s["id"] == "piccadilly_circus").update(
+                x=50.0, y=40.0
+            ),
+            "enclose Holborn again and 4 stations more, not 3",
+        ),
     ],
 )
 def test_a_broken_map_is_refused_with_the_reason(change, reason: str) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,960 @@
+// On the Underground's page module (RULES-UNDERGROUND.md): London drawn as an Underground diagram
+// (sections with their 1-3 spaces, rails in line colours, termini, national rail, connection
+// tokens, destinations, the passenger and the face-up cards), building a turn rail by rail with a
+// preview of what each candidate rail scores, ending the building, choosing the passenger's way
+// among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
+// The shell owns the status line, scores, join, hint button and replay buttons.
+
+import {
+  COLOURS,
+  LINE_HEX,
+  MapIndex,
+  Network,
+  analyse,
+  gainWords,
+  ownerOf,
+  replayPositions,
+  secKey,
+  sumPoints,
+} from "./board.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const SCALE = 12; // svg units per map unit
+const PAD = 4; // map units around the stations
+const SLOT_GAP = 3.4; // between the parallel spaces of a section
+const ZOOMS = [1, 1.6, 2.4];
+const SYMBOL_HEX = { a: "#6a1b9a", b: "#00838f", c: "#d84315", d: "#2e7d32" };
+// Stations named on the map itself (the others: on hover/focus, and in the controls).
+const MAJOR = new Set([
+  "euston",
+  "kings_cross_st_pancras",
+  "paddington",
+  "victoria",
+  "waterloo",
+  "bank",
+  "oxford_circus",
+  "liverpool_street",
+  "hammersmith",
+  "stratford",
+  "wimbledon",
+  "brixton",
+  "ealing_broadway",
+  "richmond",
+  "morden",
+  "golders_green",
+  "wembley_park",
+  "walthamstow_central",
+  "highgate",
+  "north_greenwich",
+  "elephant_and_castle",
+  "canary_wharf",
+  "london_bridge",
+  "clapham_junction",
+]);
+
+let mapPromise = null;
+
+/** The map (§1), once per page: POST /api/rules {"op": "map"}. */
+function loadMap() {
+  if (!mapPromise) {
+    mapPromise = fetch("/api/rules", {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify({ op: "map", game: "underground" }),
+    })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the map query answered HTTP ${r.status}`))))
+      .then((m) => {
+        if (!m || !Array.isArray(m.stations)) throw new Error(m?.error || "the map query gave no map");
+        return m;
+      })
+      .catch((err) => {
+        mapPromise = null;
+        throw err;
+      });
+  }
+  return mapPromise;
+}
+
+function ensureStylesheet() {
+  if (document.querySelector("link[data-underground-css]")) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("./page.css", import.meta.url).href; // /games/underground/page.css
+  link.dataset.undergroundCss = "";
+  document.head.appendChild(link);
+}
+
+function svg(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function html(tag, attrs = {}, parent = null, text = null) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "className") el.className = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  if (text !== null) el.textContent = text;
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+/** A small line-colour swatch as SVG (colours go in attributes, never in style attributes). */
+function swatch(colour, parent, size = 14) {
+  const root = svg("svg", { class: "ug-swatch", viewBox: "0 0 14 14", width: size, height: size, "aria-hidden": "true" }, parent);
+  svg("rect", { x: 1, y: 1, width: 12, height: 12, rx: 3, fill: LINE_HEX[colour] || "#888", stroke: "#1c1c1c", "stroke-width": 1 }, root);
+  return root;
+}
+
+function destIcon(kind, parent) {
+  const root = svg("svg", { class: "ug-dest-icon", viewBox: "0 0 14 14", width: 14, height: 14, "aria-hidden": "true" }, parent);
+  svg("circle", { cx: 7, cy: 7, r: 5.5, fill: kind === "express" ? "#f2b705" : "#fff", stroke: "#1c1c1c", "stroke-width": 1.4 }, root);
+  return root;
+}
+
+const seatName = (view, i) => {
+  const s = view?.seats?.[i];
+  if (!s) return `Player ${i + 1}`;
+  return s.name || (s.kind === "ai" ? `AI ${s.level || ""}`.trim() : `Player ${i + 1}`);
+};
+
+const railMove = (r) => ({ step: "rail", colour: r.colour, a: r.a, b: r.b });
+
+function plainMove(m) {
+  const src = m?.move && typeof m.move === "object" ? m.move : m;
+  if (!src || typeof src !== "object") return null;
+  if (src.step === "rail") return railMove(src);
+  if (src.step === "stop") return { step: "stop" };
+  if (src.step === "route") return { step: "route", to: src.to, lines: [...(src.lines || [])] };
+  return null;
+}
+
+export function mount(parts, host) {
+  return new UndergroundPage(parts, host);
+}
+
+class UndergroundPage {
+  constructor(parts, host) {
+    ensureStylesheet();
+    this.parts = parts;
+    this.host = host;
+    this.view = null;
+    this.legal = [];
+    this.index = null;
+    this.analysis = null;
+    this.sel = { colour: null, from: null };
+    this.hints = [];
+    this.busy = false;
+    this.replayScene = null; // a replay position shown instead of the live view
+    this.zoom = 0;
+    this.hoverWay = null;
+    this.turnKey = null;
+    this.lastSent = null;
+
+    this.root = html("div", { className: "ug-board" });
+    this.tools = html("div", { className: "ug-tools", role: "group", "aria-label": "Map zoom" }, this.root);
+    this.zoomOut = html("button", { type: "button", className: "ug-zoom-out small", "aria-label": "Zoom out", title: "Zoom out" }, this.tools, "−");
+    this.zoomIn = html("button", { type: "button", className: "ug-zoom-in small", "aria-label": "Zoom in", title: "Zoom in" }, this.tools, "+");
+    this.zoomOut.addEventListener("click", () => this.#setZoom(this.zoom - 1));
+    this.zoomIn.addEventListener("click", () => this.#setZoom(this.zoom + 1));
+    this.scroll = html("div", { className: "ug-scroll", "data-zoom": "0" }, this.root);
+    this.loading = html("p", { className: "ug-loading" }, this.scroll, "Loading the map of London…");
+    parts.board.appendChild(this.root);
+
+    this.controls = html("div", { className: "ug-controls", "data-phase": "loading", "data-busy": "false" });
+    parts.controls.appendChild(this.controls);
+    this.controls.addEventListener("click", (ev) => this.#onControlClick(ev));
+    this.controls.addEventListener("pointerover", (ev) => this.#onControlHover(ev, true));
+    this.controls.addEventListener("pointerout", (ev) => this.#onControlHover(ev, false));
+
+    this.onKey = (ev) => {
+      if (ev.key === "Escape" && (this.sel.from || this.sel.colour)) {
+        this.sel.from = null;
+        this.#render();
+      }
+    };
+    document.addEventListener("keydown", this.onKey);
+
+    loadMap().then(
+      (map) => {
+        if (!this.root.isConnected && !this.parts.board.contains(this.root)) return;
+        this.index = new MapIndex(map);
+        this.#buildSvg();
+        if (this.view) this.#analyse();
+        this.#render();
+      },
+      (err) => {
+        this.loading.textContent = `The map cannot be loaded: ${err.message}`;
+        this.host.notify(`The map cannot be loaded: ${err.message}`, "error");
+      },
+    );
+  }
+
+  // ---- the shell's interface -----------------------------------------------------------------
+
+  update(view, legal) {
+    const changed = !this.view || this.view.version !== view.version;
+    this.view = view;
+    this.legal = Array.isArray(legal) ? legal : [];
+    if (changed) {
+      this.#analyse();
+      this.#keepSelection();
+    }
+    this.#render();
+  }
+
+  showHints(suggestions) {
+    this.hints = Array.isArray(suggestions) ? suggestions : [];
+    this.#render();
+  }
+
+  replay(record, view) {
+    const positions = this.index ? replayPositions(this.index, record) : null;
+    const names = (i) => record.seats?.[i]?.name || seatName(view, i);
+    const length = (record.moves || []).length;
+    return {
+      length,
+      describe: (i) => {
+        if (i <= 0) return `Start: the passenger waits at ${this.index?.name(this.index.map.start) || "Euston"}.`;
+        const m = record.moves[i - 1];
+        const rails = (m.rails || []).map((r) => `${r.colour} ${this.#n(r.a)}–${this.#n(r.b)}`).join(", ");
+        const route = (m.route || []).map((l) => `${this.#n(l.to)}${l.lines.length ? ` by ${l.lines.join("+")}` : " on foot"}`).join(", then ");
+        const built = rails ? `laid ${rails}` : "laid no rail";
+        return `Turn ${i}: ${names(m.seat)} ${built}${route ? `; the passenger rode to ${route}` : ""}.`;
+      },
+      show: (i) => {
+        const all = positions || (this.index ? replayPositions(this.index, record) : null);
+        if (!all) return;
+        if (i >= length) {
+          this.replayScene = null;
+        } else {
+          const p = all[Math.max(0, i)];
+          const net = new Network(this.index, record.connections);
+          for (const r of p.rails) net.lay(r.colour, r.a, r.b);
+          this.replayScene = { ...p, net, connections: record.connections, index: i, length, names };
+        }
+        this.#render();
+      },
+    };
+  }
+
+  unmount() {
+    document.removeEventListener("keydown", this.onKey);
+    this.root.remove();
+    this.controls.remove();
+  }
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  #n(id) {
+    return this.index ? this.index.name(id) : id;
+  }
+
+  #analyse() {
+    if (!this.index || !this.view) return;
+    this.analysis = analyse(this.index, this.view);
+  }
+
+  get #mySeat() {
+    const s = this.host.seat;
+    return s === null || s === undefined ? null : s;
+  }
+
+  get #phase() {
+    const v = this.view;
+    if (this.replayScene) return "replay";
+    if (!v || !this.index) return "loading";
+    if (v.status === "over") return "over";
+    if (v.status !== "playing") return "waiting";
+    const me = this.#mySeat;
+    if (me === null || !(v.to_move || []).includes(me) || !this.legal.length) return "watch";
+    return v.turn?.step === "route" ? "route" : "build";
+  }
+
+  get #legalRails() {
+    return this.legal.filter((m) => m.step === "rail");
+  }
+
+  get #myColours() {
+    const v = this.view;
+    const me = this.#mySeat;
+    return me !== null && v?.seats?.[me]?.colours ? v.seats[me].colours : [];
+  }
+
+  /** After a view change: keep the colour; continue from where the last rail ended if it can. */
+  #keepSelection() {
+    const rails = this.#legalRails;
+    if (this.#phase !== "build") {
+      this.sel = { colour: this.sel.colour, from: null };
+      return;
+    }
+    const { colour } = this.sel;
+    const touches = (c, s) => rails.some((r) => r.colour === c && (r.a === s || r.b === s));
+    if (this.lastSent && this.lastSent.colour === colour) {
+      const next = this.lastSent.to;
+      this.sel.from = touches(colour, next) ? next : null;
+    } else if (this.sel.from && !touches(colour, this.sel.from)) {
+      this.sel.from = null;
+    }
+    this.lastSent = null;
+    if (!colour || !rails.some((r) => r.colour === colour)) {
+      this.sel.colour = this.#myColours.find((c) => rails.some((r) => r.colour === c)) || null;
+      this.sel.from = null;
+    }
+  }
+
+  /** The candidate rails to draw: of the chosen colour, from the chosen station if any. */
+  #candidates() {
+    if (this.#phase !== "build" || this.busy) return [];
+    const { colour, from } = this.sel;
+    if (!colour) return [];
+    // A line with no rail yet could start anywhere: draw its rails once a station is chosen.
+    if (!from && !(this.analysis?.net.railCount(colour) > 0)) return [];
+    return this.#legalRails.filter((r) => r.colour === colour && (!from || r.a === from || r.b === from));
+  }
+
+  #preview(r) {
+    if (!this.analysis) return [];
+    return this.analysis.net.preview(r.colour, r.a, r.b);
+  }
+
+  // ---- sending -------------------------------------------------------------------------------
+
+  async #send(move, note = null) {
+    if (this.busy) return false;
+    this.busy = true;
+    this.#render();
+    let ok = false;
+    try {
+      ok = await this.host.send(move);
+    } finally {
+      this.busy = false;
+    }
+    if (ok && note) this.host.notify(note, "ok");
+    this.#render();
+    return ok;
+  }
+
+  async #layRail(r) {
+    const from = this.sel.from && (r.a === this.sel.from || r.b === this.sel.from) ? this.sel.from : r.a;
+    const to = from === r.a ? r.b : r.a;
+    const gains = this.#preview(r);
+    this.lastSent = { colour: r.colour, to };
+    const ok = await this.#send(railMove(r), `${r.colour} ${this.#n(from)}–${this.#n(to)}: ${gainWords(gains, this.index)}`);
+    if (!ok) this.lastSent = null;
+  }
+
+  #onStation(id) {
+    if (this.#phase !== "build" || this.busy) return;
+    const rails = this.#legalRails;
+    const { colour, from } = this.sel;
+    if (from && from !== id) {
+      const r = rails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)));
+      if (r) {
+        this.#layRail(r);
+        return;
+      }
+    }
+    if (from === id) {
+      this.sel.from = null;
+      this.#render();
+      return;
+    }
+    const colours = this.#myColours.filter((c) => rails.some((r) => r.colour === c && (r.a === id || r.b === id)));
+    if (!colours.length) {
+      this.host.notify(`No rail of yours can be laid from ${this.#n(id)} now.`, "info");
+      return;
+    }
+    this.sel.colour = colours.includes(colour) ? colour : colours[0];
+    this.sel.from = id;
+    this.host.notify("", "info");
+    this.#render();
+  }
+
+  #onControlClick(ev) {
+    const btn = ev.target.closest("button");
+    if (!btn || btn.disabled || !this.controls.contains(btn)) return;
+    const d = btn.dataset;
+    if (d.action === "colour") {
+      this.sel = { colour: d.colour, from: null };
+      this.#render();
+    } else if (d.action === "target") {
+      const r = this.#legalRails.find((x) => x.colour === d.colour && secKey(x.a, x.b) === secKey(d.a, d.b));
+      if (r) this.#layRail(r);
+    } else if (d.action === "clear") {
+      this.sel.from = null;
+      this.#render();
+    } else if (d.action === "stop") {
+      this.sel.from = null;
+      this.#send({ step: "stop" });
+    } else if (d.action === "way") {
+      const m = this.legal.find((x) => x.step === "route" && x.to === d.to && (x.lines || []).join("+") === d.lines);
+      if (m) this.#send({ step: "route", to: m.to, lines: [...(m.lines || [])] });
+    } else if (d.action === "hint") {
+      const h = this.hints[Number(d.rank)];
+      const move = plainMove(h);
+      if (move?.step === "rail") {
+        const r = this.#legalRails.find((x) => x.colour === move.colour && secKey(x.a, x.b) === secKey(move.a, move.b));
+        if (r) this.#layRail(r);
+      } else if (move) this.#send(move);
+    }
+  }
+
+  #onControlHover(ev, on) {
+    const btn = ev.target.closest?.("[data-action='way']");
+    const key = on && btn ? `${btn.dataset.to}|${btn.dataset.lines}` : null;
+    if (key === this.hoverWay) return;
+    this.hoverWay = key;
+    this.#renderHighlights();
+  }
+
+  #setZoom(z) {
+    const zoom = Math.max(0, Math.min(ZOOMS.length - 1, z));
+    if (zoom === this.zoom) return;
+    const el = this.scroll;
+    const cx = (el.scrollLeft + el.clientWidth / 2) / Math.max(1, el.scrollWidth);
+    const cy = (el.scrollTop + el.clientHeight / 2) / Math.max(1, el.scrollHeight);
+    this.zoom = zoom;
+    el.dataset.zoom = String(zoom);
+    this.zoomOut.disabled = zoom === 0;
+    this.zoomIn.disabled = zoom === ZOOMS.length - 1;
+    requestAnimationFrame(() => {
+      el.scrollLeft = cx * el.scrollWidth - el.clientWidth / 2;
+      el.scrollTop = cy * el.scrollHeight - el.clientHeight / 2;
+    });
+  }
+
+  // ---- the map -------------------------------------------------------------------------------
+
+  #xy(id) {
+    const s = this.index.byId.get(id);
+    return [(s.x - this.minX + PAD) * SCALE, (s.y - this.minY + PAD) * SCALE];
+  }
+
+  /** The two ends of slot `slot` of section a-b (offset across it, by the map's own a->b). */
+  #slotLine(a, b, slot) {
+    const sec = this.index.byKey.get(secKey(a, b));
+    const [ax, ay] = this.#xy(sec.a);
+    const [bx, by] = this.#xy(sec.b);
+    const len = Math.hypot(bx - ax, by - ay) || 1;
+    const nx = -(by - ay) / len;
+    const ny = (bx - ax) / len;
+    const o = (slot - (sec.spaces - 1) / 2) * SLOT_GAP;
+    return { x1: ax + nx * o, y1: ay + ny * o, x2: bx + nx * o, y2: by + ny * o, sec };
+  }
+
+  #buildSvg() {
+    const ix = this.index;
+    const xs = ix.stations.map((s) => s.x);
+    const ys = ix.stations.map((s) => s.y);
+    this.minX = Math.min(...xs);
+    this.minY = Math.min(...ys);
+    const w = (Math.max(...xs) - this.minX + 2 * PAD) * SCALE;
+    const h = (Math.max(...ys) - this.minY + 2 * PAD) * SCALE;
+    const map = svg("svg", {
+      class: "ug-map",
+      viewBox: `0 0 ${w.toFixed(0)} ${h.toFixed(0)}`,
+      role: "group",
+      "aria-label": `Map of ${ix.map.name || "London"}: ${ix.stations.length} stations`,
+    });
+    svg("rect", { class: "ug-water", x: 0, y: 0, width: w, height: h, rx: 14 }, map);
+    this.layers = {};
+    for (const name of ["beds", "rails", "hints", "cands", "marks", "halos", "stations", "labels", "tokens", "tags", "passenger"]) {
+      this.layers[name] = svg("g", { class: `ug-layer ug-${name}` }, map);
+    }
+    // Sections: a pale bed as wide as its spaces, a faint line per free space.
+    for (const sec of ix.sections) {
+      const [ax, ay] = this.#xy(sec.a);
+      const [bx, by] = this.#xy(sec.b);
+      svg("line", { class: `ug-bed spaces-${sec.spaces}`, x1: ax, y1: ay, x2: bx, y2: by, "data-section": sec.key }, this.layers.beds);
+      for (let k = 0; k < sec.spaces; k++) {
+        const l = this.#slotLine(sec.a, sec.b, k);
+        svg("line", { class: "ug-slot", x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 }, this.layers.beds);
+      }
+    }
+    // Termini (a bar across the line's end) and national rail marks.
+    for (const st of ix.stations) {
+      const [x, y] = this.#xy(st.id);
+      if (st.terminus) {
+        const nb = ix.neighbours.get(st.id) || [];
+        let dx = 0;
+        let dy = 0;
+        for (const o of nb) {
+          const [ox, oy] = this.#xy(o);
+          const l = Math.hypot(ox - x, oy - y) || 1;
+          dx += (ox - x) / l;
+          dy += (oy - y) / l;
+        }
+        const l = Math.hypot(dx, dy) || 1;
+        const [px, py] = [-dy / l, dx / l];
+        svg("line", { class: "ug-terminus", x1: x - px * 7, y1: y - py * 7, x2: x + px * 7, y2: y + py * 7 }, this.layers.marks);
+      }
+      if (st.rail) {
+        const g = svg("g", { class: "ug-nr", transform: `translate(${(x + 6).toFixed(1)} ${(y - 6).toFixed(1)})` }, this.layers.marks);
+        svg("rect", { x: -4.2, y: -3.2, width: 8.4, height: 6.4, rx: 1.6 }, g);
+        svg("path", { d: "M-2.8 -1.1 H2.6 M1.2 -2.3 L2.6 -1.1 M2.8 1.1 H-2.6 M-1.2 2.3 L-2.6 1.1" }, g);
+      }
+    }
+    // Stations: a disc (gold: express destination, white: normal, small: none) over a wider
+    // transparent target; names on hover (title), on focus (aria-label) and for a few as labels.
+    this.stationEls = new Map();
+    for (const st of ix.stations) {
+      const [x, y] = this.#xy(st.id);
+      const kind = st.destination || "plain";
+      const words = [st.name];
+      if (st.destination) words.push(`${st.destination} destination`);
+      if (st.rail) words.push("national rail");
+      if (st.terminus) words.push("terminus");
+      if (st.connection) words.push("connection spot");
+      const g = svg("g", { class: `ug-station dest-${kind}`, "data-station": st.id, "aria-label": words.join(", ") }, this.layers.stations);
+      svg("title", {}, g).textContent = words.join(" · ");
+      svg("circle", { class: "ug-hit", cx: x, cy: y, r: 4.7 }, g);
+      svg("circle", { class: "ug-disc", cx: x, cy: y, r: st.destination ? 3.7 : 2.5 }, g);
+      g.addEventListener("click", () => this.#onStation(st.id));
+      g.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") {
+          ev.preventDefault();
+          this.#onStation(st.id);
+        }
+      });
+      this.stationEls.set(st.id, g);
+      if (MAJOR.has(st.id) || st.id === ix.map.start) {
+        const right = st.x < 88;
+        const t = svg(
+          "text",
+          { class: "ug-label", x: x + (right ? 6 : -6), y: y + 12, "text-anchor": right ? "start" : "end", "aria-hidden": "true" },
+          this.layers.labels,
+        );
+        t.textContent = st.name;
+      }
+    }
+    this.svg = map;
+    this.loading.remove();
+    this.scroll.appendChild(map);
+    this.zoomOut.disabled = true;
+  }
+
+  /** What the map shows now: the live view, or a replay position. */
+  #scene() {
+    if (this.replayScene) return this.replayScene;
+    const v = this.view;
+    return {
+      rails: v.rails || [],
+      passenger: v.passenger,
+      faceUp: v.face_up || [],
+      pile: v.pile_count,
+      connections: v.connections || {},
+      net: this.analysis?.net || new Network(this.index, v.connections),
+    };
+  }
+
+  #renderMap() {
+    if (!this.svg || !this.view) return;
+    const scene = this.#scene();
+    const L = this.layers;
+    const net = scene.net;
+    // Rails, each in its slot (the order they were laid on that section); white gets a casing.
+    L.rails.replaceChildren();
+    const turnRails = new Set(
+      !this.replayScene && this.view.turn ? (this.view.turn.rails || []).map((r) => `${r.colour}|${secKey(r.a, r.b)}`) : [],
+    );
+    for (const r of scene.rails) {
+      const slot = Math.max(0, net.slotOf(r.a, r.b, r.colour));
+      const l = this.#slotLine(r.a, r.b, slot);
+      const fresh = turnRails.has(`${r.colour}|${secKey(r.a, r.b)}`);
+      const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
+      if (r.colour === "white" || r.colour === "yellow" || r.colour === "pink") svg("line", { ...attrs, class: "ug-casing" }, L.rails);
+      const line = svg(
+        "line",
+        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": `${r.colour}|${r.a}|${r.b}` },
+        L.rails,
+      );
+      svg("title", {}, line).textContent = `${r.colour} line: ${this.#n(r.a)} – ${this.#n(r.b)}`;
+    }
+    // Candidate rails: dashed in the free slot they would take; the whole section is clickable.
+    L.cands.replaceChildren();
+    L.tags.replaceChildren();
+    const cands = this.#candidates();
+    const from = this.sel.from;
+    for (const r of cands) {
+      const l = this.#slotLine(r.a, r.b, net.used(r.a, r.b));
+      const gains = this.#preview(r);
+      const pts = sumPoints(gains);
+      const g = svg("g", { class: "ug-cand", "data-colour": r.colour, "data-a": r.a, "data-b": r.b, "data-points": pts }, L.cands);
+      const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
+      svg("line", { ...attrs, class: "ug-cand-line", stroke: LINE_HEX[r.colour] }, g);
+      svg("line", { ...attrs, class: "ug-cand-hit" }, g);
+      svg("title", {}, g).textContent = `Lay ${r.colour}: ${this.#n(r.a)} – ${this.#n(r.b)} (${gainWords(gains, this.index)})`;
+      g.addEventListener("click", () => this.#layRail(r));
+      if (from && pts > 0) {
+        const to = r.a === from ? r.b : r.a;
+        const [x, y] = this.#xy(to);
+        const t = svg("text", { class: "ug-tag", x, y: y - 7, "text-anchor": "middle" }, L.tags);
+        t.textContent = `+${pts}`;
+      }
+    }
+    // Stations: which can start a rail, which a rail from the chosen one can reach.
+    const phase = this.#phase;
+    const starts = new Set();
+    const targets = new Set();
+    if (phase === "build" && !this.busy && this.sel.colour) {
+      for (const r of this.#legalRails) {
+        if (r.colour !== this.sel.colour) continue;
+        starts.add(r.a);
+        starts.add(r.b);
+        if (from && r.a === from) targets.add(r.b);
+        if (from && r.b === from) targets.add(r.a);
+      }
+    }
+    for (const [id, g] of this.stationEls) {
+      const active = phase === "build" && !this.busy && (starts.has(id) || targets.has(id) || id === from);
+      g.classList.toggle("startable", starts.has(id) && !from);
+      g.classList.toggle("target", targets.has(id));
+      g.classList.toggle("from", id === from);
+      if (active) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+      } else {
+        g.removeAttribute("tabindex");
+        g.removeAttribute("role");
+      }
+    }
+    // Connection tokens, the face-up destinations, the passenger.
+    L.tokens.replaceChildren();
+    for (const [spot, sym] of Object.entries(scene.connections || {})) {
+      if (!this.index.byId.has(spot)) continue;
+      const [x, y] = this.#xy(spot);
+      const g = svg("g", { class: "ug-token", "data-symbol": sym, transform: `translate(${(x - 6.5).toFixed(1)} ${(y + 6.5).toFixed(1)})` }, L.tokens);
+      svg("circle", { r: 4.6, fill: SYMBOL_HEX[sym] || "#555" }, g);
+      svg("text", { y: 1.9, "text-anchor": "middle" }, g).textContent = sym.toUpperCase();
+    }
+    L.halos.replaceChildren();
+    scene.faceUp.forEach((id, k) => {
+      if (!this.index.byId.has(id)) return;
+      const [x, y] = this.#xy(id);
+      const kind = this.index.byId.get(id).destination;
+      svg("circle", { class: `ug-faceup ${kind}`, cx: x, cy: y, r: 7.5, "data-card": id, "data-rank": k }, L.halos);
+    });
+    L.passenger.replaceChildren();
+    if (scene.passenger && this.index.byId.has(scene.passenger)) {
+      const [x, y] = this.#xy(scene.passenger);
+      const g = svg("g", { class: "ug-passenger", transform: `translate(${x.toFixed(1)} ${(y - 4).toFixed(1)})`, "data-station": scene.passenger }, L.passenger);
+      svg("title", {}, g).textContent = `The passenger, at ${this.#n(scene.passenger)}`;
+      svg("circle", { cx: 0, cy: -13, r: 3.2 }, g);
+      svg("path", { d: "M-4 -1 L-3.2 -8.2 Q0 -10.2 3.2 -8.2 L4 -1 L1.6 -1 L1.4 4 L-1.4 4 L-1.6 -1 Z" }, g);
+    }
+    this.svg.dataset.rails = String(scene.rails.length);
+    this.svg.classList.toggle("replaying", !!this.replayScene);
+    this.svg.classList.toggle("choosing", phase === "build" && !this.busy);
+    this.#renderHighlights();
+  }
+
+  /** Hinted rails and the hovered route choice, over the map. */
+  #renderHighlights() {
+    if (!this.svg) return;
+    const L = this.layers;
+    L.hints.replaceChildren();
+    if (!this.replayScene) {
+      const net = this.analysis?.net;
+      this.hints.forEach((h, rank) => {
+        const m = plainMove(h);
+        if (m?.step !== "rail" || !net) return;
+        const l = this.#slotLine(m.a, m.b, net.used(m.a, m.b));
+        svg("line", { class: "ug-hint-line", x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2, stroke: LINE_HEX[m.colour], "data-rank": rank }, L.hints);
+        const t = svg("text", { class: "ug-hint-rank", x: (l.x1 + l.x2) / 2, y: (l.y1 + l.y2) / 2 - 5, "text-anchor": "middle" }, L.hints);
+        t.textContent = String(rank + 1);
+      });
+    }
+    for (const el of this.svg.querySelectorAll(".ug-faceup.way")) el.classList.remove("way");
+    if (this.hoverWay) {
+      const to = this.hoverWay.split("|")[0];
+      this.svg.querySelector(`.ug-faceup[data-card="${CSS.escape(to)}"]`)?.classList.add("way");
+    }
+  }
+
+  // ---- the controls --------------------------------------------------------------------------
+
+  #render() {
+    if (this.view && this.index && !this.analysis) this.#analyse();
+    this.#renderMap();
+    this.#renderControls();
+  }
+
+  #renderControls() {
+    const c = this.controls;
+    const focusKey = c.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+    const phase = this.#phase;
+    c.dataset.phase = phase;
+    c.dataset.busy = String(this.busy);
+    c.dataset.version = String(this.view?.version ?? "");
+    c.dataset.laid = String(this.view?.turn?.rails?.length ?? 0);
+    c.replaceChildren();
+    if (!this.view || !this.index) return;
+    if (phase === "replay") this.#replayNote(c);
+    if (phase === "build") this.#buildBox(c);
+    if (phase === "route") this.#routeBox(c);
+    if (phase === "watch" || phase === "waiting") this.#watchBox(c);
+    if (this.hints.length && !this.replayScene) this.#hintBox(c);
+    this.#destBox(c);
+    this.#linesBox(c);
+    this.#breakdownBox(c);
+    if (focusKey) c.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  }
+
+  #section(parent, cls, title) {
+    const s = html("section", { className: `ug-box ${cls}` }, parent);
+    if (title) html("h3", {}, s, title);
+    return s;
+  }
+
+  #buildBox(parent) {
+    const v = this.view;
+    const box = this.#section(parent, "ug-turn", null);
+    const laid = v.turn?.rails || [];
+    html("h3", {}, box, `Build: up to 4 rails (${laid.length} laid)`);
+    const rails = this.#legalRails;
+    const row = html("div", { className: "ug-colours", role: "group", "aria-label": "Your lines" }, box);
+    for (const colour of this.#myColours) {
+      const n = rails.filter((r) => r.colour === colour).length;
+      const b = html("button", {
+        type: "button",
+        className: "ug-colour-btn small",
+        "data-action": "colour",
+        "data-colour": colour,
+        "data-key": `colour-${colour}`,
+        "aria-pressed": String(this.sel.colour === colour),
+        disabled: this.busy || !n,
+        title: n ? `${n} rail${n === 1 ? "" : "s"} possible` : "no rail possible",
+      });
+      swatch(colour, b);
+      html("span", {}, b, `${colour} · ${n}`);
+      row.appendChild(b);
+    }
+    const help = html("p", { className: "ug-help" }, box);
+    const { colour, from } = this.sel;
+    if (!rails.length) help.textContent = "No more rails can be laid this turn: end the building.";
+    else if (!colour) help.textContent = "Pick a line, or click a station on one of your lines.";
+    else if (!from) {
+      const started = this.analysis?.net.railCount(colour) > 0;
+      help.textContent = started
+        ? `Click a station of the ${colour} line (an end to extend it, another to branch), then a highlighted neighbour.`
+        : `The ${colour} line has no rail yet: click any station, then a neighbour.`;
+    } else {
+      help.textContent = `From ${this.#n(from)}: click a highlighted neighbour, or a rail below.`;
+      const list = html("ul", { className: "ug-targets" }, box);
+      const cands = this.#candidates();
+      for (const r of cands) {
+        const to = r.a === from ? r.b : r.a;
+        const gains = this.#preview(r);
+        const li = html("li", {}, list);
+        const b = html("button", {
+          type: "button",
+          className: "ug-target-btn small",
+          "data-action": "target",
+          "data-colour": r.colour,
+          "data-a": r.a,
+          "data-b": r.b,
+          "data-key": `target-${r.colour}-${r.a}-${r.b}`,
+          disabled: this.busy,
+        }, li);
+        swatch(r.colour, b);
+        html("span", { className: "ug-to" }, b, `→ ${this.#n(to)}`);
+        html("span", { className: `ug-pts${sumPoints(gains) ? " some" : ""}`, title: gainWords(gains, this.index) }, b, gainWords(gains, this.index).split(":")[0]);
+        if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, "branch −2");
+      }
+      html("button", { type: "button", className: "ghost-button small", "data-action": "clear", "data-key": "clear" }, box, "Choose another station");
+    }
+    if (laid.length) {
+      html("h4", {}, box, "This turn");
+      const ol = html("ol", { className: "ug-laid" }, box);
+      const gainsAll = this.analysis?.railGains || [];
+      const offset = gainsAll.length - laid.length;
+      laid.forEach((r, k) => {
+        const li = html("li", {}, ol);
+        swatch(r.colour, li);
+        html("span", {}, li, `${this.#n(r.a)}–${this.#n(r.b)}: ${gainWords(gainsAll[offset + k] || [], this.index)}`);
+      });
+    }
+    const me = this.#mySeat;
+    const tokens = v.seats[me]?.branch_tokens ?? 0;
+    html("p", { className: "ug-tokens" }, box, `Branch tokens: ${tokens} (counting 1 for each rail not laid this turn)`);
+    const canStop = this.legal.some((m) => m.step === "stop");
+    html(
+      "button",
+      { type: "button", className: "primary ug-stop", "data-action": "stop", "data-key": "stop", disabled: this.busy || !canStop },
+      box,
+      laid.length ? "End building" : "End building (lay no rail)",
+    );
+  }
+
+  #routeBox(parent) {
+    const box = this.#section(parent, "ug-route", "Choose the passenger's way");
+    html("p", { className: "ug-help" }, box, "These ways are equally good (walks, then lines). Each line ridden pays its owner 1.");
+    const list = html("ul", { className: "ug-ways" }, box);
+    const players = this.view.rules?.players || this.view.seats.length;
+    for (const m of this.legal.filter((x) => x.step === "route")) {
+      const li = html("li", {}, list);
+      const lines = m.lines || [];
+      const b = html("button", {
+        type: "button",
+        className: "ug-way",
+        "data-action": "way",
+        "data-to": m.to,
+        "data-lines": lines.join("+"),
+        "data-key": `way-${m.to}-${lines.join("+")}`,
+        disabled: this.busy,
+      }, li);
+      destIcon(this.index.byId.get(m.to)?.destination, b);
+      html("span", { className: "ug-to" }, b, `To ${this.#n(m.to)}`);
+      const by = html("span", { className: "ug-by" }, b);
+      if (!lines.length) by.textContent = "on foot";
+      for (const c of lines) {
+        swatch(c, by, 12);
+        html("span", {}, by, `${c} (${seatName(this.view, ownerOf(players, c))})`);
+      }
+    }
+  }
+
+  #watchBox(parent) {
+    const v = this.view;
+    if (v.status !== "playing") return;
+    const box = this.#section(parent, "ug-watch", null);
+    const seat = v.turn?.seat ?? v.to_move?.[0];
+    if (seat !== undefined && seat !== null) {
+      const laid = v.turn?.rails || [];
+      html("p", {}, box, `${seatName(v, seat)} is building (${laid.length} rail${laid.length === 1 ? "" : "s"} laid).`);
+    }
+    const last = (v.moves || [])[v.moves.length - 1];
+    if (last) this.#turnSummary(box, last, v.moves.length - 1);
+  }
+
+  /** One complete turn in words: its rails with their points, and the passenger's legs. */
+  #turnSummary(box, move, k) {
+    const v = this.view;
+    html("h4", {}, box, `Last turn: ${seatName(v, move.seat)}`);
+    const ul = html("ul", { className: "ug-laid" }, box);
+    // The rails of turn k are at the right offset of the view's rail list.
+    let offset = 0;
+    for (let i = 0; i < k; i++) offset += (v.moves[i].rails || []).length;
+    (move.rails || []).forEach((r, j) => {
+      const li = html("li", {}, ul);
+      swatch(r.colour, li);
+      html("span", {}, li, `${this.#n(r.a)}–${this.#n(r.b)}: ${gainWords(this.analysis?.railGains[offset + j] || [], this.index)}`);
+    });
+    if (!(move.rails || []).length) html("li", {}, ul, "No rail laid.");
+    for (const leg of move.route || []) {
+      html("li", {}, ul, `Passenger → ${this.#n(leg.to)} ${leg.lines.length ? `riding ${leg.lines.join(", ")}` : "on foot"}`);
+    }
+  }
+
+  #hintBox(parent) {
+    const box = this.#section(parent, "ug-hints", "Hints");
+    const ol = html("ol", { className: "ug-hint-list" }, box);
+    const myTurn = this.#phase === "build" || this.#phase === "route";
+    this.hints.forEach((h, rank) => {
+      const m = plainMove(h);
+      if (!m) return;
+      let words = "";
+      if (m.step === "rail") words = `${m.colour} ${this.#n(m.a)}–${this.#n(m.b)}`;
+      else if (m.step === "stop") words = "End building";
+      else words = `Passenger to ${this.#n(m.to)} by ${(m.lines || []).join("+") || "foot"}`;
+      const li = html("li", {}, ol);
+      const b = html("button", {
+        type: "button",
+        className: "ug-hint-btn small",
+        "data-action": "hint",
+        "data-rank": rank,
+        "data-key": `hint-${rank}`,
+        disabled: this.busy || !myTurn,
+      }, li);
+      if (m.step === "rail") swatch(m.colour, b);
+      html("span", {}, b, words);
+      const val = typeof h.value === "number" ? h.value.toFixed(2) : "";
+      if (val) html("small", { className: "ug-hint-value" }, b, `${val}${h.visits ? ` · ${h.visits}` : ""}`);
+    });
+  }
+
+  #destBox(parent) {
+    const scene = this.#scene();
+    const box = this.#section(parent, "ug-dest", "Destinations");
+    const where = scene.passenger ? `The passenger is at ${this.#n(scene.passenger)}.` : "The passenger has left the board.";
+    html("p", { className: "ug-passenger-at" }, box, where);
+    const ul = html("ul", { className: "ug-cards" }, box);
+    for (const id of scene.faceUp) {
+      const kind = this.index.byId.get(id)?.destination || "normal";
+      const li = html("li", { "data-card": id, className: kind }, ul);
+      destIcon(kind, li);
+      html("span", {}, li, this.#n(id));
+      html("small", {}, li, kind);
+    }
+    if (!scene.faceUp.length) html("li", { className: "empty" }, ul, "No card face up.");
+    html("p", { className: "ug-pile" }, box, `Pile: ${scene.pile ?? 0} card${scene.pile === 1 ? "" : "s"}`);
+  }
+
+  #linesBox(parent) {
+    const v = this.view;
+    const box = this.#section(parent, "ug-lines", "Lines");
+    const ul = html("ul", { className: "ug-seat-lines" }, box);
+    v.seats.forEach((s, i) => {
+      const li = html("li", { "data-seat": i, className: i === this.#mySeat ? "mine" : "" }, ul);
+      html("span", { className: "ug-seat-name" }, li, seatName(v, i) + (i === this.#mySeat ? " (you)" : ""));
+      const cs = html("span", { className: "ug-seat-colours" }, li);
+      for (const c of s.colours || []) {
+        const one = html("span", { className: "ug-seat-colour", title: `${c} line` }, cs);
+        swatch(c, one, 12);
+        html("span", { className: "visually-hidden" }, one, c);
+      }
+      const n = s.branch_tokens ?? 0;
+      html("span", { className: "ug-seat-tokens" }, li, `${n} token${n === 1 ? "" : "s"}`);
+    });
+  }
+
+  #breakdownBox(parent) {
+    const v = this.view;
+    const a = this.analysis;
+    if (!a) return;
+    const box = this.#section(parent, "ug-breakdown", v.status === "over" ? "Final scores" : "Scores");
+    const wrap = html("div", { className: "ug-table-wrap" }, box);
+    const table = html("table", { className: "ug-breakdown-table" }, wrap);
+    html("caption", { className: "visually-hidden" }, table, "Where each player's points come from");
+    const cols = [
+      ["start", "St", "starting score"],
+      ["rail", "NR", "national rail stations"],
+      ["terminus", "End", "termini"],
+      ["symbol", "Sym", "connection symbols"],
+      ["enclosed", "Loop", "stations enclosed by loops"],
+      ["ride", "Ride", "passenger rides"],
+    ];
+    const hr = html("tr", {}, html("thead", {}, table));
+    html("th", { scope: "col" }, hr, "Player");
+    html("th", { scope: "col", className: "total" }, hr, "Total");
+    for (const [, short, long] of cols) {
+      const th = html("th", { scope: "col" }, hr);
+      html("abbr", { title: long }, th, short);
+    }
+    const body = html("tbody", {}, table);
+    const winners = new Set(v.winners || []);
+    v.seats.forEach((s, i) => {
+      const b = a.breakdown[i];
+      const tr = html("tr", { "data-seat": i, className: winners.has(i) ? "winner" : "" }, body);
+      html("th", { scope: "row" }, tr, seatName(v, i));
+      // The total is the server's; the parts are this page's reading of the same rails.
+      html("td", { className: "total", title: b.total === s.score ? null : "the parts are an estimate" }, tr, String(s.score ?? 0));
+      for (const [key] of cols) html("td", { className: key }, tr, String(b[key]));
+    });
+  }
+
+  #replayNote(parent) {
+    const r = this.replayScene;
+    const box = this.#section(parent, "ug-replay-note", null);
+    html("p", {}, box, r.index === 0 ? "Replay: the start of the game." : `Replay: after turn ${r.index} of ${r.length}.`);
+    const ul = html("ul", { className: "ug-replay-scores" }, box);
+    r.scores.forEach((s, i) => html("li", { "data-seat": i }, ul, `${r.names(i)}: ${s}`));
+  }
+}
+
+export { COLOURS };
