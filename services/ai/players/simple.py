@@ -9,7 +9,9 @@ Both work for any game of the protocol (games/base.py). Greedy judges a move by 
 - When the seat is still to move afterwards (a draw that must then be placed, a solo game whose
   next turn starts, a turn of several atomic moves), the move is worth the expectation, over the
   next chance event as the seat knows it (`chance_outcomes`, taken before the move), of the best
-  continuation: each outcome is forced on a copy of the world before the move is applied.
+  continuation: each outcome is forced on a copy of the world before the move is applied. When
+  that look-ahead would cost more than LOOKAHEAD_CAP positions (hundreds of next steps after
+  each of hundreds of steps), the position after the move is judged as it is.
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ def greedy_values(game: Game, world: GameState, seat: int, rng: random.Random) -
     # A look-ahead per outcome costs about |staying| x |legal| positions, each after a move of
     # every seat to move (the others settling an open simultaneous turn).
     cost = len(staying) * max(1, len(legal)) * max(1, len(world.to_move()))
+    if cost > LOOKAHEAD_CAP:
+        # Too wide to look one move further (a turn of many atomic steps, each with hundreds of
+        # next steps): judge the position after the move itself.
+        for m, after in staying.items():
+            values[m] = margin(game.evaluate(after), seat)
+        return values
     outcomes = _likeliest(world.chance_outcomes(seat), cost)
     for m, after in staying.items():
         if not outcomes:
