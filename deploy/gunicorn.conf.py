@@ -6,11 +6,21 @@
 long as the page is open, while the worker's main loop keeps answering the arbiter, so a long
 stream is not mistaken for a hung worker. Open streams per container = workers x threads.
 The app is not preloaded: each worker builds its own gRPC channel after the fork.
+
+Request size limits: gunicorn refuses an oversized request line (414) or header (431) itself,
+before the app runs. The limits below are generous for real clients (browsers send URLs well
+under 8 KiB to this API and cookies up to about 8 KiB; an Authorization header is a 32-character
+token) and small enough that a request's head stays cheap. Those refusals are written in the
+API's JSON error shape by `_json_write_error` below, not as gunicorn's HTML page.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+
+from gunicorn import util
 
 
 def _int(name: str, default: int) -> int:
@@ -35,3 +45,27 @@ keepalive = 5
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GATEWAY_LOG_LEVEL", "info")
+
+# The request's head: URL (request line) up to 8190 bytes, gunicorn's maximum; each header up to
+# 16 KiB; at most 100 headers. Larger ones are refused with 414 / 431 (JSON, see below).
+limit_request_line = _int("GATEWAY_LIMIT_REQUEST_LINE", 8190)
+limit_request_field_size = _int("GATEWAY_LIMIT_REQUEST_FIELD_SIZE", 16 * 1024)
+limit_request_fields = _int("GATEWAY_LIMIT_REQUEST_FIELDS", 100)
+
+
+def _json_write_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's refusals (a request it could not parse or that broke a limit) in the API's
+    error shape `{"error": {"code", "message"}}` instead of an HTML page. Same signature as
+    gunicorn.util.write_error, which every worker class calls for these."""
+    code = "_".join(reason.lower().replace("-", " ").split()) or "error"
+    message = f"{reason}: {mesg}" if mesg else reason
+    body = json.dumps({"error": {"code": code, "message": message[:300]}}).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin1") + body)
+
+
+# Workers are forked from the arbiter that read this file, so they all use it.
+util.write_error = _json_write_error

@@ -103,7 +103,7 @@ class BotWorker:
             seed = derive_seed(turn.game_id, turn.version)
             result = await self.searcher.search(info, level, seed, budget)
             move = ranked_legal(result.moves, position.legal)[0].move
-            await self.api.apply(
+            _, made = await self.api.apply(
                 self.token, turn.game_id, turn.seat, turn.version,
                 bot_move_id(turn.game_id, turn.version, turn.seat), move,
             )  # fmt: skip
@@ -119,6 +119,14 @@ class BotWorker:
         except ValueError as err:
             log.error("job %s: the view of game %s does not add up: %s", turn.job_id,
                       turn.game_id, err)  # fmt: skip
+            return
+        if not made:
+            # The engine answered this job's move id from before: the turn's move was made by
+            # another worker that retook the job while this one was frozen (or by an earlier
+            # try), and not necessarily as this search chose. Nothing was made now.
+            await self._drop(
+                turn, f"its move was already made (dropped this search's {move.to_json()})"
+            )
             return
         log.info(
             "game %s v%d seat %d (%s, attempt %d): %s after %d iterations in %.0f ms",

@@ -16,7 +16,12 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 import games
 from games.errors import GameError
-from services.common.grpc_util import ServiceError, aio_insecure_channel, bearer
+from services.common.grpc_util import (
+    REPLAYED_METADATA,
+    ServiceError,
+    aio_insecure_channel,
+    bearer,
+)
 
 SNAPSHOT_TRIES = 3
 
@@ -87,8 +92,11 @@ class EngineApi:
 
     async def apply(
         self, token: str, game_id: str, seat: int, version: int, move_id: str, move: Any
-    ) -> engine_pb2.GameView:
-        """Make `move` (a game's move value) for the AI seat; `version`: the job's."""
+    ) -> tuple[engine_pb2.GameView, bool]:
+        """Make `move` (a game's move value) for the AI seat; `version`: the job's. Returns the
+        view and whether the move was made by this call: False when the engine answered the
+        `move_id` from an earlier application (another worker that held the same job, or an
+        earlier try), which made the turn's move, not necessarily this one."""
         request = engine_pb2.ApplyMoveRequest(
             game_id=game_id,
             expected_version=version,
@@ -96,7 +104,11 @@ class EngineApi:
             seat=seat,
             move_json=json.dumps(move.to_json(), separators=(",", ":")),
         )
-        return await self.stub.ApplyMove(request, metadata=bearer(token), timeout=self.timeout_s)
+        call = self.stub.ApplyMove(request, metadata=bearer(token), timeout=self.timeout_s)
+        view = await call
+        trailing = await call.trailing_metadata()
+        replayed = any((key, value) == REPLAYED_METADATA[0] for key, value in (trailing or ()))
+        return view, not replayed
 
     async def claim(self, token: str, worker_id: str, wait_ms: int) -> engine_pb2.BotTurn | None:
         request = engine_pb2.ClaimBotTurnRequest(worker_id=worker_id, wait_ms=wait_ms)

@@ -5,6 +5,12 @@ workers and the gateway, one after the other, each only once the one before it i
 prints the URL and watches them. Every child runs in its own session, so Ctrl-C reaches only this
 supervisor, which stops the children in reverse order; on Linux each child is also tied to the
 supervisor's life, so even a killed supervisor leaves nothing running.
+
+A part that dies while the stack runs is started again after a short back-off (Redis first; a
+part waits for what it needs to be healthy again), and the others stay up: the engine and the AI
+workers reconnect to a restarted Redis or engine by themselves. Each restart is said on this
+output, and the part's log in .run/logs/ is appended to, so the crash stays on record. A part that
+dies RESTART_LIMIT times within RESTART_WINDOW_S stops the whole stack with its log's tail.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
@@ -39,6 +46,11 @@ _ORPHAN_GUARD = (
 )
 
 GRACE_S = 10.0
+WATCH_S = 0.25  # how often the supervisor looks at its children
+RESTART_LIMIT = 5  # deaths of one part within RESTART_WINDOW_S that stop the stack
+RESTART_WINDOW_S = 60.0
+BACKOFF_FIRST_S = 0.25  # the wait before a restart doubles with each recent death
+BACKOFF_MAX_S = 8.0
 
 
 class StartFailed(Exception):
@@ -62,12 +74,48 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def tail(path: Path, lines: int = 25) -> str:
+def port_free(host: str, port: int) -> str | None:
+    """None when a server could listen on host:port now, else why not (strerror).
+
+    Binds with SO_REUSEADDR, as every server of the stack does: connections of a stopped server
+    lingering in TIME_WAIT (up to 60 s on Linux) do not make the port busy, only a listener does.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def tail(path: Path, lines: int = 25, offset: int = 0) -> str:
+    """The last lines of a log, from byte `offset` on (where the latest start began)."""
     try:
-        text = path.read_text(errors="replace")
+        with path.open("rb") as f:
+            f.seek(offset)
+            text = f.read().decode(errors="replace")
     except OSError:
         return "(no log written)"
     return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
+
+
+class Deaths:
+    """When a part died lately: decides the back-off before its restart, and when to give up."""
+
+    def __init__(self) -> None:
+        self.times: deque[float] = deque()
+
+    def record(self, now: float) -> int:
+        """Note a death at `now`; the number of deaths within the window, this one included."""
+        self.times.append(now)
+        while self.times and now - self.times[0] > RESTART_WINDOW_S:
+            self.times.popleft()
+        return len(self.times)
+
+    @staticmethod
+    def backoff(count: int) -> float:
+        return float(min(BACKOFF_FIRST_S * 2 ** (count - 1), BACKOFF_MAX_S))
 
 
 def redact(url: str) -> str:
@@ -97,10 +145,24 @@ class Part:
         self.log_path = log_path
         self.health = health
         self.proc: subprocess.Popen[bytes] | None = None
+        self.needs: list[Part] = []  # parts that must be healthy before this one (re)starts
+        self.log_offset = 0  # where the latest start's output begins in the log
+        self.deaths = Deaths()
+        self.state = "new"  # "starting", "up", or "down" (dead, restart due at restart_at)
+        self.restart_at = 0.0
+        self.started_at = 0.0
+        self.died_at = 0.0
 
     def start(self) -> None:
+        """Start the process; its output is appended to the log (earlier runs stay on record)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
+        with self.log_path.open("ab") as log:
+            self.log_offset = log.tell()
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            log.write(f"---- metro up: starting {self.name} at {stamp}\n".encode())
+            log.flush()
+            self.started_at = time.monotonic()
+            self.state = "starting"
             self.proc = subprocess.Popen(
                 [*launcher(), *self.argv],
                 env=self.env,
@@ -113,6 +175,9 @@ class Part:
     def exit_status(self) -> int | None:
         """None while running (or never started), else the exit status."""
         return None if self.proc is None else self.proc.poll()
+
+    def log_tail(self, lines: int = 25) -> str:
+        return tail(self.log_path, lines, self.log_offset)
 
     def stop(self, grace: float = GRACE_S) -> None:
         """SIGTERM its process group, SIGKILL after `grace` seconds; the group is emptied."""
@@ -144,6 +209,9 @@ class Stack:
         self.log_dir = self.run_dir / "logs"
         self.redis: RedisServer | None = None
         self.parts: list[Part] = []
+        self.redis_deaths = Deaths()
+        self.redis_restart_at: float | None = None  # set while our Redis is down
+        self.redis_died_at = 0.0
 
     def say(self, message: str) -> None:
         print(f"metro up: {message}", flush=True)
@@ -195,11 +263,12 @@ class Stack:
                 if status is not None:
                     raise StartFailed(
                         f"{part.name} exited with status {status} while starting; "
-                        f"{part.log_path} ends:\n{tail(part.log_path)}"
+                        f"{part.log_path} ends:\n{part.log_tail()}"
                     )
                 problem = part.health()
                 if problem is None:
                     waiting.remove(part)
+                    part.state = "up"
                     self.say(f"{part.name} is healthy")
                 else:
                     last[part.name] = problem
@@ -212,7 +281,7 @@ class Stack:
                 raise StartFailed(
                     f"{part.name} was not healthy within {self.args.timeout:.0f}s "
                     f"(last check: {last.get(part.name)}); {part.log_path} ends:\n"
-                    f"{tail(part.log_path)}"
+                    f"{part.log_tail()}"
                 )
             self.stop_requested.wait(0.25)
 
@@ -220,14 +289,12 @@ class Stack:
         """Start everything; return the gateway's URL."""
         args = self.args
         gateway_port = args.port
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            try:
-                probe.bind((args.host, gateway_port))
-            except OSError as exc:
-                raise StartFailed(
-                    f"the gateway cannot listen on {args.host}:{gateway_port} ({exc.strerror}); "
-                    "choose another with --port"
-                ) from exc
+        busy = port_free(args.host, gateway_port)
+        if busy is not None:
+            raise StartFailed(
+                f"the gateway cannot listen on {args.host}:{gateway_port} ({busy}); "
+                "choose another with --port"
+            )
         self.log_dir.mkdir(parents=True, exist_ok=True)
         redis_url = self.start_redis()
         token = os.environ.get("AI_SERVICE_TOKEN") or secrets.token_urlsafe(32)
@@ -265,6 +332,8 @@ class Stack:
             )
             for i, port in enumerate(ai_ports)
         ]
+        for worker in workers:
+            worker.needs = [engine]
         self.wait_healthy(workers)
         probe_host = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
         healthz = f"http://{probe_host}:{gateway_port}/healthz"
@@ -274,31 +343,112 @@ class Stack:
             base,
             lambda: check_http(healthz, timeout=2.0),
         )
+        gateway.needs = [engine]
         self.wait_healthy([gateway])
         return f"http://{probe_host}:{gateway_port}/"
 
     # ---- run and stop ------------------------------------------------------------------------
 
     def watch(self) -> int:
-        """Until asked to stop: 0 then; 1 when a part dies on its own (named, with its log)."""
-        while not self.stop_requested.wait(0.5):
+        """Until asked to stop: 0 then. A part that dies is restarted after a back-off while the
+        others stay up; 1 when one keeps dying (named, with its log)."""
+        while not self.stop_requested.wait(WATCH_S):
+            if not self.watch_redis():
+                return 1
+            if self.redis_restart_at is not None:
+                continue  # everything else needs Redis: it comes back first
             for part in self.parts:
-                status = part.exit_status()
-                if status is not None:
-                    self.say(
-                        f"{part.name} exited with status {status}; stopping the rest. "
-                        f"{part.log_path} ends:\n{tail(part.log_path)}"
-                    )
-                    return 1
-            if self.redis is not None and self.redis.proc is not None:
-                status = self.redis.proc.poll()
-                if status is not None:
-                    self.say(
-                        f"redis exited with status {status}; stopping the rest. "
-                        f"{self.redis.log_path} ends:\n{self.redis.log_tail()}"
-                    )
+                if not self.watch_part(part):
                     return 1
         return 0
+
+    def watch_redis(self) -> bool:
+        """Restart our Redis when it died; False when it keeps dying. (A REDIS_URL server is
+        not ours to restart: the engine reports it as unavailable until it is back.)"""
+        server = self.redis
+        if server is None:
+            return True
+        now = time.monotonic()
+        if self.redis_restart_at is None:
+            status = None if server.proc is None else server.proc.poll()
+            if server.proc is not None and status is None:
+                return True
+            if server.proc is not None and server.proc.stderr:
+                server.proc.stderr.close()
+            server.proc = None
+            return self.redis_died(f"exited with status {status}", now)
+        if now < self.redis_restart_at:
+            return True
+        self.say("restarting redis")
+        try:
+            server.start()
+        except (RedisServerNotFound, RedisServerError) as exc:
+            return self.redis_died(f"did not start again: {exc}", time.monotonic())
+        self.redis_restart_at = None
+        self.say(
+            f"redis is back on {server.url} after {time.monotonic() - self.redis_died_at:.1f}s"
+        )
+        return True
+
+    def redis_died(self, what: str, now: float) -> bool:
+        assert self.redis is not None
+        count = self.redis_deaths.record(now)
+        if count >= RESTART_LIMIT:
+            self.say(
+                f"redis {what}, {count} times within {RESTART_WINDOW_S:.0f}s; stopping the rest. "
+                f"{self.redis.log_path} ends:\n{self.redis.log_tail()}"
+            )
+            return False
+        if self.redis_restart_at is None:
+            self.redis_died_at = now
+        delay = Deaths.backoff(count)
+        self.redis_restart_at = now + delay
+        self.say(f"redis {what}; restarting it in {delay:.2f}s (death {count} within "
+                 f"{RESTART_WINDOW_S:.0f}s; log: {self.redis.log_path})")  # fmt: skip
+        return True
+
+    def watch_part(self, part: Part) -> bool:
+        """One look at a part: note a death, restart it when due, see it healthy again. False
+        when it keeps dying."""
+        now = time.monotonic()
+        if part.state == "down":
+            if now >= part.restart_at and all(p.state == "up" for p in part.needs):
+                self.say(f"restarting {part.name}")
+                part.start()
+            return True
+        status = part.exit_status()
+        if status is not None:
+            return self.part_died(part, f"exited with status {status}", now)
+        if part.state == "starting":
+            if part.health() is None:
+                part.state = "up"
+                self.say(f"{part.name} is back (healthy) {time.monotonic() - part.died_at:.1f}s "
+                         "after it died")  # fmt: skip
+            elif now - part.started_at > self.args.timeout:
+                part.stop()
+                return self.part_died(part, f"was not healthy within {self.args.timeout:.0f}s", now)
+        return True
+
+    def part_died(self, part: Part, what: str, now: float) -> bool:
+        assert part.proc is not None
+        _killpg(part.proc.pid, signal.SIGKILL)  # anything it forked and left behind
+        count = part.deaths.record(now)
+        if count >= RESTART_LIMIT:
+            self.say(
+                f"{part.name} {what}, {count} times within {RESTART_WINDOW_S:.0f}s; stopping "
+                f"the rest. {part.log_path} ends:\n{part.log_tail()}"
+            )
+            return False
+        if part.state != "starting":
+            part.died_at = now
+        delay = Deaths.backoff(count)
+        part.state = "down"
+        part.restart_at = now + delay
+        self.say(
+            f"{part.name} {what}; restarting it in {delay:.2f}s (death {count} within "
+            f"{RESTART_WINDOW_S:.0f}s). {part.log_path} ends:\n{part.log_tail(5)}"
+        )
+        return True
 
     def down(self) -> None:
         for part in reversed(self.parts):

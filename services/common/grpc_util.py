@@ -103,6 +103,12 @@ def aio_insecure_channel(target: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(target, options=CLIENT_OPTIONS)
 
 
+# ApplyMove's answer to a move_id that was applied before (by an earlier try of the same request,
+# or by anyone who sent the same id) carries this trailing metadata: the move was not made by
+# this call, and the view is the game as it is now. An AI worker must not take it for its own.
+REPLAYED_METADATA: tuple[tuple[str, str], ...] = (("metro-answer", "replayed"),)
+
+
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     """Call metadata carrying a seat token or the AI service credential."""
     return (("authorization", f"Bearer {token}"),)

@@ -14,6 +14,7 @@ import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -24,10 +25,15 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 import games
 from games.base import Game, GameState
-from games.errors import GameError
+from games.errors import GameError, RulesError
 from services.common.auth import new_token, token_hash
 from services.common.config import Settings
-from services.common.grpc_util import ServiceError, from_game_error, invalid_argument
+from services.common.grpc_util import (
+    REPLAYED_METADATA,
+    ServiceError,
+    from_game_error,
+    invalid_argument,
+)
 from services.common.levels import DEFAULT_LEVEL
 from services.engine import messages, validation
 from services.engine.access import Caller
@@ -47,6 +53,9 @@ from services.engine.store import (
 )
 
 log = logging.getLogger("metro.engine")
+
+# Set when ApplyMove answers a move_id applied before (REPLAYED_METADATA, grpc_util).
+_REPLAYED: ContextVar[bool] = ContextVar("metro_apply_replayed", default=False)
 
 T = TypeVar("T")
 COMMIT_ATTEMPTS = 5  # internal retries of a join or a create
@@ -332,7 +341,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 field="game",
             ) from None
         raw_rules = validation.json_object(request.rules_json, "rules")
-        rules = game.normalise_rules(raw_rules)
+        try:
+            rules = game.normalise_rules(raw_rules)
+        except RulesError as err:
+            # A game names the option it refuses ("players" or "rules.players"); the API names
+            # it as the request holds it: rules.<option>.
+            if err.field and err.field != "rules" and not err.field.startswith("rules."):
+                err.field = f"rules.{err.field}"
+            raise
         state = game.new_state(rules, secrets.randbits(63))
         seat_count = game.seat_count(rules)
         specs = list(request.seats) or [engine_pb2.SeatSpec(kind=HUMAN)] + [
@@ -567,7 +583,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def ApplyMove(
         self, request: engine_pb2.ApplyMoveRequest, context: grpc.aio.ServicerContext
     ) -> engine_pb2.GameView:
-        return await self._call(context, lambda: self._apply(request, self._caller(context)))
+        # Each call runs in its own task, so the flag is this call's alone.
+        _REPLAYED.set(False)
+        view = await self._call(context, lambda: self._apply(request, self._caller(context)))
+        if _REPLAYED.get():
+            context.set_trailing_metadata(REPLAYED_METADATA)
+        return view
 
     async def _apply(
         self, request: engine_pb2.ApplyMoveRequest, caller: Caller
@@ -650,6 +671,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             assert cached is not None
             return self._view(cached, seat)
         if isinstance(result, Duplicate):
+            _REPLAYED.set(True)
             return self._view(await self._load(game_id), seat)
         return result if result.current_version is not None else None
 
@@ -699,6 +721,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 self.cache.put(now)
             return self._view(now, seat)
         # Every seat has chosen (or this is a retry): the turn resolves in _load.
+        if isinstance(result, Duplicate):
+            _REPLAYED.set(True)
         return self._view(await self._load(snap.game_id), seat)
 
     async def _stored_answer(
@@ -707,6 +731,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         """For a request key already answered: the mover's view as it is now."""
         if await self.store.answer(game_id, answer_key) is None:
             return None
+        _REPLAYED.set(True)
         return self._view(await self._load(game_id), seat)
 
     # ---- WatchGame ----------------------------------------------------------------------

@@ -15,8 +15,9 @@ from services.common.levels import describe, is_level
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 WORKER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-EVENT_ID = re.compile(r"\d{1,20}-\d{1,20}")
+EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 JOB_ID = EVENT_ID
+U64_MAX = 2**64 - 1  # a Redis stream id is two unsigned 64-bit integers
 MAX_NAME = 40
 MAX_MOVE_STRING = 64
 MAX_WAIT_MS = 30_000
@@ -66,9 +67,14 @@ def level(value: str, field: str = "level") -> str:
 
 
 def event_id(value: str, field: str = "after_event_id") -> str:
-    if value and not EVENT_ID.fullmatch(value):
+    """ "" or a Redis stream id: two whole numbers of at most 64 bits, as Redis takes them."""
+    if value and not (
+        EVENT_ID.fullmatch(value) and all(int(part) <= U64_MAX for part in value.split("-"))
+    ):
         raise invalid_argument(
-            field, f"{field} must be an event id such as '1718000000000-0'; got {shown(value)}"
+            field,
+            f"{field} must be an event id such as '1718000000000-0' (two whole numbers below "
+            f"2^64); got {shown(value)}",
         )
     return value
 

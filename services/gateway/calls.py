@@ -3,10 +3,15 @@ backend with the process's channel and deadline, and turn failures into `ApiErro
 
 A seat token is read only from the Authorization header (never from a URL, which ends up in
 logs and shared links) and passed on unchanged as gRPC metadata.
+
+A call that is safe to repeat (a read, or a move that carries a `move_id`, which the engine
+answers once) is tried once more when the engine is UNAVAILABLE, e.g. while it restarts: the
+second try waits for the channel to connect again (up to RETRY_WAIT_S) before the 503.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +27,12 @@ from services.gateway.errors import ApiError, bad_request, from_rpc_error
 
 M = TypeVar("M", bound=Message)
 R = TypeVar("R")
+
+log = logging.getLogger(__name__)
+
+# The most the second try of an idempotent call waits for the backend to be back (and at most
+# the call's own deadline). The channel's own retries (grpc_util) cover about 1.5 s before it.
+RETRY_WAIT_S = 5.0
 
 # Visible ASCII only: anything else cannot travel as gRPC metadata and is no token of ours.
 _TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
@@ -84,13 +95,32 @@ def rpc(
     backend: str = "engine",
     token: str | None = None,
     timeout: float | None = None,
+    idempotent: bool = False,
 ) -> R:
-    """One unary call with the caller's token and the configured deadline."""
+    """One unary call with the caller's token and the configured deadline. `idempotent`: the
+    call may be made twice (see the module's doc), so an UNAVAILABLE backend gets one more try."""
+    metadata = bearer(token) if token else None
+    deadline = timeout if timeout is not None else gateway().deadline_s
     try:
+        return method(request_message, metadata=metadata, timeout=deadline)
+    except grpc.RpcError as err:
+        if not (idempotent and _code(err) == grpc.StatusCode.UNAVAILABLE):
+            raise from_rpc_error(err, backend) from None
+        first = err
+    log.info("%s UNAVAILABLE; trying this call once more", backend)
+    try:
+        # wait_for_ready: the try waits for the channel to (re)connect instead of failing fast.
         return method(
             request_message,
-            metadata=bearer(token) if token else None,
-            timeout=timeout if timeout is not None else gateway().deadline_s,
+            metadata=metadata,
+            timeout=min(deadline, RETRY_WAIT_S),
+            wait_for_ready=True,
         )
     except grpc.RpcError as err:
+        if _code(err) in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise from_rpc_error(first, backend) from None  # still down: the first answer
         raise from_rpc_error(err, backend) from None
+
+
+def _code(err: grpc.RpcError) -> grpc.StatusCode | None:
+    return err.code() if isinstance(err, grpc.Call) else None

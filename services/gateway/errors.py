@@ -3,16 +3,22 @@
 gRPC failures map by status code and, for FAILED_PRECONDITION, by the engine's reason (trailing
 metadata `metro-error-reason`): a move out of turn is a conflict (409), a move the rules forbid
 is unprocessable (422), the record of a running game is forbidden (403).
+
+Requests refused before Flask sees them (a request line or headers too large for the server) get
+the same shape: `JsonErrorRequestHandler` for the development server here; under gunicorn,
+deploy/gunicorn.conf.py writes gunicorn's own refusals as JSON.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import grpc
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
+from werkzeug.serving import WSGIRequestHandler
 
 from services.common.grpc_util import error_details
 
@@ -34,6 +40,37 @@ class ApiError(Exception):
         reply = jsonify(error=body)
         reply.status_code = self.status
         return reply
+
+
+def code_for(reason: str) -> str:
+    """The error code for an HTTP reason phrase: "URI Too Long" -> "uri_too_long"."""
+    return "_".join(reason.lower().replace("-", " ").split()) or "error"
+
+
+def error_json(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+class JsonErrorRequestHandler(WSGIRequestHandler):
+    """The development server's handler, with its own refusals (414 for a request line over
+    64 KiB, 431 for a header line over 64 KiB or more than 100 headers, 400 for a malformed
+    request) written in the API's JSON error shape instead of http.server's HTML page."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        short, long = self.responses.get(code, ("Error", ""))
+        reason = message or short
+        self.log_error("code %d, message %s", code, reason)
+        self.send_response(code, reason)
+        self.send_header("Connection", "close")
+        body = b""
+        if code >= 200 and code not in (204, 205, 304) and self.command != "HEAD":
+            text = reason if not (explain or long) else f"{reason}: {explain or long}"
+            body = error_json(code_for(short), text)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
 
 
 def bad_request(message: str, field: str = "") -> ApiError:
@@ -108,7 +145,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException) -> Response:
-        code = (err.name or "error").lower().replace(" ", "_")
+        code = code_for(err.name or "error")
         reply = ApiError(err.code or 500, code, err.description or err.name).response()
         for key, value in err.get_headers():
             if key.lower() != "content-type":  # keep Allow, Retry-After and the like

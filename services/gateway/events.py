@@ -26,19 +26,31 @@ from services.gateway.errors import bad_request, from_rpc_error
 bp = Blueprint("events", __name__, url_prefix="/api/games")
 
 _EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+_U64_MAX = 2**64 - 1  # a Redis stream id is two unsigned 64-bit integers
 RETRY_MS = 3000
+
+
+def valid_event_id(text: str) -> bool:
+    """A Redis stream id "<ms>-<seq>" whose both parts fit in 64 unsigned bits."""
+    if not _EVENT_ID.fullmatch(text):
+        return False
+    return all(int(part) <= _U64_MAX for part in text.split("-"))
 
 
 @bp.get("/<game_id>/events")
 def events(game_id: str) -> Response:
     after = request.headers.get("Last-Event-ID") or request.args.get("last_event_id", "")
     after = after.strip()
-    if after and not _EVENT_ID.fullmatch(after):
-        raise bad_request("Last-Event-ID must be an event id such as '1718000000000-0'.")
+    if after and not valid_event_id(after):
+        raise bad_request(
+            "Last-Event-ID must be an event id such as '1718000000000-0' (two whole numbers "
+            "below 2^64).",
+            field="Last-Event-ID",
+        )
     engine = clients().engine
     # Errors of a stream only show once it is read: ask for the public view first, so an
     # unknown game is a 404 and a dead engine a 503, not an empty stream.
-    rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id))
+    rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), idempotent=True)
     state = gateway()
     call = engine.WatchGame(
         engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=after),

@@ -158,7 +158,10 @@ def join_game(game_id: str) -> Response:
 @bp.get("/games/<game_id>")
 def get_view(game_id: str) -> Response:
     reply = rpc(
-        clients().engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), token=bearer_token()
+        clients().engine.GetView,
+        engine_pb2.GetViewRequest(game_id=game_id),
+        token=bearer_token(),
+        idempotent=True,
     )
     return _raw(reply.json)
 
@@ -169,6 +172,7 @@ def legal_moves(game_id: str) -> Response:
         clients().engine.ListLegalMoves,
         engine_pb2.ListLegalMovesRequest(game_id=game_id),
         token=bearer_token(),
+        idempotent=True,
     )
     # The moves are JSON objects already: joined, not decoded and encoded again.
     return _raw(
@@ -195,7 +199,8 @@ def apply_move(game_id: str) -> Response:
     )
     if expected is not None:
         message.expected_version = expected
-    reply = rpc(clients().engine.ApplyMove, message, token=token)
+    # With a move_id the engine applies the move once, however often it is sent.
+    reply = rpc(clients().engine.ApplyMove, message, token=token, idempotent=bool(move_id))
     return _raw(reply.json)
 
 
@@ -245,6 +250,7 @@ def record(game_id: str) -> Response:
         clients().engine.GetRecord,
         engine_pb2.GetRecordRequest(game_id=game_id),
         token=bearer_token(),
+        idempotent=True,
     )
     resp = _raw(reply.record_json)
     resp.headers["Content-Disposition"] = f'inline; filename="{_safe_name(game_id)}.json"'

@@ -4,15 +4,22 @@ not the game."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import random
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from metro.v1 import engine_pb2
 
+from services.ai.bot import BotWorker, bot_move_id
+from services.ai.engine_api import EngineApi
+from services.ai.search import Searcher
+from services.common.grpc_util import REPLAYED_METADATA, bearer
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 from tests.fixtures.processes import ServiceProcess
 
@@ -121,3 +128,55 @@ def test_a_killed_worker_does_not_stall_the_game(own_engine: RunningEngine, ai_f
     while to_move(view) == 0:
         view = human_move(c, game, token, rng)
     wait_for(moved_past(c, game, view.version), 10.0, "the next AI move")
+
+
+def test_a_frozen_worker_that_resumes_does_not_log_a_move_it_never_made(
+    own_engine: RunningEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    c = own_engine.client()
+    seats = [
+        engine_pb2.SeatSpec(kind="human", name="Ada"),
+        engine_pb2.SeatSpec(kind="ai", name="bot", level="easy"),
+    ]
+    created = c.create({"players": 2}, seats)
+    game = created.game_id
+    assert to_move(human_move(c, game, created.token, random.Random(3))) == 1
+    ai_md = bearer(c.ai_token)
+    # Worker A claims the AI seat's job (no AI worker runs here to take it first).
+    claim = engine_pb2.ClaimBotTurnRequest(worker_id="worker-a", wait_ms=5000)
+    turn = c.stub.ClaimBotTurn(claim, metadata=ai_md, timeout=10).turn
+    assert turn.job_id and turn.seat == 1
+    move_id = bot_move_id(game, turn.version, turn.seat)
+
+    def worker_b_moves() -> int:
+        """While A is frozen in its search, B retakes the job and makes the move (the last
+        legal one, so not what A chose); B's retry is answered as before."""
+        last = json.loads(c.legal(game, c.ai_token, seat=1).moves[-1])
+        request = c.move_request(game, last, expected_version=turn.version, move_id=move_id, seat=1)
+        for attempt in range(2):
+            view, call = c.stub.ApplyMove.with_call(request, metadata=ai_md, timeout=10)
+            replayed = REPLAYED_METADATA[0] in tuple(call.trailing_metadata() or ())
+            assert replayed == (attempt == 1)
+        return int(view.version)
+
+    class FreezingSearcher(Searcher):
+        async def search(self, *args: Any, **kw: Any) -> Any:
+            result = await super().search(*args, **kw)
+            self.b_version = await asyncio.to_thread(worker_b_moves)
+            return result
+
+    searcher = FreezingSearcher(1)
+
+    async def resume() -> None:
+        api = EngineApi(own_engine.address, 10.0)
+        try:
+            await BotWorker(api, searcher, c.ai_token, 0).play(turn)
+        finally:
+            await api.close()
+
+    with caplog.at_level(logging.INFO, logger="metro.ai.bot"):
+        asyncio.run(resume())
+    assert c.view(game).version == searcher.b_version == turn.version + 1  # one move, B's
+    said = caplog.text
+    assert f"job {turn.job_id} dropped: its move was already made" in said, said
+    assert f"game {game} v{turn.version} seat 1" not in said, said  # the "made" line

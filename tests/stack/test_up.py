@@ -5,6 +5,7 @@ The full stack (engine, AI, gateway) is exercised in test_stack.py; these need o
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -15,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from services.cli.up import redact
+import pytest
+
+from services.cli.up import port_free, redact
 from tests.fixtures.processes import free_port
 
 
@@ -84,6 +87,31 @@ def test_busy_gateway_port_is_refused_before_anything_starts(tmp_path: Path) -> 
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "--port" in done.stderr
     assert not (tmp_path / "run" / "redis").exists()
+
+
+def test_a_port_with_a_connection_in_time_wait_is_free(tmp_path: Path) -> None:
+    # What a stopped stack leaves: the server closed its side of a connection first, so the
+    # gateway's port holds a connection in TIME_WAIT (for up to 60 s) and no listener.
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        served, _ = listener.accept()
+        served.close()  # the server's side closes first: its end goes to TIME_WAIT
+        assert client.recv(1) == b""
+        client.close()
+    # The set-up holds: a plain bind (no SO_REUSEADDR) is refused...
+    with socket.socket() as plain, pytest.raises(OSError) as refused:
+        plain.bind(("127.0.0.1", port))
+    assert refused.value.errno == errno.EADDRINUSE
+    # ...but the port is free for a server, and `metro up`'s check says so.
+    assert port_free("127.0.0.1", port) is None
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert port_free("127.0.0.1", taken.getsockname()[1]) is not None
 
 
 def test_redis_url_that_does_not_answer_is_named(tmp_path: Path) -> None:
