@@ -11,8 +11,11 @@ from typing import Any
 
 import grpc
 import pytest
+import redis
 
 import games
+from services.engine.commit_lua import SUBMIT_LUA
+from services.engine.store import BOT_GROUP, BOT_STREAM
 from tests.engine.helpers import code, moves_of, record_of
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 
@@ -161,3 +164,30 @@ def test_hidden_choices_never_reach_another_seat(engine: RunningEngine) -> None:
             if e["action"] == "choose":
                 assert "line" not in json.dumps(e) and "station" not in json.dumps(e)
         client.move(game_id, tokens[2], _choice(client, game_id, tokens[2], rng))
+
+
+def test_a_turn_whose_resolver_died_is_resolved_by_the_next_reader(engine: RunningEngine) -> None:
+    """Every choice is in, but the resolution was never committed (the engine call that
+    completed the turn died in between): the next load of the game, by any replica, resolves
+    it, once."""
+    client = engine.client()
+    game_id, tokens = client.create_full({"players": 2}, game="metrox")
+    rng = random.Random(9)
+    first = _choice(client, game_id, tokens[0], rng)
+    last = _choice(client, game_id, tokens[1], rng)
+    client.move(game_id, tokens[0], first)
+    before = client.view(game_id)
+    # What the dead call had done: run the submit script for seat 1's choice, then nothing.
+    with redis.Redis.from_url(engine.redis_url, decode_responses=True) as r:
+        keys = [f"game:{game_id}", f"game:{game_id}:events", f"game:{game_id}:answers",
+                f"game:{game_id}:pending", BOT_STREAM]  # fmt: skip
+        args = ["req:dead", doc(before)["turn_index"], 1, json.dumps(last),
+                '"seat":1,"action":"choose","status":"playing"}', 2, 3600, BOT_GROUP]  # fmt: skip
+        reply = r.eval(SUBMIT_LUA, len(keys), *keys, *args)
+        assert reply[0] == "ok" and int(reply[2]) == before.version + 1 and int(reply[3]) == 2
+    after = engine.client().view(game_id)  # a new connection; any replica does the same
+    assert after.version == before.version + 2 and doc(after)["turn_index"] == 1
+    again = client.view(game_id)
+    assert again.version == after.version  # resolved once
+    resolves = [e for e in _events(client, game_id, after.version) if e["action"] == "resolve"]
+    assert len(resolves) == 1 and resolves[0]["choices"] == [first, last]
