@@ -180,3 +180,31 @@ def test_a_frozen_worker_that_resumes_does_not_log_a_move_it_never_made(
     said = caplog.text
     assert f"job {turn.job_id} dropped: its move was already made" in said, said
     assert f"game {game} v{turn.version} seat 1" not in said, said  # the "made" line
+
+
+def test_a_killed_worker_does_not_stall_a_simultaneous_turn(  # type: ignore[no-untyped-def]
+    own_engine: RunningEngine, ai_factory
+) -> None:
+    """Metro X: the AI seat's job of a simultaneous turn, held by a worker killed mid-search, is
+    retaken by another worker; the turn resolves with both choices, exactly once."""
+    first: ServiceProcess = ai_factory(own_engine, "ai-1")
+    c = own_engine.client()
+    seats = [
+        engine_pb2.SeatSpec(kind="human", name="Ada"),
+        engine_pb2.SeatSpec(kind="ai", name="slow-bot", level="expert"),  # 3 s a move
+    ]
+    created = c.create({"players": 2}, seats, game="metrox")
+    game, token = created.game_id, created.token
+    start = c.view(game)
+    wait_for(lambda: f"claimed: game {game} v{start.version} seat 1" in first.log_path.read_text(),
+             10.0, "ai-1 to take the AI seat's choice")  # fmt: skip
+    first.kill()
+    second: ServiceProcess = ai_factory(own_engine, "ai-2")
+    legal = c.legal(game, token)
+    c.move(game, token, json.loads(legal.moves[0]), expected_version=start.version)
+    wait_for(lambda: doc(c.view(game))["turn_index"] == 1, 20.0, "the turn to resolve")
+    log = second.log_path.read_text()
+    assert re.search(rf"claimed: game {game} v{start.version} seat 1 level 'expert' attempt [2-9]",
+                     log)  # fmt: skip
+    events = [doc(e) for e in c.events_until(game, c.view(game).version)]
+    assert [e["action"] for e in events].count("resolve") == 1
