@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tools the test suite needs beyond Python packages: Chromium for the browser tests and
-# docker-compose for linting docker-compose.yml. Installed with apt where missing and possible.
+# docker-compose for linting docker-compose.yml (installed with apt where missing and possible),
+# and axe-core for the browser tests' accessibility checks (with npm, into .venv/axe-core/).
 set -uo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
@@ -12,6 +13,20 @@ if [ ${#need[@]} -gt 0 ]; then
       || echo "test-prereqs: could not install ${need[*]}; the tests that need them will say so" >&2
   else
     echo "test-prereqs: ${need[*]} missing and apt-get is not usable here" >&2
+  fi
+fi
+# axe-core (from npm) for the accessibility checks of the browser tests, cached under .venv/ where
+# tests/browser/test_usability.py reads it; fetched once, with npm, where npm is usable.
+AXE_VERSION=4.14.1
+AXE_DIR="$(cd "$(dirname "$0")/.." && pwd)/.venv/axe-core"
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "test-prereqs: fetching axe-core@$AXE_VERSION with npm into $AXE_DIR" >&2
+    mkdir -p "$AXE_DIR" && (cd "$AXE_DIR" && npm install --no-save --no-audit --no-fund --ignore-scripts \
+      --prefix "$AXE_DIR" "axe-core@$AXE_VERSION") >/dev/null 2>&1 \
+      || echo "test-prereqs: could not fetch axe-core; the accessibility tests will say so" >&2
+  else
+    echo "test-prereqs: npm is missing: the accessibility tests need axe-core (npm install axe-core)" >&2
   fi
 fi
 exit 0

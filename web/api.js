@@ -68,13 +68,82 @@ export function loadSeat(id) {
 }
 
 export function saveSeat(id, seat, token) {
-  const raw = JSON.stringify({ seat, token });
+  const raw = JSON.stringify({ seat, token, saved: Date.now() });
   for (const store of [sessionStorage, localStorage]) {
     try {
       store.setItem(KEY(id), raw);
     } catch {
       /* private mode: the seat lasts as long as the page */
     }
+  }
+}
+
+/** Every seat this browser holds, newest first: [{id, seat, token, saved}]. */
+export function listSeats() {
+  const found = new Map();
+  for (const store of [sessionStorage, localStorage]) {
+    try {
+      for (let i = 0; i < store.length; i++) {
+        const key = store.key(i);
+        if (!key?.startsWith("seat.")) continue;
+        const id = key.slice(5);
+        if (found.has(id) || !GAME_ID.test(id)) continue;
+        const seat = loadSeat(id);
+        if (seat) found.set(id, { id, seat: seat.seat, token: seat.token, saved: Number(seat.saved) || 0 });
+      }
+    } catch {
+      /* storage unavailable */
+    }
+  }
+  return [...found.values()].sort((a, b) => b.saved - a.saved);
+}
+
+/** Forget the seat held for game `id` (a game that is gone). */
+export function forgetSeat(id) {
+  for (const store of [sessionStorage, localStorage]) {
+    try {
+      store.removeItem(KEY(id));
+    } catch {
+      /* ignore */
+    }
+  }
+}
+
+/** The shape of a game id (the engine's own rule): anything else names no game. */
+export const GAME_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Games this browser created (so only their creator is asked to share the invite). */
+export function markCreated(id) {
+  try {
+    localStorage.setItem(`created.${id}`, "1");
+  } catch {
+    /* ignore */
+  }
+}
+
+export function wasCreatedHere(id) {
+  try {
+    return localStorage.getItem(`created.${id}`) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** A small setting kept in this browser (hint level, sound); `fallback` when unset. */
+export function setting(name, fallback = "") {
+  try {
+    const v = localStorage.getItem(`setting.${name}`);
+    return v === null ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}
+
+export function saveSetting(name, value) {
+  try {
+    localStorage.setItem(`setting.${name}`, String(value));
+  } catch {
+    /* ignore */
   }
 }
 

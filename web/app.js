@@ -1,29 +1,60 @@
-// The page's entry: a hash router between the lobby (#/) and a game (#/game/<id>).
+// The page's entry: a hash router between the lobby (#/), a game (#/game/<id>) and, for an
+// address that names no game, a "No such game" page with the way back.
 // A game's address carries only its id, so sharing it shares no secret.
 
+import { GAME_ID } from "./api.js";
 import { GameScreen } from "./game.js";
 import { initLobby, showLobby } from "./lobby.js";
 
 const TITLE = "Board games";
 const lobby = document.getElementById("lobby");
 const gameSection = document.getElementById("game");
-const game = new GameScreen({ onTitle: (text) => (document.title = text) });
+const missing = document.getElementById("missing");
+
+function show(section) {
+  for (const s of [lobby, gameSection, missing]) s.hidden = s !== section;
+}
+
+function showMissing() {
+  game.close();
+  show(missing);
+  document.title = `No such game — ${TITLE}`;
+}
+
+export const game = new GameScreen({
+  onTitle: (text) => (document.title = text),
+  onMissing: showMissing,
+});
 
 const go = (id) => {
   location.hash = `#/game/${encodeURIComponent(id)}`;
 };
 
+/** The game id in the address, null for the lobby, undefined for an address that names none. */
+function addressed() {
+  const hash = location.hash;
+  if (hash === "" || hash === "#" || hash === "#/") return null;
+  const m = /^#\/game\/([^/?#]*)$/.exec(hash);
+  if (!m) return hash.startsWith("#/game") ? undefined : null;
+  try {
+    const id = decodeURIComponent(m[1]);
+    return GAME_ID.test(id) ? id : undefined;
+  } catch {
+    return undefined; // "%00%ff" and the like: not even text
+  }
+}
+
 function route() {
-  const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
-  if (m) {
-    lobby.hidden = true;
-    gameSection.hidden = false;
+  const id = addressed();
+  if (id === undefined) {
+    showMissing();
+  } else if (id) {
+    show(gameSection);
     document.title = `${TITLE} — game`;
-    game.open(decodeURIComponent(m[1]));
+    game.open(id);
   } else {
     game.close();
-    gameSection.hidden = true;
-    lobby.hidden = false;
+    show(lobby);
     document.title = TITLE;
     showLobby(go);
   }

@@ -35,12 +35,32 @@
 //     first, and again on update while a position before the end is shown.
 //   page.unmount()
 //     Remove listeners the page added outside its parts (the shell then empties the parts).
-// showHints and replay are optional: without them the shell offers no Hint button or replay.
+//   page.howToPlay() -> string
+//     A short, plain-text (no HTML) "how to play" for the shell's collapsible panel; without it
+//     the shell shows the game's `description` from GET /api/meta.
+// showHints, replay and howToPlay are optional: without them the shell offers no Hint button or
+// replay, and takes the "How to play" text from the catalogue.
+//
+// host.send refuses (resolves false, with a plain message) while the viewer may not move: no
+// seat, the game not started or over, another player's turn. Server refusals are shown as plain
+// sentences: players named by name, rule-file references only in the message's tooltip.
 // ----------------------------------------------------------------------------------------------
 
-import { ApiError, api, loadSeat, rememberName, savedName, saveSeat } from "./api.js";
+import {
+  ApiError,
+  GAME_ID,
+  api,
+  forgetSeat,
+  loadSeat,
+  rememberName,
+  savedName,
+  saveSeat,
+  saveSetting,
+  setting,
+  wasCreatedHere,
+} from "./api.js";
 import { defaultLevel, gameMeta } from "./meta.js";
-import { renderFinal, renderScores, renderStatus } from "./panel.js";
+import { plainError, renderFinal, renderScores, renderStatus, seatLabel, turnSentence, withoutRuleRefs } from "./panel.js";
 import { ReplayControls } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
@@ -52,6 +72,60 @@ function newMoveId() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Whether it is `seat`'s move in `view` and it has not chosen yet (the your-turn alert). */
+export function myTurn(view, seat) {
+  if (!view || seat === null || seat === undefined || view.status !== "playing") return false;
+  return (view.to_move || []).includes(seat) && view.seats?.[seat]?.chosen !== true;
+}
+
+/** "+12" / "−3.5" / "0": a hint's value as the hint lists write it (a true minus sign). */
+export function signedValue(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return "";
+  const text = Math.abs(v) >= 10 ? Math.abs(v).toFixed(0) : Math.abs(v).toFixed(1).replace(/\.0$/, "");
+  if (Number(text) === 0) return "0";
+  return v < 0 ? `\u2212${text}` : `+${text}`;
+}
+
+/** What the best hint's value means, in one sentence. */
+export function hintExplanation(value, level, players) {
+  const shown = signedValue(value);
+  if (!shown) return "";
+  const who = level ? `the AI (${level})` : "the AI";
+  const n = Math.abs(Number(shown.replace("\u2212", "-")));
+  const pts = `${n} point${n === 1 ? "" : "s"}`;
+  if (players <= 1) return `${shown}: ${who} expects you to finish with about ${pts} if you play this. Each hint's value is read the same way.`;
+  const where =
+    shown === "0"
+      ? "level with your best opponent"
+      : value > 0
+        ? `${pts} ahead of your best opponent`
+        : `${pts} behind your best opponent`;
+  return `${shown}: ${who} expects you to finish ${where} if you play this (the top hint). Each hint's value is that expected final margin.`;
+}
+
+let audio = null;
+
+/** A short beep (WebAudio, no file). */
+function beep() {
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    if (audio.state === "suspended") audio.resume();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.value = 880;
+    const t = audio.currentTime;
+    gain.gain.setValueAtTime(0.0001, t);
+    gain.gain.exponentialRampToValueAtTime(0.2, t + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.25);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(t);
+    osc.stop(t + 0.3);
+  } catch {
+    /* no audio here */
+  }
+}
+
 /** Whether `seat` may move in `view` now: it must (to_move), or it may still change its choice. */
 export function mayMove(view, seat) {
   if (!view || seat === null || seat === undefined || view.status !== "playing") return false;
@@ -59,13 +133,21 @@ export function mayMove(view, seat) {
 }
 
 export class GameScreen {
-  constructor({ onTitle } = {}) {
+  constructor({ onTitle, onMissing } = {}) {
     this.onTitle = onTitle || (() => {});
+    this.onMissing = onMissing || (() => {});
+    this.baseTitle = "";
     this.replay = new ReplayControls();
     this.boardArea = $("board-area");
     this.controls = $("controls");
     $("hint-button").addEventListener("click", () => this.#hint());
     $("share-button").addEventListener("click", () => this.#share());
+    $("hint-level").addEventListener("change", (ev) => saveSetting("hint.level", ev.target.value));
+    $("sound-toggle").checked = setting("turn.sound") === "on";
+    $("sound-toggle").addEventListener("change", (ev) => {
+      saveSetting("turn.sound", ev.target.checked ? "on" : "off");
+      if (ev.target.checked) beep(); // a user gesture: lets the browser play later beeps
+    });
     $("join-box").addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#join();
@@ -76,7 +158,10 @@ export class GameScreen {
     const screen = this;
     this.host = {
       send: (move) => this.#send(move),
-      notify: (text, kind = "info") => this.#message(text, kind),
+      notify: (text, kind = "info") => {
+        const [plain, refs] = withoutRuleRefs(text);
+        this.#message(plain, kind, "", refs.join("; "));
+      },
       get seat() {
         return screen.seat;
       },
@@ -87,7 +172,12 @@ export class GameScreen {
   open(id) {
     if (this.id === id) return;
     this.close();
+    if (typeof id !== "string" || !GAME_ID.test(id)) {
+      this.onMissing();
+      return;
+    }
     this.id = id;
+    this.wasMyTurn = null;
     this.mine = loadSeat(id);
     this.view = null;
     this.legal = [];
@@ -99,12 +189,24 @@ export class GameScreen {
     $("after").hidden = true;
     $("hint-row").hidden = true;
     $("hint-meta").textContent = "";
+    $("hint-explain").hidden = true;
+    $("watching").hidden = true;
+    $("sound-row").hidden = true;
+    $("how-to-play").hidden = true;
     $("status").textContent = "Loading…";
     $("scores").tBodies[0].replaceChildren();
     $("join-name").value = savedName();
     this.replay.reset();
     // The stream starts after the first view, from its last event: no replay of old events.
     this.refresh().then(() => this.id === id && !this.events && this.#connect());
+  }
+
+  /** The address names no game: leave it and let the router show "No such game". */
+  #missing(id) {
+    if (this.id !== id) return;
+    forgetSeat(id); // a seat kept for a game that is gone is of no use
+    this.close();
+    this.onMissing();
   }
 
   close() {
@@ -116,6 +218,7 @@ export class GameScreen {
     this.#unmountPage();
     this.id = null;
     this.view = null;
+    this.baseTitle = "";
     $("conn").textContent = "";
     $("conn").className = "conn";
   }
@@ -142,8 +245,18 @@ export class GameScreen {
       this.page = module.mount({ board: this.boardArea, controls: this.controls }, this.host);
       this.#setupHintLevels();
       const name = meta?.name || kind;
-      $("game-name").textContent = name;
-      this.onTitle(`${name} — game`);
+      $("game-title").textContent = name;
+      let how = "";
+      try {
+        how = typeof this.page.howToPlay === "function" ? String(this.page.howToPlay() || "") : "";
+      } catch {
+        how = "";
+      }
+      how = how || meta?.description || "";
+      $("how-text").textContent = how;
+      $("how-to-play").hidden = !how;
+      this.baseTitle = `${name} — game`;
+      this.#title();
       return true;
     };
     const done = load().finally(() => {
@@ -165,15 +278,18 @@ export class GameScreen {
     }
     this.boardArea.replaceChildren();
     this.controls.replaceChildren();
-    $("game-name").textContent = "";
+    $("game-title").textContent = "";
+    $("how-text").textContent = "";
   }
 
   #setupHintLevels() {
     const select = $("hint-level");
     const levels = this.meta?.levels || [];
     select.replaceChildren();
+    const saved = setting("hint.level");
+    const pick = levels.some((l) => l.name === saved) ? saved : defaultLevel(levels);
     for (const l of levels) {
-      const option = new Option(l.name, l.name, false, l.name === defaultLevel(levels));
+      const option = new Option(l.name, l.name, false, l.name === pick);
       if (l.description) option.title = l.description;
       select.add(option);
     }
@@ -231,7 +347,11 @@ export class GameScreen {
         this.mine = null;
         return this.refresh();
       }
-      this.#message(err.message, "error");
+      if (err.status === 404 || err.code === "game_not_found" || (err.status === 400 && !this.view)) {
+        this.#missing(id);
+        return;
+      }
+      this.#message(plainError(err, this.view, this.seat)[0], "error");
       if (!this.view) $("status").textContent = "";
       return;
     }
@@ -261,6 +381,7 @@ export class GameScreen {
     if (moved) {
       this.page.showHints?.([]);
       $("hint-meta").textContent = "";
+      $("hint-explain").hidden = true;
     }
     if (mayMove(view, this.seat)) {
       // One fetch of the legal moves per version, shared by every view of that version that
@@ -270,7 +391,7 @@ export class GameScreen {
         this.legalFetch = api.legal(id, this.mine.token).then(
           (answer) => answer.moves || [],
           (err) => {
-            if (this.id === id) this.#message(err.message, "error");
+            if (this.id === id) this.#message(plainError(err, view, this.seat)[0], "error");
             return [];
           },
         );
@@ -288,13 +409,34 @@ export class GameScreen {
 
   #render() {
     const view = this.view;
-    renderStatus(view, this.seat, this.meta);
+    renderStatus(view, this.seat, this.meta, wasCreatedHere(this.id));
+    const watching = $("watching");
+    watching.hidden = this.seat !== null;
+    watching.textContent =
+      view.status === "waiting" && view.seats.some((s) => s.kind === "open")
+        ? "You are watching this game: take an open seat below to play."
+        : "You are watching this game: you have no seat in it.";
+    $("sound-row").hidden = this.seat === null || view.status === "over";
+    this.#turnAlert();
     renderScores(view, this.seat, this.meta);
     this.#renderJoin();
     this.#renderHintRow();
     this.#renderAfter();
     this.page.update(view, this.legal);
     this.replay.again();
+  }
+
+  /** The tab's title, with "● Your turn — " in front while it is the viewer's move. */
+  #title() {
+    if (!this.baseTitle) return;
+    this.onTitle(myTurn(this.view, this.seat) ? `● Your turn — ${this.baseTitle}` : this.baseTitle);
+  }
+
+  #turnAlert() {
+    const now = myTurn(this.view, this.seat);
+    if (now && this.wasMyTurn === false && $("sound-toggle").checked) beep();
+    this.wasMyTurn = now;
+    this.#title();
   }
 
   #renderJoin() {
@@ -316,10 +458,19 @@ export class GameScreen {
 
   async #send(move) {
     if (!this.mine || !this.view) {
-      this.#message("Join the game to play.", "error");
+      this.#message(
+        this.view?.status === "waiting" && this.view.seats.some((s) => s.kind === "open")
+          ? "You are watching: join the game to play."
+          : "You are watching this game: you have no seat in it.",
+        "error",
+      );
       return false;
     }
     if (this.busy) return false;
+    if (!mayMove(this.view, this.seat)) {
+      this.#message(turnSentence(this.view, this.seat) || "It is not your turn.", "error");
+      return false;
+    }
     this.busy = true;
     this.#message("");
     const id = this.id;
@@ -332,7 +483,12 @@ export class GameScreen {
     } catch (err) {
       this.busy = false;
       if (this.id !== id) return false;
-      this.#message(err.message || "The move was refused.", "error", err.code);
+      if (err.status === 404 || err.code === "game_not_found") {
+        this.#missing(id);
+        return false;
+      }
+      const [text, tip] = plainError(err, this.view, this.seat);
+      this.#message(text, "error", err.code, tip);
       if (err instanceof ApiError && err.status === 409) this.refresh();
       else if (this.view) this.#render();
       return false;
@@ -351,11 +507,21 @@ export class GameScreen {
       // Hints belong to the position they were asked for: the turn, not the version (in a
       // simultaneous turn, other seats' hidden choices move the version, not the position).
       if (this.id === id && this.view?.turn_version === position) {
-        this.page.showHints?.(answer.suggestions || []);
-        $("hint-meta").textContent = `${answer.level || level || ""} · ${answer.elapsed_ms ?? "?"} ms`;
+        const suggestions = answer.suggestions || [];
+        this.page.showHints?.(suggestions);
+        const used = answer.level || level || "";
+        $("hint-meta").textContent = `Level ${used} · ${answer.elapsed_ms ?? "?"} ms`;
+        const explain = $("hint-explain");
+        explain.textContent = suggestions.length
+          ? hintExplanation(suggestions[0].value, used, this.view.seats.length)
+          : "The AI has no suggestion for this position.";
+        explain.hidden = !explain.textContent;
       }
     } catch (err) {
-      if (this.id === id) this.#message(err.message, "error", err.code);
+      if (this.id === id) {
+        const [text, tip] = plainError(err, this.view, this.seat);
+        this.#message(text, "error", err.code, tip);
+      }
     } finally {
       this.hinting = false;
       if (this.id === id && this.view) this.#renderHintRow();
@@ -377,12 +543,16 @@ export class GameScreen {
       saveSeat(id, seat.seat, seat.token);
       if (this.id !== id) return;
       this.mine = { seat: seat.seat, token: seat.token };
-      this.#message(`You joined as seat ${seat.seat + 1}.`, "ok");
+      this.#message(`You joined the game as ${name}.`, "ok");
       this.view = null;
       this.legalVersion = null;
       await this.refresh();
     } catch (err) {
-      this.#message(err.status === 409 ? "Every seat of this game is taken." : err.message, "error");
+      if (err.status === 404 || err.code === "game_not_found") {
+        this.#missing(id);
+        return;
+      }
+      this.#message(err.status === 409 ? "Every seat of this game is taken." : plainError(err, this.view, this.seat)[0], "error");
       this.refresh();
     } finally {
       $("join-button").disabled = false;
@@ -420,15 +590,17 @@ export class GameScreen {
         (err) => {
           if (this.id !== id) return;
           this.recordLoaded = false;
-          this.#message(`The record is not available: ${err.message}`, "error");
+          this.#message(`The record is not available: ${plainError(err, this.view, this.seat)[0]}`, "error");
         },
       );
     }
   }
 
-  #message(text, kind = "info", code = "") {
+  #message(text, kind = "info", code = "", tip = "") {
     const el = $("message");
     el.textContent = text || "";
+    if (tip) el.title = tip;
+    else el.removeAttribute("title");
     el.hidden = !text;
     el.className = `message ${["error", "ok", "info"].includes(kind) ? kind : "info"}`;
     el.dataset.code = code || "";

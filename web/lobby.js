@@ -2,8 +2,10 @@
 // open / AI with a level, as many as the game's players range allows) and its options (rendered
 // from the game's option specs), and list open games to join. The engine allows one human seat at
 // creation, the creator's: every other person takes an open seat with the invite link.
+// "My games" lists the games this browser holds a seat in (api.js keeps the seats), each fetched
+// with its seat's token: whose turn it is, or how it ended; a game that is gone is dropped.
 
-import { api, rememberName, savedName, saveSeat } from "./api.js";
+import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveSeat } from "./api.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 
 const $ = (id) => document.getElementById(id);
@@ -30,9 +32,18 @@ export async function initLobby(go) {
   await ensureCatalogue();
 }
 
+let mineTimer = null;
+
 export function showLobby(go) {
   ensureCatalogue();
   refreshOpen(go);
+  refreshMine(go);
+  clearInterval(mineTimer);
+  // While the lobby is shown, whose turn it is in my games keeps up (slowly).
+  mineTimer = setInterval(() => {
+    if ($("lobby").hidden) clearInterval(mineTimer);
+    else refreshMine(go);
+  }, 15000);
 }
 
 let catalogue = null;
@@ -285,6 +296,7 @@ async function create(go) {
   try {
     const made = await api.create(body);
     if (you) rememberName(you);
+    markCreated(made.game_id);
     if (made.token) saveSeat(made.game_id, made.seat, made.token);
     go(made.game_id);
   } catch (err) {
@@ -359,6 +371,105 @@ function openGameItem(game, go) {
   button.textContent = "Open";
   button.setAttribute("aria-label", `Open ${entry?.name || "game"}: ${who}`);
   button.addEventListener("click", () => go(game.game_id));
+  li.append(text, button);
+  return li;
+}
+
+// ---- my games --------------------------------------------------------------------------------
+
+const MAX_MINE = 30;
+let mineRound = 0;
+
+const ORDER = { "your-turn": 0, playing: 1, waiting: 2, unknown: 3, over: 4 };
+
+function seatName(seat, i) {
+  if (!seat) return `Player ${i + 1}`;
+  if (seat.kind === "open") return "open seat";
+  if (seat.kind === "ai") return seat.name || `AI ${seat.level || ""}`.trim();
+  return seat.name || `Player ${i + 1}`;
+}
+
+/** [state, words] for the viewer at `mine` of `view`. */
+function mineState(view, mine) {
+  const seats = view.seats || [];
+  if (view.status === "waiting") {
+    const open = seats.filter((s) => s.kind === "open").length;
+    return ["waiting", `Waiting for ${open} more player${open === 1 ? "" : "s"}`];
+  }
+  if (view.status === "over") {
+    const winners = view.winners || [];
+    if (winners.includes(mine)) return ["over", winners.length > 1 ? "Finished — you shared the win" : "Finished — you won"];
+    if (!winners.length) return ["over", "Finished"];
+    return ["over", `Finished — ${winners.map((i) => seatName(seats[i], i)).join(" & ")} won`];
+  }
+  const moving = view.to_move || [];
+  if (moving.includes(mine) && seats[mine]?.chosen !== true) return ["your-turn", "Your turn"];
+  const others = moving.filter((i) => i !== mine && seats[i]?.chosen !== true);
+  if (!others.length) return ["playing", "Waiting for the others"];
+  if (others.length === 1) return ["playing", `${seatName(seats[others[0]], others[0])} to play`];
+  return ["playing", `Waiting for ${others.map((i) => seatName(seats[i], i)).join(", ")}`];
+}
+
+async function refreshMine(go) {
+  const round = ++mineRound;
+  const saved = listSeats().slice(0, MAX_MINE);
+  const card = $("my-games-card");
+  if (!saved.length) {
+    card.hidden = true;
+    return;
+  }
+  await ensureCatalogue();
+  const found = await Promise.all(
+    saved.map(async (s) => {
+      try {
+        return { ...s, view: await api.view(s.id, s.token) };
+      } catch (err) {
+        if (err.status === 404 || err.code === "game_not_found") {
+          forgetSeat(s.id); // the game is gone (expired): nothing to come back to
+          return null;
+        }
+        if (err.status === 403 || err.status === 400) return null; // this seat is not ours any more
+        return { ...s, view: null };
+      }
+    }),
+  );
+  if (round !== mineRound) return; // a newer refresh is under way
+  const entries = found.filter(Boolean).map((e) => {
+    const [state, words] = e.view ? mineState(e.view, e.seat) : ["unknown", "Not reachable right now"];
+    return { ...e, state, words };
+  });
+  entries.sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.saved - a.saved);
+  card.hidden = !entries.length;
+  $("my-games").replaceChildren(...entries.map((e) => mineItem(e, go)));
+}
+
+function mineItem(entry, go) {
+  const { id, view, seat, state, words } = entry;
+  const meta = games.find((g) => g.game === view?.game);
+  const name = meta?.name || view?.game || "Game";
+  const li = document.createElement("li");
+  li.dataset.game = id;
+  li.dataset.state = state;
+  li.className = `mine-item ${state}`;
+  const text = document.createElement("div");
+  text.className = "open-text";
+  const title = document.createElement("strong");
+  title.textContent = name;
+  const badge = document.createElement("span");
+  badge.className = `mine-state ${state}`;
+  badge.textContent = words;
+  const players = document.createElement("span");
+  players.className = "mine-players";
+  players.textContent = view
+    ? (view.seats || []).map((s, i) => seatName(s, i) + (i === seat ? " (you)" : "")).join(" · ")
+    : "";
+  text.append(title, badge, players);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = state === "your-turn" ? "primary" : "";
+  button.textContent = state === "your-turn" ? "Play" : state === "over" ? "View" : "Open";
+  button.setAttribute("aria-label", `${button.textContent} ${name}: ${words}`);
+  button.addEventListener("click", () => go(id));
   li.append(text, button);
   return li;
 }

@@ -49,8 +49,10 @@ export function textOn(css) {
   return lum < 0.55 ? "#fff" : "#1d1d1f";
 }
 
-/** The level offered first: the middle one of the list (the server's own order, weakest first). */
+/** The level offered first: "medium" where the server offers it, else the middle one of the
+ *  list (the server's own order, weakest first). */
 export function defaultLevel(levels) {
   if (!levels?.length) return "";
+  if (levels.some((l) => l.name === "medium")) return "medium";
   return levels[Math.floor(levels.length / 2)].name;
 }

@@ -25,11 +25,15 @@ const toMove = (view) => (view.status === "playing" ? view.to_move || [] : []);
 /** Whether seats choose at once (the view marks each seat's `chosen`). */
 export const simultaneous = (view) => (view.seats || []).some((s) => s && "chosen" in s);
 
-/** One sentence on what is happening, from the point of view of `mySeat` (null: spectator). */
-export function statusText(view, mySeat) {
+/** One sentence on what is happening, from the point of view of `mySeat` (null: spectator).
+ *  `creator`: this browser created the game (only its creator is asked to share the invite). */
+export function statusText(view, mySeat, creator = false) {
   if (view.status === "waiting") {
     const open = view.seats.filter((s) => s.kind === "open").length;
-    return `Waiting for ${open} more player${open === 1 ? "" : "s"} — share the invite link.`;
+    const more = `Waiting for ${open} more player${open === 1 ? "" : "s"}`;
+    if (creator) return `${more} — share the invite link.`;
+    if (mySeat !== null && mySeat !== undefined) return `${more} to join. The game starts when every seat is taken.`;
+    return `${more} to join.`;
   }
   if (view.status === "over") return "Game over.";
   const moving = toMove(view);
@@ -43,10 +47,76 @@ export function statusText(view, mySeat) {
   return `Waiting for ${moving.length} player${moving.length === 1 ? "" : "s"}: ${names}.`;
 }
 
-export function renderStatus(view, mySeat, game) {
+// ---- messages for players --------------------------------------------------------------------
+
+// A rule-file reference as the engine writes it: "(RULES.md §6(b))", "RULES-UNDERGROUND.md §3".
+const RULE_REF = /\s*\(\s*RULES[\w-]*\.md[^()]*(?:\([^()]*\)[^()]*)*\)|\s*\bRULES[\w-]*\.md(?:\s*§\s*[\w.]+(?:\([\w]+\))?)?/g;
+
+/** `text` without rule-file references: [plain text, the references removed (for a tooltip)]. */
+export function withoutRuleRefs(text) {
+  const refs = [];
+  const plain = String(text || "").replace(RULE_REF, (m) => {
+    refs.push(m.trim().replace(/^\(|\)$/g, ""));
+    return "";
+  });
+  return [plain.replace(/\s+([.,;:])/g, "$1").replace(/\s{2,}/g, " ").trim(), refs];
+}
+
+/** A sentence: a capital first letter and a full stop. */
+function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  const first = t[0].toUpperCase() + t.slice(1);
+  return /[.!?…]$/.test(first) ? first : `${first}.`;
+}
+
+/** The name the page shows for seat `i` of `view` (the engine's seats count from 0). */
+function nameOf(view, i) {
+  return seatLabel(view?.seats?.[i], i);
+}
+
+/** Whose turn it is, in words, for a refusal: "It is Ada's turn." / "The game is over." */
+export function turnSentence(view, mySeat) {
+  if (!view) return "";
+  if (view.status === "waiting") return "The game has not started yet: it starts when every seat is taken.";
+  if (view.status === "over") return "The game is over.";
+  const moving = toMove(view).filter((i) => i !== mySeat);
+  if (!moving.length) return "";
+  const names = moving.map((i) => nameOf(view, i));
+  if (names.length === 1) return `It is ${names[0]}'s turn, not yours.`;
+  return `It is not your turn: waiting for ${names.join(", ")}.`;
+}
+
+/** A server's refusal `err` ({status, code, message, rule}) as plain words for a player:
+ *  [text, tooltip]. Seats are named by name, rule-file references go to the tooltip. */
+export function plainError(err, view, mySeat) {
+  const code = err?.code || "";
+  if (code === "version_conflict") {
+    return ["Someone moved first — the board is updated.", ""];
+  }
+  const [plain, refs] = withoutRuleRefs(err?.message || "");
+  if (err?.rule && !refs.includes(err.rule)) refs.push(err.rule);
+  const tip = refs.length ? `Rule: ${refs.join("; ")}` : "";
+  if (code === "not_your_turn") return [turnSentence(view, mySeat) || "It is not your turn.", tip];
+  if (code === "game_not_found") return ["This game no longer exists.", ""];
+  if (code === "network") return [err.message, ""];
+  // "seat 1's" / "seat 1" (counted from 0) -> the player's name
+  const named = plain.replace(/\bseat (\d+)('s)?(?=(\s+\w)?)/gi, (m, n, s, noun) => {
+    const i = Number(n);
+    if (!view?.seats?.[i]) return m;
+    if (i !== mySeat) return `${nameOf(view, i)}${s || ""}`;
+    return s ? (noun ? "your" : "yours") : "you";
+  });
+  // squares as the engine writes them, "(2,5)" counted from 0, as a player counts them
+  const squares = named.replace(/\bsquare \((\d+),\s*(\d+)\)/gi, (m, r, c) => `the square in row ${Number(r) + 1}, column ${Number(c) + 1}`);
+  const words = squares.replace(/^invalid (\w+): /i, "");
+  return [sentence(words) || "The move was refused.", tip];
+}
+
+export function renderStatus(view, mySeat, game, creator = false) {
   const el = $("status");
   const moving = toMove(view);
-  el.textContent = statusText(view, mySeat);
+  el.textContent = statusText(view, mySeat, creator);
   el.classList.toggle("mine", mySeat !== null && moving.includes(mySeat));
   const marked = moving.includes(mySeat) ? mySeat : moving.length === 1 ? moving[0] : null;
   el.style.setProperty("--turn", marked !== null ? seatColour(game, marked) : "transparent");
@@ -60,6 +130,17 @@ export function renderScores(view, mySeat, game) {
   body.replaceChildren();
   const moving = toMove(view);
   const choosing = view.status === "playing" && simultaneous(view);
+  table.classList.toggle("choosing", choosing);
+  const head = table.tHead || table.createTHead();
+  head.replaceChildren();
+  const hr = head.insertRow();
+  for (const [text, cls] of [["Player", "who"], ["Kind", "kind"], ...(choosing ? [["Choice", "choice"]] : []), ["Score", "score"]]) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.className = cls;
+    th.textContent = text;
+    hr.append(th);
+  }
   view.seats.forEach((seat, i) => {
     const tr = body.insertRow();
     tr.dataset.seat = String(i);
@@ -70,7 +151,24 @@ export function renderScores(view, mySeat, game) {
     inner.className = "who-inner";
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = seatLabel(seat, i) + (i === mySeat ? " (you)" : "");
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = seatLabel(seat, i);
+    name.append(label);
+    if (i === mySeat) {
+      const you = document.createElement("span");
+      you.className = "you";
+      you.textContent = " (you)";
+      name.append(you);
+    }
+    if (moving.includes(i)) {
+      const mark = document.createElement("span");
+      mark.className = "turn-mark";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = " ◀";
+      name.append(mark);
+    }
+    name.title = seatLabel(seat, i);
     inner.append(swatch(game, i), name);
     who.append(inner);
     const kind = tr.insertCell();
