@@ -3,6 +3,7 @@
 // Nothing here knows any game: names, options, seat colours and AI levels all come from the server.
 
 import { api } from "./api.js";
+import { SAFE_SHADES } from "./dom.js";
 
 let loading = null;
 
@@ -36,7 +37,7 @@ export function seatColour(game, i) {
   const colours = game?.colours || [];
   if (i === null || i === undefined || !colours.length) return "#9aa1ab";
   const c = String(colours[i % colours.length]);
-  return SHADES[c.toLowerCase()] || c;
+  return SAFE_SHADES[c.toLowerCase()] || SHADES[c.toLowerCase()] || c;
 }
 
 /** Black or white, whichever reads better on `css` (a #rgb/#rrggbb colour; else black). */

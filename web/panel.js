@@ -2,7 +2,8 @@
 // a view's common fields (seats, to_move, status, winners) and the game's meta (seat colours), so
 // the controller only decides *when* to call them. No game's own fields are read here.
 
-import { seatColour } from "./meta.js";
+import { seatGlyph } from "./dom.js";
+import { seatColour, textOn } from "./meta.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,10 +14,14 @@ export function seatLabel(seat, i) {
   return seat.name || `Player ${i + 1}`;
 }
 
+/** A seat's colour with its symbol on it: colour is never the only way to tell seats apart. */
 function swatch(game, i) {
   const s = document.createElement("span");
   s.className = "swatch";
   s.style.background = seatColour(game, i);
+  s.style.color = textOn(seatColour(game, i));
+  s.textContent = seatGlyph(i);
+  s.setAttribute("aria-hidden", "true");
   return s;
 }
 

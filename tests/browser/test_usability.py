@@ -521,7 +521,6 @@ def axe_source() -> str:
 
 
 # The parts of a game page its page module fills (games/<kind>/web/), not the shell.
-MODULE_PARTS = [["#board-area"], ["#controls"]]
 
 
 def axe_problems(page: Any, source: str, exclude: list[list[str]] | None = None) -> list[str]:
@@ -563,9 +562,7 @@ def test_axe_finds_no_serious_violation(
             hold_seat(page, game, 0, token)
             open_game(tab, base, game)
             page.wait_for_timeout(300)
-            # Metro X's own board and controls are checked in the next test (known failures).
-            exclude = MODULE_PARTS if kind == "metrox" else None
-            found[f"{kind} {viewport['width']}"] = axe_problems(page, axe_source, exclude)
+            found[f"{kind} {viewport['width']}"] = axe_problems(page, axe_source)
         over, tokens = finished_metro(api)
         hold_seat(page, over, 0, str(tokens[0]))
         open_game(tab, base, over)
@@ -580,13 +577,6 @@ def test_axe_finds_no_serious_violation(
     assert not bad, json.dumps(bad, indent=1, ensure_ascii=False)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="games/metrox/web (not the shell's): .mx-revealed has an aria-label on a plain div "
-    "(aria-prohibited-attr); the line buttons' accessible name leaves out their visible text "
-    "(label-content-name-mismatch); .mx-line-gain #b36b00 on the pressed button's #fff8dc is "
-    "under 4.5:1 (color-contrast)",
-)
 def test_axe_finds_no_serious_violation_in_metro_x_board(
     api: GatewayApi, open_tab: Callable[..., Tab], gateway_process: str, axe_source: str
 ) -> None:

@@ -2,18 +2,24 @@
 // as track curves, every route in its owner's colour, and the layers play needs on top (legal
 // squares, a hover preview, the AI's hints). Rendering only: page.js decides what to show.
 
+import { SAFE_SHADES, seatSymbol } from "/dom.js";
 import { CENTRE, SIZE, connectorPoint, isCentre, station, trackPath, tracks } from "./tiles.js";
 
 const NS = "http://www.w3.org/2000/svg";
 export const CELL = 60;
 const MARGIN = 48;
+// At phone width the margin shrinks so that the squares reach 44 px (tap targets) on a 390 px screen.
+const COMPACT_MARGIN = 23;
 
+// The rules name the seat colours (yellow, blue, orange, green, purple, black); their shades are
+// Okabe–Ito's, which stay apart under the common colour-vision deficiencies. Each seat also has a
+// symbol (dom.js), drawn on its stations and its points.
 const PALETTE = {
-  yellow: "#f4c20d", blue: "#2d6cdf", orange: "#f07f1f",
-  green: "#26a05a", purple: "#8b4fd0", black: "#2a2a2e",
+  yellow: SAFE_SHADES.yellow, blue: SAFE_SHADES.blue, orange: SAFE_SHADES.orange,
+  green: SAFE_SHADES.green, purple: SAFE_SHADES.purple, black: SAFE_SHADES.black,
 };
 const SEAT_COLOURS = ["yellow", "blue", "orange", "green", "purple", "black"];
-const LIGHT_TEXT = new Set(["blue", "green", "purple", "black"]);
+const LIGHT_TEXT = new Set(["blue", "black"]);
 
 /** The colour name of a seat: the view's `color`, else the seat-order default. */
 export function colourName(seats, seat) {
@@ -44,9 +50,10 @@ export function tileGroup(code, x, y, size, { ghost = false } = {}) {
 }
 
 /** A small standalone SVG of one tile, for the hand and the hint list. */
-export function tileIcon(code, px = 64) {
-  const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img" });
-  el("title", {}, svg).textContent = `tile ${code}`;
+export function tileIcon(code, px = 64, label = null) {
+  const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img",
+    "aria-label": label || `tile ${code}` });
+  el("title", {}, svg).textContent = label || `tile ${code}`;
   svg.appendChild(tileGroup(code, 0, 0, 60));
   return svg;
 }
@@ -61,35 +68,72 @@ export function deckIcon(px = 30) {
 }
 
 export class BoardView {
-  /** handlers: {hover(r, c), leave(), click(r, c)} */
-  constructor(svg, handlers) {
+  /** handlers: {hover(r, c), leave(), click(r, c)}; `compact`: the phone layout (thin margin). */
+  constructor(svg, handlers, { compact = false, idPrefix = "metro" } = {}) {
     this.svg = svg;
     this.handlers = handlers;
-    const span = SIZE * CELL + 2 * MARGIN;
-    svg.setAttribute("viewBox", `${-MARGIN} ${-MARGIN} ${span} ${span}`);
+    this.idPrefix = idPrefix;
+    this.compact = compact;
+    this.#build();
+  }
+
+  /** Switch between the wide and the phone layout; the caller renders again. */
+  setCompact(compact) {
+    if (compact === this.compact) return;
+    this.compact = compact;
+    this.#build();
+  }
+
+  get margin() {
+    return this.compact ? COMPACT_MARGIN : MARGIN;
+  }
+
+  /** The id of the grid cell (r, c), for aria-activedescendant. */
+  cellId(r, c) {
+    return `${this.idPrefix}-sq-${r}-${c}`;
+  }
+
+  #build() {
+    const svg = this.svg;
+    const m = this.margin;
+    const span = SIZE * CELL + 2 * m;
+    svg.setAttribute("viewBox", `${-m} ${-m} ${span} ${span}`);
+    svg.classList.toggle("compact", this.compact);
     svg.replaceChildren();
     this.layers = {};
-    for (const name of ["grid", "tiles", "routes", "stations", "marks", "highlight", "preview", "hints"]) {
-      this.layers[name] = el("g", { class: `layer-${name}` }, svg);
+    for (const name of ["grid", "tiles", "routes", "stations", "marks", "recent", "highlight", "preview", "hints", "cursor"]) {
+      // Only the grid's cells speak to screen readers: they name what is on each square.
+      this.layers[name] = el("g", { class: `layer-${name}`, "aria-hidden": name === "grid" ? null : "true" }, svg);
     }
+    this.cells = new Map();
     this.#drawGrid();
   }
 
   #drawGrid() {
     const g = this.layers.grid;
-    el("rect", { x: -MARGIN + 2, y: -MARGIN + 2, width: SIZE * CELL + 2 * MARGIN - 4,
-      height: SIZE * CELL + 2 * MARGIN - 4, rx: 14, class: "board-frame" }, g);
+    const m = this.margin;
+    el("rect", { x: -m + 2, y: -m + 2, width: SIZE * CELL + 2 * m - 4,
+      height: SIZE * CELL + 2 * m - 4, rx: this.compact ? 8 : 14, class: "board-frame", "aria-hidden": "true" }, g);
     for (let r = 0; r < SIZE; r++) {
+      const row = el("g", { role: "row" }, g);
       for (let c = 0; c < SIZE; c++) {
-        if (isCentre(r, c)) continue;
+        if (isCentre(r, c)) {
+          // The central station's four squares: cells too, so every row has eight.
+          const cell = el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL, class: "centre-cell",
+            role: "gridcell", id: this.cellId(r, c), "aria-label": `row ${r + 1}, column ${c + 1}, central station` }, row);
+          this.cells.set(`${r},${c}`, cell);
+          continue;
+        }
         const sq = el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL,
-          class: "square", "data-square": `${r}${c}` }, g);
+          class: "square", "data-square": `${r}${c}`, role: "gridcell", id: this.cellId(r, c),
+          "aria-label": `row ${r + 1}, column ${c + 1}, empty` }, row);
         sq.addEventListener("mouseenter", () => this.handlers.hover?.(r, c));
         sq.addEventListener("mouseleave", () => this.handlers.leave?.());
         sq.addEventListener("click", () => this.handlers.click?.(r, c));
+        this.cells.set(`${r},${c}`, sq);
       }
     }
-    const centre = el("g", { class: "centre" }, g);
+    const centre = el("g", { class: "centre", "aria-hidden": "true" }, g);
     el("rect", { x: 3 * CELL + 3, y: 3 * CELL + 3, width: 2 * CELL - 6, height: 2 * CELL - 6, rx: 10,
       class: "centre-station" }, centre);
     for (const [r, c] of [...CENTRE].map((k) => k.split(",").map(Number))) {
@@ -111,8 +155,16 @@ export class BoardView {
     label.textContent = "M";
   }
 
-  /** Draw tiles, routes and stations from a view-like object. */
-  render({ board, seats, routes, lastSquare }) {
+  /** Set what a screen reader says for square (r, c). */
+  label(r, c, text) {
+    this.cells.get(`${r},${c}`)?.setAttribute("aria-label", text);
+  }
+
+  /**
+   * Draw tiles, routes and stations from a view-like object. `recent`: squares "r,c" placed since
+   * the viewer's last move (a dashed outline); `arrive`: squares to fade in (other players' moves).
+   */
+  render({ board, seats, routes, lastSquare, recent = new Set(), arrive = new Set() }) {
     const { tiles, routes: routeLayer, marks, stations } = this.layers;
     tiles.replaceChildren();
     for (const [key, code] of board) {
@@ -120,8 +172,11 @@ export class BoardView {
       const g = tileGroup(code, c * CELL, r * CELL, CELL);
       g.setAttribute("data-tile", `${code}${r}${c}`);
       if (key === lastSquare) g.classList.add("last");
+      if (recent.has(key)) g.classList.add("recent");
+      if (arrive.has(key)) g.classList.add("arrive");
       tiles.appendChild(g);
     }
+    this.recent(recent);
     routeLayer.replaceChildren();
     marks.replaceChildren();
     const owners = new Map();
@@ -129,6 +184,18 @@ export class BoardView {
     for (const route of routes || []) this.#drawRoute(route, seats, owners);
     stations.replaceChildren();
     for (let s = 1; s <= 32; s++) this.#drawStation(s, seats, owners, routes);
+  }
+
+  /** Outline the squares moved to since the viewer's last move: dashed, in a colour no seat has. */
+  recent(squares) {
+    const g = this.layers.recent;
+    g.replaceChildren();
+    for (const key of squares) {
+      const [r, c] = key.split(",").map(Number);
+      const box = { x: c * CELL + 2.5, y: r * CELL + 2.5, width: CELL - 5, height: CELL - 5, rx: 6 };
+      el("rect", { ...box, class: "recent-halo" }, g);
+      el("rect", { ...box, class: "recent-mark", "data-recent": `${r}${c}` }, g);
+    }
   }
 
   #drawRoute(route, seats, owners) {
@@ -146,29 +213,62 @@ export class BoardView {
     const { row, col, side } = station(s);
     const owner = owners.has(s) ? owners.get(s) : null;
     const name = colourName(seats, owner);
-    const w = 28;
-    const h = 20;
+    const compact = this.compact;
+    const across = side === "left" || side === "right";
+    // The wide layout: a box with the seat's symbol and the number side by side. Compact: a
+    // narrower box; on the left and right sides the symbol sits above the number.
+    const w = compact ? (across ? 20 : 32) : owner === null ? 28 : 38;
+    const h = compact ? (across ? 26 : 18) : 20;
+    const gap = compact ? 2 : 5;
     let x;
     let y;
-    if (side === "top") [x, y] = [col * CELL + CELL / 2 - w / 2, -h - 5];
-    else if (side === "bottom") [x, y] = [col * CELL + CELL / 2 - w / 2, SIZE * CELL + 5];
-    else if (side === "left") [x, y] = [-w - 5, row * CELL + CELL / 2 - h / 2];
-    else [x, y] = [SIZE * CELL + 5, row * CELL + CELL / 2 - h / 2];
-    const g = el("g", { class: "station", "data-station": s }, this.layers.stations);
-    el("rect", { x, y, width: w, height: h, rx: 5, fill: colourHex(name),
+    if (side === "top") [x, y] = [col * CELL + CELL / 2 - w / 2, -h - gap];
+    else if (side === "bottom") [x, y] = [col * CELL + CELL / 2 - w / 2, SIZE * CELL + gap];
+    else if (side === "left") [x, y] = [-w - gap, row * CELL + CELL / 2 - h / 2];
+    else [x, y] = [SIZE * CELL + gap, row * CELL + CELL / 2 - h / 2];
+    const g = el("g", { class: "station", "data-station": s, "data-owner": owner ?? "" }, this.layers.stations);
+    el("rect", { x, y, width: w, height: h, rx: compact ? 4 : 5, fill: colourHex(name),
       class: owner === null ? "station-box unowned" : "station-box" }, g);
-    const t = el("text", { x: x + w / 2, y: y + h / 2 + 4.5, fill: textOn(name), class: "station-num" }, g);
+    const ink = textOn(name);
+    let tx = x + w / 2;
+    let ty = y + h / 2 + (compact ? 3.5 : 4.5);
+    if (owner !== null) {
+      const sym = { fill: ink, class: "station-symbol", stroke: "none" };
+      if (compact && across) {
+        seatSymbol(owner, x + w / 2, y + 7, 4.2, sym, g);
+        ty = y + h - 4;
+      } else {
+        const r = compact ? 4.2 : 5;
+        seatSymbol(owner, x + (compact ? 8 : 10), y + h / 2, r, sym, g);
+        tx = x + w / 2 + (compact ? 5 : 6);
+      }
+    }
+    const t = el("text", { x: tx, y: ty, fill: ink, class: "station-num" }, g);
     t.textContent = String(s);
     const route = (routes || []).find((rt) => rt.station === s);
     if (route && route.end && route.end !== "open") {
-      // on the box's outer corner, in the margin, clear of the board and its neighbours
-      const bx = side === "left" ? x + 1 : x + w - 1;
-      const by = side === "bottom" ? y + h + 1 : y - 1;
       const badge = el("g", { class: `points ${route.end}` }, this.layers.marks);
-      const half = 9 + 3.2 * (String(route.points).length - 1); // a pill that fits two digits
-      el("rect", { x: bx - half, y: by - 9, width: 2 * half, height: 18, rx: 9, stroke: colourHex(name) },
+      const digits = String(route.points).length;
+      let bx;
+      let by;
+      let half;
+      let ph;
+      if (compact) {
+        // beside the box, in the gap between two stations
+        half = 7 + 2.8 * (digits - 1);
+        ph = 14;
+        if (across) [bx, by] = [x + w / 2, y + h + ph / 2 - 1];
+        else [bx, by] = [x + w + half - 2, y + h / 2];
+      } else {
+        // on the box's outer corner, in the margin, clear of the board and its neighbours
+        half = 9 + 3.2 * (digits - 1); // a pill that fits two digits
+        ph = 18;
+        bx = side === "left" ? x + 1 : x + w - 1;
+        by = side === "bottom" ? y + h + 1 : y - 1;
+      }
+      el("rect", { x: bx - half, y: by - ph / 2, width: 2 * half, height: ph, rx: ph / 2, stroke: colourHex(name) },
         badge);
-      el("text", { x: bx, y: by + 3.8 }, badge).textContent = String(route.points);
+      el("text", { x: bx, y: by + (compact ? 3.2 : 3.8) }, badge).textContent = String(route.points);
       el("title", {}, badge).textContent =
         `station ${s}: ${route.points} points (${route.end === "centre" ? "into the centre, doubled" : "to the edge"})`;
     }
@@ -185,20 +285,36 @@ export class BoardView {
     }
   }
 
-  /** A ghost of `code` on (r, c), with the points it would complete: [{owner, points}]. */
-  preview(code, r, c, gains = [], seats = []) {
+  /** The keyboard cursor on (r, c), or none. */
+  cursor(r, c, { pending = false } = {}) {
+    const g = this.layers.cursor;
+    g.replaceChildren();
+    if (r === null || r === undefined) return;
+    el("rect", { x: c * CELL + 0.5, y: r * CELL + 0.5, width: CELL - 1, height: CELL - 1, rx: 7, class: "cursor-halo" }, g);
+    el("rect", { x: c * CELL + 0.5, y: r * CELL + 0.5, width: CELL - 1, height: CELL - 1, rx: 7,
+      class: pending ? "cursor-mark pending" : "cursor-mark", "data-cursor": `${r}${c}` }, g);
+  }
+
+  /** A ghost of `code` on (r, c), with the points it would complete: [{owner, points}].
+   *  `pending`: a move waiting for its confirmation (drawn firmer). */
+  preview(code, r, c, gains = [], seats = [], { pending = false } = {}) {
     const g = this.layers.preview;
     g.replaceChildren();
     if (!code) return;
     const ghost = tileGroup(code, c * CELL, r * CELL, CELL, { ghost: true });
+    if (pending) ghost.classList.add("pending");
+    ghost.setAttribute("data-preview", `${code}${r}${c}`);
     g.appendChild(ghost);
     gains.forEach((gain, i) => {
       const name = colourName(seats, gain.owner);
       const x = c * CELL + CELL - 4;
       const y = r * CELL + 4 + i * 20;
-      const b = el("g", { class: "gain" }, g);
-      el("rect", { x: x - 30, y, width: 34, height: 18, rx: 9, fill: colourHex(name) }, b);
-      el("text", { x: x - 13, y: y + 13, fill: textOn(name) }, b).textContent = `+${gain.points}`;
+      const b = el("g", { class: "gain", "data-gain": gain.points }, g);
+      const owned = gain.owner !== null && gain.owner !== undefined;
+      const w = owned ? 44 : 34;
+      el("rect", { x: x - w + 4, y, width: w, height: 18, rx: 9, fill: colourHex(name), class: "gain-pill" }, b);
+      if (owned) seatSymbol(gain.owner, x - w + 14, y + 9, 4.4, { fill: textOn(name) }, b);
+      el("text", { x: x - (owned ? 11 : 13), y: y + 13, fill: textOn(name) }, b).textContent = `+${gain.points}`;
     });
   }
 

@@ -3,22 +3,18 @@
 // `import("/games/metro/page.js")` and drives it through the interface documented there:
 // mount(parts, host) -> page with update(view, legal), showHints(suggestions),
 // replay(record, view) and unmount().
+//
+// Access (issue 11): the board is a keyboard grid (arrows over the legal squares, Enter places,
+// R rotates, Escape cancels) whose cells name what is on them; other players' moves are
+// outlined (dashed) since the viewer's last move, faded in, logged and spoken; with "Confirm
+// moves" (on by default for touch screens) a first tap only previews a move and its points.
 
-import { BoardView, deckIcon, formatValue, tileIcon } from "./board.js";
+import { MoveLog, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, nearestInDirection,
+  saveLastSeen, seatGlyph, seatGlyphName } from "/dom.js";
+import { BoardView, colourName, deckIcon, formatValue, tileIcon } from "./board.js";
 import { boardFrom, completions, traceAll } from "./routes.js";
-import { isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
+import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
 
-const CSS_ID = "metro-page-css";
-
-/** The page's own stylesheet, once (a <link>: the page's policy allows same-origin styles only). */
-function ensureStyles() {
-  if (document.getElementById(CSS_ID)) return;
-  const link = document.createElement("link");
-  link.id = CSS_ID;
-  link.rel = "stylesheet";
-  link.href = new URL("./page.css", import.meta.url).href;
-  document.head.appendChild(link);
-}
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -32,6 +28,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const NS = "http://www.w3.org/2000/svg";
+const COMPACT = "(max-width: 600px)";
 
 export function mount(parts, host) {
   return new MetroPage(parts, host);
@@ -39,7 +36,7 @@ export function mount(parts, host) {
 
 class MetroPage {
   constructor(parts, host) {
-    ensureStyles();
+    ensureStylesheet(new URL("./page.css", import.meta.url).href);
     this.parts = parts;
     this.host = host;
     this.view = null;
@@ -48,22 +45,49 @@ class MetroPage {
     this.lastSquare = null;
     this.selected = 0;
     this.turns = 0;
-    this.pending = false;
+    this.pending = false; // a move in flight
     this.hintAt = new Map(); // "r,c" -> the suggestion drawn on that square
     this.replaying = false;
+    this.cursor = null; // the keyboard cursor {r, c}
+    this.hovered = null; // the square under the mouse {r, c}
+    this.proposed = null; // a move waiting for its confirmation: {r, c, move, code}
+    this.confirm = confirmMoves();
+    this.recentFrom = null; // placements from this index on are since the viewer's last move
+    this.arrive = new Set(); // squares to fade in on the next drawing
 
     const svg = document.createElementNS(NS, "svg");
     svg.id = "board";
     svg.setAttribute("class", "board");
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Metro board");
+    svg.setAttribute("role", "grid");
+    svg.setAttribute("tabindex", "0");
+    svg.setAttribute("aria-label", "Metro board, 8 rows by 8 columns");
+    svg.setAttribute("aria-describedby", "board-keys");
     parts.board.replaceChildren(svg);
+    this.svg = svg;
+    this.media = window.matchMedia?.(COMPACT) || null;
     this.boardView = new BoardView(svg, {
       hover: (r, c) => this.#hover(r, c),
       leave: () => this.#hover(null, null),
       click: (r, c) => this.#click(r, c),
+    }, { compact: !!this.media?.matches });
+    this.onMedia = () => {
+      this.boardView.setCompact(!!this.media.matches);
+      if (this.view) {
+        if (!this.replaying) this.#drawLive();
+        this.#updateHighlights();
+      }
+    };
+    this.media?.addEventListener?.("change", this.onMedia);
+    svg.addEventListener("keydown", (ev) => this.#boardKey(ev));
+    svg.addEventListener("focus", () => this.#boardFocus());
+    svg.addEventListener("blur", () => {
+      this.svg.removeAttribute("aria-activedescendant");
+      this.boardView.cursor(null);
     });
 
+    this.keysNote = h("p", { id: "board-keys", class: "visually-hidden",
+      text: "Arrow keys move over the squares where the selected tile may go; Enter places it, R turns it, " +
+        "1 to 9 pick a tile of your hand, Escape cancels." });
     this.handTitle = h("h3", { id: "hand-title", text: "Your hand" });
     this.drawnNote = h("span", { id: "drawn-note", class: "drawn-note", hidden: true, text: "drawn tile — place it" });
     this.hand = h("div", { id: "hand", class: "hand", role: "group", "aria-label": "Your tiles" });
@@ -71,12 +95,18 @@ class MetroPage {
     this.rotateButton = h("button", {
       type: "button", id: "rotate-button", hidden: true, title: "Turn the tile 90° clockwise (R)", text: "↻ Rotate",
     });
+    this.confirmBox = h("div", { id: "confirm-box", class: "confirm-box", hidden: true });
+    this.confirmText = h("p", { id: "confirm-text", class: "confirm-text" });
+    this.confirmButton = h("button", { type: "button", id: "confirm-button", class: "primary", text: "Confirm" });
+    this.cancelButton = h("button", { type: "button", id: "cancel-button", class: "ghost-button", text: "Cancel" });
+    this.confirmBox.append(this.confirmText, h("div", { class: "actions" }, this.confirmButton, this.cancelButton));
     this.playBox = h(
       "div",
       { id: "play-box", class: "play-box", hidden: true },
       h("div", { class: "hand-head" }, this.handTitle, this.drawnNote),
       this.hand,
       h("div", { class: "actions" }, this.drawButton, this.rotateButton),
+      this.confirmBox,
     );
     this.hintList = h("ol", { id: "hint-list", class: "hint-list" });
     this.hintBox = h(
@@ -86,20 +116,33 @@ class MetroPage {
       this.hintList,
     );
     this.tilesLeft = h("p", { id: "tiles-left", class: "tiles-left" });
-    parts.controls.replaceChildren(this.playBox, this.hintBox, this.tilesLeft);
+    this.settings = h("div", { class: "metro-settings" });
+    this.confirmToggle = confirmToggle(this.settings, (on) => {
+      this.confirm = on;
+      this.#cancelProposal();
+    });
+    this.confirmToggle.id = "confirm-moves";
+    parts.controls.replaceChildren(this.keysNote, this.playBox, this.hintBox, this.tilesLeft);
+    this.log = new MoveLog(parts.controls);
+    parts.controls.appendChild(this.settings);
 
-    this.drawButton.addEventListener("click", () => this.#send({ action: "draw" }));
+    this.drawButton.addEventListener("click", () => this.#draw());
     this.rotateButton.addEventListener("click", () => this.#rotate());
+    this.confirmButton.addEventListener("click", () => this.#commitProposal());
+    this.cancelButton.addEventListener("click", () => this.#cancelProposal());
     this.onKey = (ev) => {
       const t = ev.target;
       const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
-      if ((ev.key === "r" || ev.key === "R") && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) this.#rotate();
+      if (typing || ev.ctrlKey || ev.metaKey || ev.altKey || t === this.svg) return;
+      if (ev.key === "r" || ev.key === "R") this.#rotate();
+      else if (ev.key === "Escape" && this.proposed) this.#cancelProposal();
     };
     document.addEventListener("keydown", this.onKey);
   }
 
   unmount() {
     document.removeEventListener("keydown", this.onKey);
+    this.media?.removeEventListener?.("change", this.onMedia);
     this.parts.board.replaceChildren();
     this.parts.controls.replaceChildren();
     this.view = null;
@@ -109,19 +152,23 @@ class MetroPage {
 
   update(view, legal) {
     const changed = !this.view || this.view.version !== view.version;
+    const before = this.view;
     if (changed) {
       // a new position: the selection and rotation were for the one before
       this.selected = 0;
       this.turns = 0;
+      this.proposed = null;
     }
     const board = boardFrom(view.board || []);
     if (this.view) {
       for (const key of board.keys()) if (!this.board.has(key)) this.lastSquare = key;
     }
+    this.#follow(before, view);
     this.view = view;
     this.legal = legal || [];
     this.board = board;
     if (!this.replaying) this.#drawLive();
+    this.arrive = new Set();
     this.#renderHand();
     this.#updateHighlights();
     const placed = (view.board || []).length;
@@ -141,7 +188,7 @@ class MetroPage {
         onBoard.push({ ...p, placement: move.placement, value: s.value, rank: i + 1 });
         const key = `${p.row},${p.col}`;
         if (!this.hintAt.has(key)) this.hintAt.set(key, move);
-        button.append(tileIcon(p.code, 30));
+        button.append(tileIcon(p.code, 30, describeTile(p.code)));
         button.title = "Select this tile and rotation; click its square to place it";
       } else {
         button.append(deckIcon(30));
@@ -156,6 +203,7 @@ class MetroPage {
     });
     this.hintBox.hidden = top.length === 0;
     this.boardView.hints(onBoard);
+    this.#labelSquares();
   }
 
   replay(record, view) {
@@ -170,7 +218,7 @@ class MetroPage {
         const p = parsePlacement(move.placement);
         const who = seatName(seats, move.seat);
         const how = move.action === "draw_place" ? "drew and placed" : "placed";
-        return p ? `${who} ${how} ${p.code} on row ${p.row}, column ${p.col}.` : `${who}: ${move.action}`;
+        return p ? `${who} ${how} ${p.code} on row ${p.row + 1}, column ${p.col + 1}.` : `${who}: ${move.action}`;
       },
       show: (i) => {
         const pos = Math.max(0, Math.min(length, i));
@@ -182,16 +230,118 @@ class MetroPage {
           const shown = moves.slice(0, pos);
           const board = boardFrom(shown.map((m) => m.placement));
           const last = shown.length ? parsePlacement(shown[shown.length - 1].placement) : null;
+          const lastKey = last ? `${last.row},${last.col}` : null;
           this.boardView.render({
             board,
             seats,
             routes: traceAll(board, seats),
-            lastSquare: last ? `${last.row},${last.col}` : null,
+            lastSquare: lastKey,
+            recent: new Set(lastKey ? [lastKey] : []),
           });
+          this.#labelSquares(board);
         }
         this.#updateHighlights();
       },
     };
+  }
+
+  // ---- other players' moves ------------------------------------------------------------------
+
+  /** Who placed each new tile between two views, in words, logged, spoken and outlined. */
+  #follow(before, view) {
+    const me = this.host.seat;
+    const placements = view.board || [];
+    const seats = view.seats || [];
+    const n = seats.length || 1;
+    const stored = lastSeen("metro", view.game_id, me);
+    if (!before || before.game_id !== view.game_id) {
+      // The first view: the last few moves, attributed backwards from the seat to move.
+      const k = Math.min(6, placements.length);
+      const turn = Number.isInteger(view.turn) ? view.turn : placements.length % n;
+      const entries = [];
+      for (let j = placements.length - k; j < placements.length; j++) {
+        const seat = (((turn - (placements.length - j)) % n) + n) % n;
+        entries.push(this.#entry(placements, j, seat, view));
+      }
+      this.log.clear();
+      this.log.add(entries);
+      if (stored && Number.isInteger(stored.placed) && stored.placed <= placements.length) this.recentFrom = stored.placed;
+      else if (me !== null && Number.isInteger(view.turn)) {
+        // Nothing remembered: the moves since the viewer's seat last had the turn.
+        this.recentFrom = placements.length - ((((view.turn - me - 1) % n) + n) % n);
+      } else this.recentFrom = Math.max(0, placements.length - 1);
+    } else {
+      const old = before.board || [];
+      if (placements.length > old.length) {
+        const entries = [];
+        let seat = Number.isInteger(before.turn) ? before.turn : 0;
+        for (let j = old.length; j < placements.length; j++) {
+          const entry = this.#entry(placements, j, seat, view);
+          entries.push(entry);
+          if (seat === me) {
+            this.recentFrom = j + 1;
+            saveLastSeen("metro", view.game_id, me, { version: view.version, placed: j + 1 });
+          } else {
+            const p = parsePlacement(placements[j]);
+            if (p) this.arrive.add(`${p.row},${p.col}`);
+          }
+          // the next seat still in the game
+          for (let step = 1; step <= n; step++) {
+            const next = (seat + step) % n;
+            if (!seats[next]?.out) {
+              seat = next;
+              break;
+            }
+          }
+        }
+        this.log.add(entries);
+        const theirs = entries.filter((e) => e.seat !== me).map((e) => e.text);
+        const turn = this.#turnWords(view);
+        if (theirs.length || turn) this.log.announce([...theirs, turn].filter(Boolean).join(" "));
+      } else if (before.status !== view.status || JSON.stringify(before.to_move) !== JSON.stringify(view.to_move)) {
+        this.log.announce(this.#turnWords(view));
+      }
+    }
+    if (this.recentFrom === null || this.recentFrom > placements.length) this.recentFrom = placements.length;
+    this.log.markRecent((e) => e.index >= this.recentFrom && e.seat !== me);
+  }
+
+  /** Placement j of `placements`, by `seat`, as a log entry with the points it completed. */
+  #entry(placements, j, seat, view) {
+    const p = parsePlacement(placements[j]);
+    if (!p) return { index: j, seat, text: `${seatName(view.seats, seat)} moved.` };
+    const board = boardFrom(placements.slice(0, j));
+    const gains = completions(board, view.seats, p.code, p.row, p.col);
+    const pts = gains
+      .filter((g) => g.owner !== null && g.owner !== undefined)
+      .map((g) => `+${g.points} for ${seatName(view.seats, g.owner)}`);
+    const who = this.host.seat === seat ? "You" : seatName(view.seats, seat);
+    const text = `${who} placed ${p.code} on row ${p.row + 1}, column ${p.col + 1}${pts.length ? ` (${pts.join(", ")})` : ""}.`;
+    return { index: j, seat, text, glyph: seatGlyph(seat) };
+  }
+
+  #turnWords(view) {
+    if (view.status === "over") return "The game is over.";
+    if (view.status !== "playing") return "";
+    const t = (view.to_move || [])[0];
+    if (t === undefined) return "";
+    return t === this.host.seat ? "Your turn." : `${seatName(view.seats, t)} to play.`;
+  }
+
+  /** Squares placed since the viewer's last move. */
+  #recentSquares() {
+    const out = new Set();
+    const placements = this.view?.board || [];
+    if (this.host.seat === null) {
+      const last = placements.length ? parsePlacement(placements[placements.length - 1]) : null;
+      if (last) out.add(`${last.row},${last.col}`);
+      return out;
+    }
+    for (let j = this.recentFrom ?? placements.length; j < placements.length; j++) {
+      const p = parsePlacement(placements[j]);
+      if (p) out.add(`${p.row},${p.col}`);
+    }
+    return out;
   }
 
   // ---- drawing -------------------------------------------------------------------------------
@@ -199,7 +349,10 @@ class MetroPage {
   #drawLive() {
     const view = this.view;
     if (!view) return;
-    this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare });
+    const arrive = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? new Set() : this.arrive;
+    this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare,
+      recent: this.#recentSquares(), arrive });
+    this.#labelSquares();
   }
 
   get #myTurn() {
@@ -218,29 +371,40 @@ class MetroPage {
   #renderHand() {
     const view = this.view;
     this.playBox.hidden = this.host.seat === null || view.status === "over";
+    this.settings.hidden = this.playBox.hidden;
     if (this.playBox.hidden) return;
+    const focusedTile = this.hand.contains(document.activeElement) ? [...this.hand.children].indexOf(document.activeElement) : -1;
     this.hand.replaceChildren();
     const tiles = this.#tiles;
     if (this.selected >= tiles.length) this.selected = 0;
     tiles.forEach((code, i) => {
       const shown = rotate(code, this.turns);
+      const now = i === this.selected ? shown : code;
       const b = h("button", { type: "button", class: "hand-tile", "data-code": code, "data-shown": shown,
-        "aria-pressed": String(i === this.selected), title: `tile ${i === this.selected ? shown : code}` });
-      b.appendChild(tileIcon(i === this.selected ? shown : code, 64));
-      b.addEventListener("click", () => {
-        if (this.selected !== i) this.turns = 0;
-        this.selected = i;
-        this.#renderHand();
-        this.#updateHighlights();
-      });
+        "aria-pressed": String(i === this.selected), title: `tile ${now}`,
+        "aria-label": `${i + 1}: ${describeTile(now)}` });
+      b.appendChild(tileIcon(now, 64, describeTile(now)));
+      b.firstChild.setAttribute("aria-hidden", "true");
+      b.addEventListener("click", () => this.#select(i));
       this.hand.appendChild(b);
     });
+    if (focusedTile >= 0) this.hand.children[focusedTile]?.focus();
     if (!tiles.length) this.hand.appendChild(h("p", { class: "muted", text: "No tiles in hand." }));
     this.drawnNote.hidden = !view.drawn;
     this.handTitle.textContent = view.drawn ? "Drawn tile" : "Your hand";
     const canDraw = this.#myTurn && this.legal.some((m) => m.action === "draw");
     this.drawButton.disabled = !canDraw || this.pending;
     this.rotateButton.hidden = !view.rules?.rotation;
+    this.#renderProposal();
+  }
+
+  #select(i) {
+    if (i < 0 || i >= this.#tiles.length) return;
+    if (this.selected !== i) this.turns = 0;
+    this.selected = i;
+    this.proposed = null;
+    this.#renderHand();
+    this.#updateHighlights();
   }
 
   /** The code the selected tile has with the current rotation. */
@@ -261,16 +425,61 @@ class MetroPage {
     return squares;
   }
 
+  /** What a screen reader hears on each square: its place, what is on it, and whether the
+   *  selected tile may go there (with the points it would complete). */
+  #labelSquares(board = null) {
+    const view = this.view;
+    if (!view) return;
+    const shown = board || (this.replaying ? null : this.board);
+    if (!shown) return;
+    const legal = this.#myTurn && !this.replaying ? this.#legalSquares() : new Set();
+    const recent = this.replaying ? new Set() : this.#recentSquares();
+    const stationsAt = stationsBySquare(view.seats);
+    for (let r = 0; r < SIZE; r++) {
+      for (let c = 0; c < SIZE; c++) {
+        if (isCentre(r, c)) continue;
+        const key = `${r},${c}`;
+        const words = [`row ${r + 1}, column ${c + 1}`];
+        const code = shown.get(key);
+        if (code) words.push(describeTile(code));
+        else words.push("empty");
+        if (recent.has(key)) words.push("placed since your last move");
+        if (legal.has(key)) {
+          words.push("legal");
+          if (this.cursor && this.cursor.r === r && this.cursor.c === c) {
+            const gains = completions(this.board, view.seats, this.#selectedCode, r, c);
+            if (gains.length) words.push(`completes ${gainWords(gains, view.seats)}`);
+          }
+        }
+        const hinted = this.hintAt.get(key);
+        if (hinted) words.push(`hint: ${parsePlacement(hinted.placement)?.code}`);
+        for (const s of stationsAt.get(key) || []) words.push(s);
+        this.boardView.label(r, c, words.join(", "));
+      }
+    }
+  }
+
   #updateHighlights() {
     this.boardView.highlight(this.#myTurn && !this.replaying ? this.#legalSquares() : []);
-    this.boardView.preview(null);
+    if (document.activeElement === this.svg) {
+      // the keyboard stays on the board: keep its cursor on a square it may go to
+      const targets = this.#targets();
+      if (!this.cursor || !targets.some((t) => t.r === this.cursor.r && t.c === this.cursor.c)) {
+        this.cursor = targets.length ? { r: targets[0].r, c: targets[0].c } : null;
+      }
+    }
+    this.#labelSquares();
+    this.#showPreview();
+    this.#drawCursor();
   }
 
   #rotate() {
     if (!this.view?.rules?.rotation || this.host.seat === null || this.view.status === "over") return;
     this.turns = (this.turns + 1) % 4;
+    this.proposed = null;
     this.#renderHand();
     this.#updateHighlights();
+    this.log.announce(`Turned: ${describeTile(this.#selectedCode)}.`);
   }
 
   /** Select the hand tile and rotation of a suggested placement (exactly its code). */
@@ -287,6 +496,7 @@ class MetroPage {
         if (rotate(tiles[i], t) === p.code) {
           this.selected = i;
           this.turns = t;
+          this.proposed = null;
           this.#renderHand();
           this.#updateHighlights();
           return;
@@ -295,53 +505,255 @@ class MetroPage {
     }
   }
 
-  // ---- playing -------------------------------------------------------------------------------
+  // ---- previews: hover, keyboard cursor, a move waiting for confirmation -----------------------
 
-  #hover(r, c) {
-    if (r === null || this.replaying || !this.view) {
-      this.boardView.preview(null);
-      return;
-    }
-    // A hinted square previews the hint itself: a click there plays exactly that move.
+  /** The code a placement on (r, c) would use: a hint's own there, else the selected tile. */
+  #codeAt(r, c) {
     const hinted = this.hintAt.get(`${r},${c}`);
-    const code = hinted ? parsePlacement(hinted.placement).code : this.#selectedCode;
-    if (!code || (!hinted && !this.#legalSquares().has(`${r},${c}`))) {
-      this.boardView.preview(null);
-      return;
-    }
-    const gains = completions(this.board, this.view.seats, code, r, c);
-    this.boardView.preview(code, r, c, gains, this.view.seats);
+    return hinted ? parsePlacement(hinted.placement).code : this.#selectedCode;
   }
 
-  #click(r, c) {
+  #previewAt(r, c, pending = false) {
+    const hinted = this.hintAt.get(`${r},${c}`);
+    const code = this.#codeAt(r, c);
+    if (!code || (!hinted && !this.#legalSquares().has(`${r},${c}`))) return false;
+    const gains = completions(this.board, this.view.seats, code, r, c);
+    this.boardView.preview(code, r, c, gains, this.view.seats, { pending });
+    return true;
+  }
+
+  /** One preview at a time: the square under the mouse, else the one waiting for confirmation,
+   *  else the keyboard cursor's. */
+  #showPreview() {
+    if (this.replaying || !this.view || !this.#myTurn) {
+      this.boardView.preview(null);
+      return;
+    }
+    const h = this.hovered;
+    if (h && !this.proposed && this.#previewAt(h.r, h.c)) return;
+    if (this.proposed && this.#previewAt(this.proposed.r, this.proposed.c, true)) return;
+    const k = this.cursor;
+    if (k && document.activeElement === this.svg && this.#previewAt(k.r, k.c)) return;
+    this.boardView.preview(null);
+  }
+
+  #hover(r, c) {
+    this.hovered = r === null ? null : { r, c };
+    this.#showPreview();
+  }
+
+  // ---- the keyboard --------------------------------------------------------------------------
+
+  /** Where the cursor may go: the legal squares (and hinted ones) on the viewer's turn, else
+   *  every square (to read the board). */
+  #targets() {
+    const keys = new Set(this.#myTurn && !this.replaying ? this.#legalSquares() : []);
+    if (this.#myTurn) for (const k of this.hintAt.keys()) keys.add(k);
+    if (!keys.size) {
+      for (let r = 0; r < SIZE; r++) for (let c = 0; c < SIZE; c++) if (!isCentre(r, c)) keys.add(`${r},${c}`);
+    }
+    return [...keys].map((k) => {
+      const [r, c] = k.split(",").map(Number);
+      return { r, c, x: c, y: r };
+    }).sort((a, b) => a.r - b.r || a.c - b.c);
+  }
+
+  #boardFocus() {
+    const targets = this.#targets();
+    if (!this.cursor || !targets.some((t) => t.r === this.cursor.r && t.c === this.cursor.c)) {
+      this.cursor = targets.length ? { r: targets[0].r, c: targets[0].c } : null;
+    }
+    this.#labelSquares();
+    this.#drawCursor();
+    this.#showPreview();
+  }
+
+  #drawCursor() {
+    const k = this.cursor;
+    const focused = document.activeElement === this.svg;
+    if (!k || !focused) {
+      this.boardView.cursor(null);
+      if (!focused) this.svg.removeAttribute("aria-activedescendant");
+      return;
+    }
+    const pending = !!this.proposed && this.proposed.r === k.r && this.proposed.c === k.c;
+    this.boardView.cursor(k.r, k.c, { pending });
+    this.svg.setAttribute("aria-activedescendant", this.boardView.cellId(k.r, k.c));
+  }
+
+  #boardKey(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const key = ev.key;
+    if (arrowOf(key) || key === "Home" || key === "End") {
+      ev.preventDefault();
+      const targets = this.#targets();
+      let next;
+      if (key === "Home") next = targets[0];
+      else if (key === "End") next = targets[targets.length - 1];
+      else {
+        const from = this.cursor ? { x: this.cursor.c, y: this.cursor.r } : null;
+        next = nearestInDirection(targets, from, key);
+      }
+      if (next) this.cursor = { r: next.r, c: next.c };
+      this.#labelSquares();
+      this.#drawCursor();
+      this.#showPreview();
+    } else if (key === "Enter" || key === " ") {
+      ev.preventDefault();
+      if (this.cursor) this.#click(this.cursor.r, this.cursor.c, { keyboard: true });
+    } else if (key === "r" || key === "R") {
+      ev.preventDefault();
+      this.#rotate();
+    } else if (key === "Escape") {
+      if (this.proposed) {
+        ev.preventDefault();
+        this.#cancelProposal();
+      } else if (this.turns) {
+        ev.preventDefault();
+        this.turns = 0;
+        this.#renderHand();
+        this.#updateHighlights();
+      }
+    } else if (/^[1-9]$/.test(key)) {
+      const i = Number(key) - 1;
+      if (i < this.#tiles.length) {
+        ev.preventDefault();
+        this.#select(i);
+        this.log.announce(`Selected ${describeTile(this.#selectedCode)}.`);
+      }
+    }
+  }
+
+  // ---- playing -------------------------------------------------------------------------------
+
+  #click(r, c, { keyboard = false } = {}) {
     const view = this.view;
     if (!view || this.host.seat === null || view.status === "over" || this.replaying || this.pending) return;
     if (this.board.has(`${r},${c}`) || isCentre(r, c)) return;
     const hinted = this.hintAt.get(`${r},${c}`);
-    if (hinted) {
-      this.#send(hinted);
-      return;
-    }
     const code = this.#selectedCode;
-    if (!code) {
+    const move = hinted || (code ? { action: "place", placement: placementText(code, r, c) } : null);
+    if (!move) {
       this.host.notify("You have no tile to place.", "error");
       return;
     }
+    // With "Confirm moves" a tap on a legal square shows the move and its points first; the same
+    // square again (or Confirm) sends it. The keyboard cursor already previews: Enter sends.
+    const legal = !!hinted || this.#legalSquares().has(`${r},${c}`);
+    if (this.confirm && !keyboard && legal && this.#myTurn) {
+      const same = this.proposed && this.proposed.r === r && this.proposed.c === c;
+      if (!same) {
+        this.#propose(r, c, move);
+        return;
+      }
+    }
     // Even a square that is not highlighted goes to the server: its answer names the rule.
-    this.#send({ action: "place", placement: placementText(code, r, c) });
+    this.proposed = null;
+    this.#send(move);
+  }
+
+  #propose(r, c, move) {
+    const p = parsePlacement(move.placement);
+    this.proposed = { r, c, move, code: p.code };
+    this.cursor = { r, c };
+    this.#renderProposal();
+    this.#showPreview();
+    this.#drawCursor();
+    this.log.announce(this.confirmText.textContent);
+  }
+
+  #renderProposal() {
+    const p = this.proposed;
+    this.confirmBox.hidden = !p;
+    if (!p || !this.view) return;
+    const gains = completions(this.board, this.view.seats, p.code, p.r, p.c);
+    const pts = gains.length ? ` — completes ${gainWords(gains, this.view.seats)}` : " — completes no route";
+    this.confirmText.textContent = `Place ${p.code} on row ${p.r + 1}, column ${p.c + 1}${pts}. Tap the square again or Confirm.`;
+    this.confirmButton.disabled = this.pending;
+  }
+
+  #commitProposal() {
+    const p = this.proposed;
+    if (!p) return;
+    this.proposed = null;
+    this.#send(p.move);
+  }
+
+  #cancelProposal() {
+    this.proposed = null;
+    this.#renderProposal();
+    this.#showPreview();
+    this.#drawCursor();
+  }
+
+  async #draw() {
+    const ok = await this.#send({ action: "draw" });
+    // The drawn tile is placed on the board: take the keyboard there, on its first legal square.
+    if (ok && this.view?.drawn && this.#myTurn) {
+      this.cursor = null;
+      this.svg.focus();
+    }
   }
 
   async #send(move) {
-    if (this.pending) return;
+    if (this.pending) return false;
     this.pending = true;
     this.drawButton.disabled = true;
+    let ok = false;
     try {
-      await this.host.send(move);
+      ok = await this.host.send(move);
     } finally {
       this.pending = false;
       if (this.view) this.#renderHand();
     }
+    if (ok && move.action !== "draw" && this.view) {
+      // Remember where "since your last move" starts, also for a reload.
+      const placed = (this.view.board || []).length;
+      this.recentFrom = placed;
+      saveLastSeen("metro", this.view.game_id, this.host.seat, { version: this.view.version, placed });
+      this.log.markRecent(() => false);
+      if (!this.replaying) this.#drawLive();
+      if (document.activeElement === this.svg) this.#boardFocus();
+    }
+    return ok;
   }
+}
+
+/** Points completed, in words: "4 points for Ada (yellow ●), 2 for Bob (blue ▲)". */
+function gainWords(gains, seats) {
+  return gains
+    .map((g, i) => {
+      const who = g.owner === null || g.owner === undefined ? "nobody" : seatWords(seats, g.owner);
+      return `${g.points}${i === 0 ? ` point${g.points === 1 ? "" : "s"}` : ""} for ${who}`;
+    })
+    .join(", ");
+}
+
+function seatWords(seats, i) {
+  return `${seatName(seats, i)} (${colourName(seats, i)} ${seatGlyphName(i)})`;
+}
+
+/** For each border square, the stations beside it in words ("station 8 above: Ada's, yellow circle"). */
+function stationsBySquare(seats) {
+  const out = new Map();
+  const owner = new Map();
+  (seats || []).forEach((seat, i) => (seat.stations || []).forEach((s) => owner.set(s, i)));
+  const where = { top: "above", bottom: "below", left: "to the left", right: "to the right" };
+  for (let s = 1; s <= 32; s++) {
+    let row;
+    let col;
+    let side;
+    if (s <= 8) [row, col, side] = [0, 8 - s, "top"];
+    else if (s <= 16) [row, col, side] = [s - 9, 0, "left"];
+    else if (s <= 24) [row, col, side] = [7, s - 17, "bottom"];
+    else [row, col, side] = [32 - s, 7, "right"];
+    const key = `${row},${col}`;
+    const o = owner.get(s);
+    const text = `station ${s} ${where[side]}${o === undefined ? "" : `: ${seatWords(seats, o)}`}`;
+    if (!out.has(key)) out.set(key, []);
+    out.get(key).push(text);
+  }
+  return out;
 }
 
 /** A suggestion without the search's own fields: the move to send. */

@@ -86,3 +86,23 @@ export function station(s) {
 
 export const onBoard = (r, c) => r >= 0 && r < SIZE && c >= 0 && c < SIZE;
 export const isCentre = (r, c) => CENTRE.has(`${r},${c}`);
+
+const SIDES = ["top", "right", "bottom", "left"];
+
+/**
+ * A tile in words, for screen readers: its code and its four tracks, one from each side
+ * ("tile aacb: straight top to bottom; straight right to left; curve bottom to right; curve left
+ * to top"). a: straight across, b: a curve to the next side clockwise, c: anticlockwise, d: a
+ * U-turn back to the same side.
+ */
+export function describeTile(code) {
+  if (!TILE_CODE.test(code || "")) return `tile ${code}`;
+  const parts = [...code].map((letter, i) => {
+    const from = SIDES[i];
+    if (letter === "a") return `straight ${from} to ${SIDES[(i + 2) % 4]}`;
+    if (letter === "b") return `curve ${from} to ${SIDES[(i + 1) % 4]}`;
+    if (letter === "c") return `curve ${from} to ${SIDES[(i + 3) % 4]}`;
+    return `U-turn on the ${from}`;
+  });
+  return `tile ${code}: ${parts.join("; ")}`;
+}

@@ -3,6 +3,8 @@
 // AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
 // hint button and replay buttons; it hands this module a board element and a controls element.
 
+import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, nearestInDirection, reducedMotion, saveLastSeen,
+  seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
 import {
   breakdown,
   cardInfo,
@@ -16,7 +18,6 @@ import {
   sheetFrom,
 } from "./sheet.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const STATION_R = 15;
 const GAP = 84; // px between the two nearest stations of a map
 const BOX = 20; // a window box
@@ -43,33 +44,8 @@ function loadColours() {
   return metaPromise;
 }
 
-function ensureStylesheet() {
-  if (document.querySelector("link[data-metrox-css]")) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = new URL("./page.css", import.meta.url).href; // /games/metrox/page.css
-  link.dataset.metroxCss = "";
-  document.head.appendChild(link);
-}
 
-function svg(tag, attrs = {}, parent = null) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
-  if (parent) parent.appendChild(el);
-  return el;
-}
 
-function html(tag, attrs = {}, parent = null, text = null) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "className") el.className = v;
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  if (text !== null) el.textContent = text;
-  if (parent) parent.appendChild(el);
-  return el;
-}
 
 function sameMove(a, b) {
   if (!a || !b) return false;
@@ -124,7 +100,7 @@ export function mount(parts, host) {
 
 class MetroXPage {
   constructor(parts, host) {
-    ensureStylesheet();
+    ensureStylesheet(new URL("./page.css", import.meta.url).href);
     this.parts = parts;
     this.host = host;
     this.view = null;
@@ -140,7 +116,10 @@ class MetroXPage {
     this.turnKey = null;
     this.prevFilled = new Map(); // seat -> stations filled before the last resolved turn
     this.lastFilled = new Map(); // seat -> stations the last resolved turn filled
+    this.cursor = null; // the keyboard cursor: {line} or {station}
+    this.arriving = false;
     this.#buildControls();
+    this.log = new MoveLog(this.root);
     this.boardRoot = html("div", { className: "mx-board" }, parts.board);
     loadColours().then(() => this.view && this.#render());
   }
@@ -156,8 +135,10 @@ class MetroXPage {
       this.#buildMap();
     }
     if (newTurn) {
+      this.#logTurn(this.view, view);
       this.#trackFresh(view);
       this.turnKey = key;
+      this.cursor = null;
       this.sel = null;
       this.hints = [];
     }
@@ -281,13 +262,60 @@ class MetroXPage {
   }
 
   #trackFresh(view) {
-    // Which stations the last resolved turn filled, to mark them on the map.
+    // Which stations the last resolved turn filled, to mark them on the map (dashed): kept in
+    // sessionStorage too, so that a reload still shows the turn everyone has just played.
     this.lastFilled = new Map();
+    const me = this.#seat;
+    const stored = lastSeen("metrox", view.game_id, me);
+    if (!this.prevFilled.size && stored?.turn === view.turn_index && stored.before) {
+      for (const [seat, filled] of Object.entries(stored.before)) this.prevFilled.set(Number(seat), new Set(filled));
+    }
+    const before = {};
+    let fresh = false;
     for (const s of view.sheets || []) {
-      const before = this.prevFilled.get(s.seat);
-      if (before) this.lastFilled.set(s.seat, new Set(s.filled.filter((x) => !before.has(x))));
+      const had = this.prevFilled.get(s.seat);
+      if (had) {
+        this.lastFilled.set(s.seat, new Set(s.filled.filter((x) => !had.has(x))));
+        before[s.seat] = [...had];
+        fresh = true;
+      }
       this.prevFilled.set(s.seat, new Set(s.filled));
     }
+    if (fresh && me !== null) saveLastSeen("metrox", view.game_id, me, { turn: view.turn_index, before });
+    // Other players' new crosses fade in (briefly), unless the player asked for less motion.
+    this.arriving = fresh && !reducedMotion();
+    clearTimeout(this.arriveTimer);
+    if (this.arriving) this.arriveTimer = setTimeout(() => {
+      this.arriving = false;
+      for (const el of this.stationEls?.values() || []) el.g.classList.remove("arrive");
+    }, 900);
+  }
+
+  /** The turn that resolved between two views, in words: each seat's choice, logged and spoken. */
+  #logTurn(before, view) {
+    if (!before || !this.index || before.game_id !== view.game_id) return;
+    if ((view.turn_index ?? 0) <= (before.turn_index ?? 0)) return;
+    const card = before.card;
+    const entries = [];
+    for (const s of view.sheets || []) {
+      const old = before.sheets?.find((o) => o.seat === s.seat);
+      if (!old) continue;
+      const had = new Set(old.filled);
+      const gained = s.filled.filter((x) => !had.has(x));
+      let what = "passed";
+      const line = Object.keys(s.windows || {}).find((id) => (s.windows[id] || []).length > (old.windows?.[id] || []).length);
+      if (line) what = `took line ${line} (${gained.length} station${gained.length === 1 ? "" : "s"})`;
+      else if (gained.length) what = `filled ${this.index.stations.get(gained[0])?.name || gained[0]}`;
+      const who = s.seat === this.#seat ? "You" : this.#seatName(s.seat);
+      entries.push({ seat: s.seat, glyph: seatGlyph(s.seat), recent: s.seat !== this.#seat,
+        text: `Turn ${(before.turn_index ?? 0) + 1}${card ? ` (card ${card})` : ""}: ${who} ${what}.` });
+    }
+    if (!entries.length) return;
+    this.log.markRecent(() => false);
+    this.log.add(entries);
+    const others = entries.filter((e) => e.seat !== this.#seat).map((e) => e.text);
+    const next = view.status === "over" ? "The game is over." : view.card ? `Next card: ${cardWords(view.card)}.` : "";
+    this.log.announce([...others, next].filter(Boolean).join(" "));
   }
 
   // ---- the map (built once per map, painted on every change) -----------------------------------
@@ -311,13 +339,23 @@ class MetroXPage {
     const root = svg("svg", {
       class: "mx-map",
       role: "group",
+      tabindex: 0,
       "aria-label": `Metro X map ${map.name || map.id}`,
+      "aria-describedby": "mx-map-keys",
+    });
+    root.addEventListener("keydown", (ev) => this.#mapKey(ev));
+    root.addEventListener("focus", () => this.#moveCursor(null));
+    root.addEventListener("blur", () => {
+      this.cursor = null;
+      this.#hoverLine(null);
+      this.#paintCursor();
     });
     const gLines = svg("g", { class: "mx-lines" }, root);
     const gHit = svg("g", { class: "mx-hits" }, root);
     const gLabels = svg("g", { class: "mx-labels" }, root);
     const gStations = svg("g", { class: "mx-stations" }, root);
     this.gHints = svg("g", { class: "mx-hint-layer" }, root);
+    this.gCursor = svg("g", { class: "mx-cursor-layer", "aria-hidden": "true" }, root);
 
     this.lineEls = new Map();
     this.stationEls = new Map();
@@ -447,7 +485,8 @@ class MetroXPage {
       const t = svg("text", { class: "mx-bonus-text", x: x + 13.5, y: cy, "text-anchor": "middle", dy: "0.35em" }, g);
       t.textContent = String(value);
       const title = svg("title", {}, r);
-      bonus.push({ r, t, title, value });
+      const mark = svg("g", { class: "mx-bonus-seat" }, g);
+      bonus.push({ r, t, title, value, mark, x: x + 27, y: cy - 10 });
       x += 30;
     });
     const title = svg("title", {}, g);
@@ -531,6 +570,7 @@ class MetroXPage {
       const tnum = sheet.transfers[id];
       el.g.classList.toggle("filled", filled);
       el.g.classList.toggle("fresh", filled && fresh.has(id));
+      el.g.classList.toggle("arrive", this.arriving && filled && fresh.has(id) && p !== this.#seat);
       el.g.classList.toggle("has-tnum", tnum !== undefined);
       el.g.classList.toggle("preview", previewSet.has(id));
       el.g.classList.toggle("selectable", legalStations.has(id));
@@ -564,6 +604,13 @@ class MetroXPage {
         if (who.length) b.r.setAttribute("fill", this.#colour(who.some((e) => e.seat === p) ? p : who[0].seat));
         else b.r.setAttribute("fill", "#ffffff");
         b.t.classList.toggle("taken", who.length > 0);
+        // the taker's symbol on the pill's corner: seats told apart without their colour
+        b.mark.replaceChildren();
+        if (who.length) {
+          const seat = who.some((e) => e.seat === p) ? p : who[0].seat;
+          svg("circle", { cx: b.x, cy: b.y, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1 }, b.mark);
+          seatSymbol(seat, b.x, b.y, 3.8, { fill: "#222" }, b.mark);
+        }
         const names = who.map((e) => `${this.#seatName(e.seat)} (turn ${e.turn + 1})`).join(", ");
         b.title.textContent = `${label} bonus ${b.value}: ${names || "not taken yet"}`;
       };
@@ -574,6 +621,7 @@ class MetroXPage {
         `bonus ${line.bonus[0]} first, ${line.bonus[1]} later`;
     }
     this.#paintHintsOnMap();
+    this.#paintCursor();
   }
 
   #paintHintsOnMap() {
@@ -616,7 +664,7 @@ class MetroXPage {
     this.cardSlot = html("div", { className: "mx-card-slot" }, cardBox);
     const info = html("div", { className: "mx-card-info" }, cardBox);
     this.cardWords = html("p", { className: "mx-card-words" }, info);
-    this.revealed = html("div", { className: "mx-revealed", "aria-label": "Cards revealed since the shuffle" }, info);
+    this.revealed = html("div", { className: "mx-revealed", role: "group", "aria-label": "Cards revealed since the shuffle" }, info);
     this.counts = html("p", { className: "mx-counts" }, info);
 
     const pick = html("label", { className: "mx-sheet-pick" }, c, "Sheet ");
@@ -626,6 +674,9 @@ class MetroXPage {
       this.#render();
     });
 
+    html("p", { id: "mx-map-keys", className: "visually-hidden" }, c,
+      "On the map, arrow keys move over the lines (or, with a free card, the stations) you may choose; " +
+      "Enter selects, Enter again confirms, Escape clears.");
     const choose = html("section", { className: "mx-choose", "aria-label": "Your choice" }, c);
     this.prompt = html("p", { className: "mx-prompt", "aria-live": "polite" }, choose);
     this.lineList = html("div", { className: "mx-line-list" }, choose);
@@ -683,7 +734,7 @@ class MetroXPage {
     const own = this.#seat;
     const shown = this.#shownSeat();
     const opts = (v.sheets || []).map((s) => {
-      const label = `${this.#seatName(s.seat)}${s.seat === own ? " (you)" : ""}`;
+      const label = `${seatGlyph(s.seat)} ${this.#seatName(s.seat)}${s.seat === own ? " (you)" : ""}`;
       return [String(s.seat), label];
     });
     const key = JSON.stringify(opts);
@@ -742,8 +793,9 @@ class MetroXPage {
         later.length ? `later bonus ${line.bonus[1]} taken by ${later.join(", ")}` : `later bonus ${line.bonus[1]}`].join("; ");
       const label = `Line ${line.id} ${line.name || ""}: ${marks.length} of ${line.windows} windows used; ${who}` +
         (gain ? `; this card fills ${gain.startsWith("★") ? `a transfer worth ${gain.slice(1)}` : `${gain.slice(1)} stations`}` : "");
-      b.setAttribute("aria-label", label);
+      // The name is the visible text (line and gain); the rest is its description.
       b.title = label;
+      html("span", { className: "visually-hidden" }, b, `: ${label}`);
       rows.push(b);
     }
     this.lineList.replaceChildren(...rows);
@@ -796,7 +848,7 @@ class MetroXPage {
 
     let waiting = "";
     if (v.status === "playing" && !this.replayPos && v.seats?.length > 1) {
-      const parts = v.seats.map((s, i) => `${this.#seatName(i)} ${s.chosen ? "✓" : "…"}`);
+      const parts = v.seats.map((s, i) => `${seatGlyph(i)} ${this.#seatName(i)} ${s.chosen ? "✓" : "…"}`);
       const left = v.seats.filter((s) => !s.chosen).length;
       waiting = pending && choosing
         ? `Waiting for others (${left} still choosing): ${parts.join(" · ")}`
@@ -874,7 +926,9 @@ class MetroXPage {
     for (const f of rows) {
       const tr = html("tr", { "data-seat": f.seat, className: winners.has(f.seat) ? "winner" : "" }, body);
       const name = html("th", { scope: "row" }, tr);
-      name.appendChild(badgeIcon(this.#colour(f.seat), "", "mx-swatch"));
+      const badge = seatBadge(f.seat, this.#colour(f.seat), 16, name);
+      badge.classList.add("mx-swatch");
+      html("span", { className: "visually-hidden" }, name, `(${seatGlyphName(f.seat)}) `);
       name.append(`${this.#seatName(f.seat)}${f.seat === this.#seat ? " (you)" : ""}`);
       if (winners.has(f.seat)) html("span", { className: "mx-winner", title: "winner", "aria-label": "winner" }, name, " ★");
       html("td", { className: "bonuses" }, tr, `+${f.bonuses}`);
@@ -886,6 +940,88 @@ class MetroXPage {
   }
 
   // ---- input -----------------------------------------------------------------------------------
+
+  // ---- the keyboard on the map -----------------------------------------------------------------
+
+  /** What the cursor may visit: the lines (by their label) or, with a free card, the stations. */
+  #cursorTargets() {
+    if (!this.index || !this.#canChoose() || this.#shownSeat() !== this.#seat) return [];
+    const legal = this.#legalMoves();
+    const out = [];
+    for (const m of legal) {
+      if (m.line) {
+        const line = this.index.lines.get(m.line);
+        const box = this.labelEls.get(m.line)?.g.getBBox?.();
+        const p = box && box.width ? { x: box.x + box.width / 2, y: box.y + box.height / 2 } : this.pos.get(line.stations[0]);
+        out.push({ line: m.line, x: p.x, y: p.y });
+      } else if (m.station) {
+        const p = this.pos.get(m.station);
+        if (p) out.push({ station: m.station, x: p.x, y: p.y });
+      }
+    }
+    return out;
+  }
+
+  #moveCursor(key) {
+    const targets = this.#cursorTargets();
+    const same = (t) => this.cursor && ((t.line && t.line === this.cursor.line) || (t.station && t.station === this.cursor.station));
+    let next;
+    if (!key) next = targets.find(same) || targets.find((t) => sameMove(t, this.sel)) || targets[0];
+    else next = nearestInDirection(targets, targets.find(same) || null, key);
+    this.cursor = next ? (next.line ? { line: next.line } : { station: next.station }) : null;
+    this.#hoverLine(this.cursor?.line || null);
+    this.#paintCursor();
+    if (key || next) this.log.announce(this.#cursorWords());
+  }
+
+  #cursorWords() {
+    const k = this.cursor;
+    if (!k) return this.#canChoose() ? "" : "Nothing to choose now.";
+    if (k.line) {
+      const line = this.index.lines.get(k.line);
+      const eff = lineEffect(this.index, this.#sheet(this.#seat), this.view.card, k.line);
+      const fills = eff.transfer !== null && eff.stations.length ? `a transfer worth ${eff.transfer}` : `${eff.stations.length} station${eff.stations.length === 1 ? "" : "s"}`;
+      const marks = this.#sheet(this.#seat).windows[k.line] || [];
+      return `Line ${k.line} ${line?.name || ""}: fills ${fills}; ${marks.length} of ${line?.windows} windows used${sameMove(this.sel, k) ? "; selected, Enter confirms" : ""}.`;
+    }
+    return `${this.index.stations.get(k.station)?.name || k.station}: empty${sameMove(this.sel, k) ? "; selected, Enter confirms" : ""}.`;
+  }
+
+  #paintCursor() {
+    if (!this.gCursor) return;
+    this.gCursor.replaceChildren();
+    for (const [, lab] of this.labelEls || []) lab.g.classList.remove("kbd");
+    const k = this.cursor;
+    if (!k || document.activeElement !== this.svgRoot) return;
+    if (k.line) this.labelEls.get(k.line)?.g.classList.add("kbd");
+    else {
+      const p = this.pos.get(k.station);
+      if (p) {
+        svg("circle", { class: "mx-cursor-halo", cx: p.x, cy: p.y, r: STATION_R + 8 }, this.gCursor);
+        svg("circle", { class: "mx-cursor", cx: p.x, cy: p.y, r: STATION_R + 8 }, this.gCursor);
+      }
+    }
+  }
+
+  #mapKey(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (arrowOf(ev.key)) {
+      ev.preventDefault();
+      this.#moveCursor(ev.key);
+    } else if (ev.key === "Enter" || ev.key === " ") {
+      ev.preventDefault();
+      if (!this.cursor) this.#moveCursor(null);
+      const k = this.cursor;
+      if (!k) return;
+      if (k.line) this.#select({ line: k.line });
+      else this.#select({ station: k.station });
+      this.log.announce(sameMove(this.sel, k) && !this.busy ? this.#cursorWords() : "");
+    } else if (ev.key === "Escape" && this.sel) {
+      ev.preventDefault();
+      this.sel = null;
+      this.#render();
+    }
+  }
 
   #hoverLine(lineId) {
     if (this.hover === lineId) return;

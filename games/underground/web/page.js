@@ -5,6 +5,8 @@
 // among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
 // The shell owns the status line, scores, join, hint button and replay buttons.
 
+import { MoveLog, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, nearestInDirection, reducedMotion,
+  seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
 import {
   COLOURS,
   LINE_HEX,
@@ -18,7 +20,6 @@ import {
   sumPoints,
 } from "./board.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const SCALE = 12; // svg units per map unit
 const PAD = 4; // map units around the stations
 const SLOT_GAP = 3.4; // between the parallel spaces of a section
@@ -75,33 +76,8 @@ function loadMap() {
   return mapPromise;
 }
 
-function ensureStylesheet() {
-  if (document.querySelector("link[data-underground-css]")) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = new URL("./page.css", import.meta.url).href; // /games/underground/page.css
-  link.dataset.undergroundCss = "";
-  document.head.appendChild(link);
-}
 
-function svg(tag, attrs = {}, parent = null) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
-  if (parent) parent.appendChild(el);
-  return el;
-}
 
-function html(tag, attrs = {}, parent = null, text = null) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "className") el.className = v;
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  if (text !== null) el.textContent = text;
-  if (parent) parent.appendChild(el);
-  return el;
-}
 
 /** A small line-colour swatch as SVG (colours go in attributes, never in style attributes). */
 function swatch(colour, parent, size = 14) {
@@ -139,7 +115,7 @@ export function mount(parts, host) {
 
 class UndergroundPage {
   constructor(parts, host) {
-    ensureStylesheet();
+    ensureStylesheet(new URL("./page.css", import.meta.url).href);
     this.parts = parts;
     this.host = host;
     this.view = null;
@@ -167,13 +143,33 @@ class UndergroundPage {
 
     this.controls = html("div", { className: "ug-controls", "data-phase": "loading", "data-busy": "false" });
     parts.controls.appendChild(this.controls);
+    // Kept outside the controls the page redraws: the move log, its live region, the setting.
+    this.after = html("div", { className: "ug-after" }, parts.controls);
+    this.log = new MoveLog(this.after);
+    this.logged = null; // how many of the view's events the log has
+    this.arrive = new Set(); // rails to fade in ("colour|a|b")
+    this.proposed = null; // a rail waiting for its confirmation
+    this.confirm = confirmMoves();
+    this.cursor = null; // the keyboard cursor: a station id
+    const settings = html("div", { className: "ug-settings" }, this.after);
+    const box = confirmToggle(settings, (on) => {
+      this.confirm = on;
+      this.proposed = null;
+      this.#render();
+    });
+    box.id = "confirm-moves";
+    this.settings = settings;
+    html("p", { id: "ug-map-keys", className: "visually-hidden" }, this.after,
+      "On the map, arrow keys move over the stations you may lay a rail from (then to); Enter picks one, " +
+      "Escape goes back.");
     this.controls.addEventListener("click", (ev) => this.#onControlClick(ev));
     this.controls.addEventListener("pointerover", (ev) => this.#onControlHover(ev, true));
     this.controls.addEventListener("pointerout", (ev) => this.#onControlHover(ev, false));
 
     this.onKey = (ev) => {
-      if (ev.key === "Escape" && (this.sel.from || this.sel.colour)) {
-        this.sel.from = null;
+      if (ev.key === "Escape" && (this.sel.from || this.sel.colour || this.proposed)) {
+        if (this.proposed) this.proposed = null;
+        else this.sel.from = null;
         this.#render();
       }
     };
@@ -198,13 +194,17 @@ class UndergroundPage {
 
   update(view, legal) {
     const changed = !this.view || this.view.version !== view.version;
+    const before = this.view;
     this.view = view;
     this.legal = Array.isArray(legal) ? legal : [];
     if (changed) {
       this.#analyse();
       this.#keepSelection();
+      this.proposed = null;
+      this.#follow(before, view);
     }
     this.#render();
+    this.arrive = new Set();
   }
 
   showHints(suggestions) {
@@ -339,7 +339,19 @@ class UndergroundPage {
     return ok;
   }
 
-  async #layRail(r) {
+  /** Lay rail r; with "Confirm moves", a first choice only shows it with its points. */
+  async #layRail(r, { now = false } = {}) {
+    if (this.confirm && !now) {
+      const same = this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b);
+      if (!same) {
+        this.proposed = r;
+        this.#render();
+        const to = this.sel.from && r.a === this.sel.from ? r.b : r.a;
+        this.log.announce(`${r.colour} ${this.#n(this.sel.from || r.a)}–${this.#n(to === this.sel.from ? r.b : to)}: ${gainWords(this.#preview(r), this.index)}. Again or Confirm lays it.`);
+        return;
+      }
+    }
+    this.proposed = null;
     const from = this.sel.from && (r.a === this.sel.from || r.b === this.sel.from) ? this.sel.from : r.a;
     const to = from === r.a ? r.b : r.a;
     const gains = this.#preview(r);
@@ -387,6 +399,12 @@ class UndergroundPage {
       if (r) this.#layRail(r);
     } else if (d.action === "clear") {
       this.sel.from = null;
+      this.proposed = null;
+      this.#render();
+    } else if (d.action === "confirm") {
+      if (this.proposed) this.#layRail(this.proposed, { now: true });
+    } else if (d.action === "cancel") {
+      this.proposed = null;
       this.#render();
     } else if (d.action === "stop") {
       this.sel.from = null;
@@ -428,6 +446,169 @@ class UndergroundPage {
     });
   }
 
+  // ---- other players' moves ------------------------------------------------------------------
+
+  /** Every rail and passenger ride of the view in order, in words, with its seat. */
+  #events(view) {
+    const out = [];
+    const gains = this.analysis?.railGains || [];
+    let k = 0;
+    const rails = (seat, list) => {
+      for (const r of list || []) {
+        const who = seat === this.#mySeat ? "You" : seatName(view, seat);
+        out.push({ seat, glyph: seatGlyph(seat), rail: `${r.colour}|${r.a}|${r.b}`,
+          text: `${who} laid ${r.colour} ${this.#n(r.a)}–${this.#n(r.b)} (${gainWords(gains[k] || [], this.index)}).` });
+        k++;
+      }
+    };
+    for (const m of view.moves || []) {
+      rails(m.seat, m.rails);
+      if (!(m.rails || []).length) out.push({ seat: m.seat, glyph: seatGlyph(m.seat), text: `${m.seat === this.#mySeat ? "You" : seatName(view, m.seat)} laid no rail.` });
+      for (const leg of m.route || []) {
+        out.push({ seat: m.seat, glyph: seatGlyph(m.seat),
+          text: `The passenger went to ${this.#n(leg.to)} ${leg.lines?.length ? `riding ${leg.lines.join(", ")}` : "on foot"}.` });
+      }
+    }
+    if (view.status === "playing" && view.turn) rails(view.turn.seat, view.turn.rails);
+    return out;
+  }
+
+  /** The rails laid by others since the viewer's last turn ("colour|a|b"): from the view's own
+   *  list of turns, so a reload shows the same. */
+  #recentRails() {
+    const v = this.view;
+    const me = this.#mySeat;
+    const out = new Set();
+    if (!v) return out;
+    const moves = v.moves || [];
+    let last = Math.max(-1, moves.length - 2); // a spectator: the last turn
+    if (me !== null) {
+      last = -1;
+      for (let k = 0; k < moves.length; k++) if (moves[k].seat === me) last = k;
+    }
+    for (let k = last + 1; k < moves.length; k++) {
+      if (moves[k].seat === me) continue;
+      for (const r of moves[k].rails || []) out.add(`${r.colour}|${r.a}|${r.b}`);
+    }
+    if (v.status === "playing" && v.turn && v.turn.seat !== me) for (const r of v.turn.rails || []) out.add(`${r.colour}|${r.a}|${r.b}`);
+    return out;
+  }
+
+  /** New events between two views: logged, spoken (others' moves, whose turn), faded in. */
+  #follow(before, view) {
+    if (!this.index || !this.analysis) return;
+    const events = this.#events(view);
+    const me = this.#mySeat;
+    if (!before || this.logged === null || this.logged > events.length) {
+      this.log.clear();
+      this.log.add(events.slice(-6));
+    } else if (events.length > this.logged) {
+      const fresh = events.slice(this.logged);
+      this.log.add(fresh);
+      for (const e of fresh) if (e.rail && e.seat !== me) this.arrive.add(e.rail);
+      const theirs = fresh.filter((e) => e.seat !== me).map((e) => e.text);
+      const turn = view.status === "over" ? "The game is over." : (view.to_move || []).includes(me) ? "Your turn." : "";
+      if (theirs.length || turn) this.log.announce([...theirs, turn].filter(Boolean).join(" "));
+    }
+    this.logged = events.length;
+    const recent = this.#recentRails();
+    this.log.markRecent((e) => (e.rail ? recent.has(e.rail) : false) && e.seat !== me);
+  }
+
+  // ---- the keyboard on the map -----------------------------------------------------------------
+
+  /** The stations the cursor may visit: where a rail of the chosen line may start, or, once one
+   *  is chosen, where it may go. */
+  #cursorTargets() {
+    if (this.#phase !== "build" || this.busy || !this.svg) return [];
+    const { colour, from } = this.sel;
+    const ids = new Set();
+    for (const r of this.#legalRails) {
+      if (colour && r.colour !== colour) continue;
+      if (from) {
+        if (r.a === from) ids.add(r.b);
+        if (r.b === from) ids.add(r.a);
+      } else {
+        ids.add(r.a);
+        ids.add(r.b);
+      }
+    }
+    if (from) ids.add(from);
+    return [...ids].map((id) => {
+      const [x, y] = this.#xy(id);
+      return { id, x, y };
+    });
+  }
+
+  #moveCursor(key) {
+    const targets = this.#cursorTargets();
+    const at = targets.find((t) => t.id === this.cursor) || null;
+    let next;
+    if (!key) next = at || targets.find((t) => t.id !== this.sel.from) || targets[0];
+    else next = nearestInDirection(targets, at, key);
+    this.cursor = next ? next.id : null;
+    this.#paintCursor();
+    if (next) this.log.announce(this.#cursorWords(next.id));
+    else if (key) this.log.announce(this.#phase === "build" ? "Pick one of your lines first." : "Nothing to lay now.");
+  }
+
+  #cursorWords(id) {
+    const { colour, from } = this.sel;
+    const name = this.stationEls.get(id)?.getAttribute("aria-label") || this.#n(id);
+    if (from && id !== from) {
+      const r = this.#legalRails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)));
+      if (r) return `${name}: ${colour} rail from ${this.#n(from)}, ${gainWords(this.#preview(r), this.index)}.`;
+    }
+    if (id === from) return `${name}: the rail starts here; Enter lets go.`;
+    return `${name}: start a ${colour || ""} rail here.`;
+  }
+
+  #paintCursor() {
+    if (!this.layers) return;
+    const g = this.layers.cursor;
+    g.replaceChildren();
+    const focused = document.activeElement === this.svg;
+    if (!focused || !this.cursor || !this.index.byId.has(this.cursor)) {
+      this.svg?.removeAttribute("aria-activedescendant");
+      return;
+    }
+    const [x, y] = this.#xy(this.cursor);
+    svg("circle", { class: "ug-cursor-halo", cx: x, cy: y, r: 7 }, g);
+    svg("circle", { class: "ug-cursor", cx: x, cy: y, r: 7 }, g);
+    this.svg.setAttribute("aria-activedescendant", `ug-st-${this.cursor}`);
+    // keep the cursor in sight when the map is zoomed
+    const el = this.scroll;
+    const box = this.svg.getBoundingClientRect();
+    const vb = this.svg.viewBox.baseVal;
+    const px = (x / vb.width) * box.width;
+    const py = (y / vb.height) * box.height;
+    if (px < el.scrollLeft || px > el.scrollLeft + el.clientWidth) el.scrollLeft = px - el.clientWidth / 2;
+    if (py < el.scrollTop || py > el.scrollTop + el.clientHeight) el.scrollTop = py - el.clientHeight / 2;
+  }
+
+  #mapKey(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (arrowOf(ev.key)) {
+      ev.preventDefault();
+      this.#moveCursor(ev.key);
+    } else if ((ev.key === "Enter" || ev.key === " ") && this.cursor) {
+      ev.preventDefault();
+      const id = this.cursor;
+      const { colour, from } = this.sel;
+      const r = from && id !== from
+        ? this.#legalRails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)))
+        : null;
+      // The cursor already shows the rail and its points: Enter lays it.
+      if (r) this.#layRail(r, { now: true });
+      else this.#onStation(id);
+      this.#moveCursor(null);
+    } else if (ev.key === "+" || ev.key === "=") {
+      this.#setZoom(this.zoom + 1);
+    } else if (ev.key === "-") {
+      this.#setZoom(this.zoom - 1);
+    }
+  }
+
   // ---- the map -------------------------------------------------------------------------------
 
   #xy(id) {
@@ -460,10 +641,15 @@ class UndergroundPage {
       viewBox: `0 0 ${w.toFixed(0)} ${h.toFixed(0)}`,
       role: "group",
       "aria-label": `Map of ${ix.map.name || "London"}: ${ix.stations.length} stations`,
+      "aria-describedby": "ug-map-keys",
+      tabindex: 0,
     });
+    map.addEventListener("keydown", (ev) => this.#mapKey(ev));
+    map.addEventListener("focus", () => this.#moveCursor(null));
+    map.addEventListener("blur", () => this.#paintCursor());
     svg("rect", { class: "ug-water", x: 0, y: 0, width: w, height: h, rx: 14 }, map);
     this.layers = {};
-    for (const name of ["beds", "rails", "hints", "cands", "marks", "halos", "stations", "labels", "tokens", "tags", "passenger"]) {
+    for (const name of ["beds", "recent", "rails", "owners", "hints", "cands", "marks", "halos", "stations", "labels", "tokens", "tags", "passenger", "cursor"]) {
       this.layers[name] = svg("g", { class: `ug-layer ug-${name}` }, map);
     }
     // Sections: a pale bed as wide as its spaces, a faint line per free space.
@@ -510,17 +696,11 @@ class UndergroundPage {
       if (st.rail) words.push("national rail");
       if (st.terminus) words.push("terminus");
       if (st.connection) words.push("connection spot");
-      const g = svg("g", { class: `ug-station dest-${kind}`, "data-station": st.id, "aria-label": words.join(", ") }, this.layers.stations);
+      const g = svg("g", { class: `ug-station dest-${kind}`, "data-station": st.id, id: `ug-st-${st.id}`, "aria-label": words.join(", ") }, this.layers.stations);
       svg("title", {}, g).textContent = words.join(" · ");
       svg("circle", { class: "ug-hit", cx: x, cy: y, r: 4.7 }, g);
       svg("circle", { class: "ug-disc", cx: x, cy: y, r: st.destination ? 3.7 : 2.5 }, g);
       g.addEventListener("click", () => this.#onStation(st.id));
-      g.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter" || ev.key === " ") {
-          ev.preventDefault();
-          this.#onStation(st.id);
-        }
-      });
       this.stationEls.set(st.id, g);
       if (MAJOR.has(st.id) || st.id === ix.map.start) {
         const right = st.x < 88;
@@ -559,6 +739,11 @@ class UndergroundPage {
     const net = scene.net;
     // Rails, each in its slot (the order they were laid on that section); white gets a casing.
     L.rails.replaceChildren();
+    L.recent.replaceChildren();
+    L.owners.replaceChildren();
+    const recent = this.replayScene ? new Set() : this.#recentRails();
+    const players = this.view.rules?.players || this.view.seats.length;
+    const motion = !reducedMotion();
     const turnRails = new Set(
       !this.replayScene && this.view.turn ? (this.view.turn.rails || []).map((r) => `${r.colour}|${secKey(r.a, r.b)}`) : [],
     );
@@ -568,12 +753,28 @@ class UndergroundPage {
       const fresh = turnRails.has(`${r.colour}|${secKey(r.a, r.b)}`);
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
       if (r.colour === "white" || r.colour === "yellow" || r.colour === "pink") svg("line", { ...attrs, class: "ug-casing" }, L.rails);
+      const id = `${r.colour}|${r.a}|${r.b}`;
+      const arriving = motion && this.arrive.has(id);
       const line = svg(
         "line",
-        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": `${r.colour}|${r.a}|${r.b}` },
+        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}${arriving ? " arrive" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": id },
         L.rails,
       );
-      svg("title", {}, line).textContent = `${r.colour} line: ${this.#n(r.a)} – ${this.#n(r.b)}`;
+      const owner = ownerOf(players, r.colour);
+      svg("title", {}, line).textContent = `${r.colour} line (${seatName(this.view, owner)}, ${seatGlyphName(owner)}): ${this.#n(r.a)} – ${this.#n(r.b)}`;
+      if (recent.has(id)) {
+        // laid since the viewer's last turn: a dashed halo in a colour no line has
+        svg("line", { ...attrs, class: "ug-recent-halo" }, L.recent);
+        svg("line", { ...attrs, class: "ug-recent", "data-recent": id }, L.recent);
+      }
+      // Whose rail it is, without colour: the owner's symbol in the middle.
+      if (owner >= 0) {
+        const mx = (l.x1 + l.x2) / 2;
+        const my = (l.y1 + l.y2) / 2;
+        const g = svg("g", { class: `ug-owner${arriving ? " arrive" : ""}`, "data-seat": owner }, L.owners);
+        svg("circle", { cx: mx, cy: my, r: 2.7 }, g);
+        seatSymbol(owner, mx.toFixed(1), my.toFixed(1), 1.55, { class: "ug-owner-symbol" }, g);
+      }
     }
     // Candidate rails: dashed in the free slot they would take; the whole section is clickable.
     L.cands.replaceChildren();
@@ -584,7 +785,8 @@ class UndergroundPage {
       const l = this.#slotLine(r.a, r.b, net.used(r.a, r.b));
       const gains = this.#preview(r);
       const pts = sumPoints(gains);
-      const g = svg("g", { class: "ug-cand", "data-colour": r.colour, "data-a": r.a, "data-b": r.b, "data-points": pts }, L.cands);
+      const pending = !!this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b);
+      const g = svg("g", { class: `ug-cand${pending ? " pending" : ""}`, "data-colour": r.colour, "data-a": r.a, "data-b": r.b, "data-points": pts }, L.cands);
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
       svg("line", { ...attrs, class: "ug-cand-line", stroke: LINE_HEX[r.colour] }, g);
       svg("line", { ...attrs, class: "ug-cand-hit" }, g);
@@ -615,8 +817,10 @@ class UndergroundPage {
       g.classList.toggle("startable", starts.has(id) && !from);
       g.classList.toggle("target", targets.has(id));
       g.classList.toggle("from", id === from);
+      g.classList.toggle("active", active);
+      // The map is one tab stop (arrow keys move over these): the stations are not in the tab order.
       if (active) {
-        g.setAttribute("tabindex", "0");
+        g.setAttribute("tabindex", "-1");
         g.setAttribute("role", "button");
       } else {
         g.removeAttribute("tabindex");
@@ -651,6 +855,7 @@ class UndergroundPage {
     this.svg.classList.toggle("replaying", !!this.replayScene);
     this.svg.classList.toggle("choosing", phase === "build" && !this.busy);
     this.#renderHighlights();
+    this.#paintCursor();
   }
 
   /** Hinted rails and the hovered route choice, over the map. */
@@ -693,6 +898,7 @@ class UndergroundPage {
     c.dataset.version = String(this.view?.version ?? "");
     c.dataset.laid = String(this.view?.turn?.rails?.length ?? 0);
     c.replaceChildren();
+    if (this.settings) this.settings.hidden = this.#mySeat === null || this.view?.status === "over";
     if (!this.view || !this.index) return;
     if (phase === "replay") this.#replayNote(c);
     if (phase === "build") this.#buildBox(c);
@@ -759,6 +965,7 @@ class UndergroundPage {
           "data-a": r.a,
           "data-b": r.b,
           "data-key": `target-${r.colour}-${r.a}-${r.b}`,
+          "aria-pressed": String(!!this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b)),
           disabled: this.busy,
         }, li);
         swatch(r.colour, b);
@@ -767,6 +974,17 @@ class UndergroundPage {
         if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, "branch −2");
       }
       html("button", { type: "button", className: "ghost-button small", "data-action": "clear", "data-key": "clear" }, box, "Choose another station");
+    }
+    if (this.proposed) {
+      const r = this.proposed;
+      const from = this.sel.from && (r.a === this.sel.from || r.b === this.sel.from) ? this.sel.from : r.a;
+      const to = from === r.a ? r.b : r.a;
+      const pend = html("div", { className: "ug-confirm", id: "confirm-box" }, box);
+      html("p", { className: "ug-confirm-text", id: "confirm-text" }, pend,
+        `Lay ${r.colour} ${this.#n(from)}–${this.#n(to)}: ${gainWords(this.#preview(r), this.index)}. Tap it again or Confirm.`);
+      const row = html("div", { className: "ug-confirm-actions" }, pend);
+      html("button", { type: "button", className: "primary", id: "confirm-button", "data-action": "confirm", "data-key": "confirm", disabled: this.busy }, row, "Confirm");
+      html("button", { type: "button", className: "ghost-button", "data-action": "cancel", "data-key": "cancel" }, row, "Cancel");
     }
     if (laid.length) {
       html("h4", {}, box, "This turn");
@@ -814,7 +1032,8 @@ class UndergroundPage {
       if (!lines.length) by.textContent = "on foot";
       for (const c of lines) {
         swatch(c, by, 12);
-        html("span", {}, by, `${c} (${seatName(this.view, ownerOf(players, c))})`);
+        const o = ownerOf(players, c);
+        html("span", {}, by, `${c} (${seatGlyph(o)} ${seatName(this.view, o)})`);
       }
     }
   }
@@ -835,7 +1054,7 @@ class UndergroundPage {
   /** One complete turn in words: its rails with their points, and the passenger's legs. */
   #turnSummary(box, move, k) {
     const v = this.view;
-    html("h4", {}, box, `Last turn: ${seatName(v, move.seat)}`);
+    html("h4", {}, box, `Last turn: ${seatGlyph(move.seat)} ${seatName(v, move.seat)}`);
     const ul = html("ul", { className: "ug-laid" }, box);
     // The rails of turn k are at the right offset of the view's rail list.
     let offset = 0;
@@ -901,6 +1120,7 @@ class UndergroundPage {
     const ul = html("ul", { className: "ug-seat-lines" }, box);
     v.seats.forEach((s, i) => {
       const li = html("li", { "data-seat": i, className: i === this.#mySeat ? "mine" : "" }, ul);
+      html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, li, seatGlyph(i));
       html("span", { className: "ug-seat-name" }, li, seatName(v, i) + (i === this.#mySeat ? " (you)" : ""));
       const cs = html("span", { className: "ug-seat-colours" }, li);
       for (const c of s.colours || []) {
@@ -941,7 +1161,9 @@ class UndergroundPage {
     v.seats.forEach((s, i) => {
       const b = a.breakdown[i];
       const tr = html("tr", { "data-seat": i, className: winners.has(i) ? "winner" : "" }, body);
-      html("th", { scope: "row" }, tr, seatName(v, i));
+      const th = html("th", { scope: "row" }, tr);
+      html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, th, `${seatGlyph(i)} `);
+      th.append(seatName(v, i));
       // The total is the server's; the parts are this page's reading of the same rails.
       html("td", { className: "total", title: b.total === s.score ? null : "the parts are an estimate" }, tr, String(s.score ?? 0));
       for (const [key] of cols) html("td", { className: key }, tr, String(b[key]));
