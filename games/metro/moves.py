@@ -64,12 +64,43 @@ class MetroMove:
         return move_text(self.code) if self.code != DRAW else ""
 
     def to_json(self) -> dict[str, Any]:
+        # Every Metro move has both fields (a draw's placement is empty), as the API always
+        # answered them: clients may read `placement` without checking the action first.
         if self.code == DRAW:
-            return {"action": "draw"}
+            return {"action": "draw", "placement": ""}
         return {"action": "place", "placement": move_text(self.code)}
 
     def __repr__(self) -> str:
         return f"MetroMove.parse({self.to_json()!r})"
+
+
+def move_schema() -> dict[str, Any]:
+    """The JSON Schema of the bodies `MetroMove.parse` reads (RULES.md §8 notation)."""
+    return {
+        "oneOf": [
+            {
+                "type": "object",
+                "title": "place",
+                "properties": {
+                    "action": {"const": "place"},
+                    "placement": {
+                        "type": "string",
+                        "pattern": "^[a-d]{4}[0-7]{2}$",
+                        "description": "tile code, row and column (RULES.md §8), e.g. 'aacb00'",
+                    },
+                },
+                "required": ["action", "placement"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "title": "draw",
+                "properties": {"action": {"const": "draw"}},
+                "required": ["action"],
+                "additionalProperties": False,
+            },
+        ]
+    }
 
 
 def move_text(code: int) -> str:

@@ -30,7 +30,7 @@ LEVELS = ("random", "easy", "medium", "mcts-30")
 
 
 def _is_draw(move: Any) -> bool:
-    return bool(move.to_json() == {"action": "draw"})
+    return bool(move.to_json().get("action") == "draw")
 
 
 def positions(kind: str, rules: dict[str, Any], seed: int, every: int = 1) -> list[GameState]:
