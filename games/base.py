@@ -93,6 +93,26 @@ class Option:
             out["choices"] = [{"value": v, "label": label} for v, label in self.choices]
         return out
 
+    def json_schema(self) -> JSON:
+        """The JSON Schema of this option's value (the API's OpenAPI document uses it)."""
+        out: JSON
+        if self.kind == "int":
+            out = {"type": "integer"}
+            if self.minimum is not None:
+                out["minimum"] = self.minimum
+            if self.maximum is not None:
+                out["maximum"] = self.maximum
+        elif self.kind == "bool":
+            out = {"type": "boolean"}
+        elif self.kind == "choice":
+            out = {"enum": [v for v, _ in self.choices]}
+        else:
+            out = {}
+        out.update(title=self.label, default=self.default)
+        if self.help:
+            out["description"] = self.help
+        return out
+
 
 class GameState(Protocol):
     """One game in progress or finished."""
@@ -211,6 +231,25 @@ class Game:
         """A move value from the API's JSON; InvalidMoveError naming the bad field. Whether the
         move is legal is `play`'s business, not this one's."""
         raise NotImplementedError
+
+    def move_schema(self) -> JSON:
+        """The JSON Schema of a move body (`POST /api/games/{id}/moves`, without the gateway's
+        `expected_version` and `move_id`): for the API's OpenAPI document. Games override it
+        with their own; the default says only "an object"."""
+        return {"type": "object"}
+
+    def view_schema(self) -> JSON:
+        """The JSON Schema of this game's own view fields (besides the common ones the gateway
+        documents); the default says only "an object"."""
+        return {"type": "object"}
+
+    def rules_schema(self) -> JSON:
+        """The JSON Schema of the `rules` of a new game, from the game's option table."""
+        return {
+            "type": "object",
+            "properties": {o.name: o.json_schema() for o in self.options},
+            "additionalProperties": False,
+        }
 
     # ---- for the AI ---------------------------------------------------------------------------
 

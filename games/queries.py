@@ -27,6 +27,11 @@ def game_of(query: Mapping[str, Any]) -> str:
 def answer(query: Any) -> dict[str, Any]:
     if not isinstance(query, Mapping):
         return {"error": "a query must be a JSON object with an 'op'"}
+    # Checked here for every game: a list or object where a name belongs is no query.
+    if not isinstance(query.get("op"), str):
+        return {"error": "a query's 'op' must be a string"}
+    if not isinstance(game_of(query), str):
+        return {"error": "a query's 'game' must be a string"}
     try:
         game = registry.get(game_of(query))
         return game.query(query)

@@ -16,7 +16,7 @@ from typing import Any
 from games.base import Game, Option
 from games.metro.board import COLOURS
 from games.metro.chance import MetroWorlds
-from games.metro.moves import DRAW, MetroMove, move_text
+from games.metro.moves import DRAW, MetroMove, move_schema, move_text
 from games.metro.options import MetroRules
 from games.metro.record import replay
 from games.metro.state import MetroState
@@ -40,6 +40,9 @@ class MetroGame(Game):
 
     def parse_move(self, data: Any) -> MetroMove:
         return MetroMove.parse(data)
+
+    def move_schema(self) -> dict[str, Any]:
+        return move_schema()
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroWorlds:
         return MetroWorlds(view, seat)

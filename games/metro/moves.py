@@ -95,7 +95,10 @@ def move_schema() -> dict[str, Any]:
             {
                 "type": "object",
                 "title": "draw",
-                "properties": {"action": {"const": "draw"}},
+                "properties": {
+                    "action": {"const": "draw"},
+                    "placement": {"const": "", "description": "a draw places nothing"},
+                },
                 "required": ["action"],
                 "additionalProperties": False,
             },

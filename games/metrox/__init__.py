@@ -16,7 +16,7 @@ from typing import Any
 from games.base import JSON, Game, Option
 from games.metrox import maps, queries
 from games.metrox.evaluate import evaluate
-from games.metrox.moves import MetroXMove, parse
+from games.metrox.moves import MetroXMove, move_schema, parse
 from games.metrox.record import replay
 from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, normalise
 from games.metrox.sampler import MetroXSampler
@@ -58,6 +58,9 @@ class MetroXGame(Game):
 
     def parse_move(self, data: Any) -> MetroXMove:
         return parse(data)
+
+    def move_schema(self) -> JSON:
+        return move_schema()
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroXSampler:
         return MetroXSampler(view, seat)

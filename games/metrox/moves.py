@@ -94,3 +94,19 @@ def parse(data: Any) -> MetroXMove:
     if not isinstance(value, str) or not value:
         raise InvalidMoveError(f"'{key}' must be a {key} id (a string)", key)
     return LineMove(value) if key == "line" else StationMove(value)
+
+
+def move_schema() -> JSON:
+    """The JSON Schema of the bodies `parse` reads: exactly one of line, station or pass."""
+
+    def one(key: str, value: JSON) -> JSON:
+        return {"type": "object", "title": key, "properties": {key: value},
+                "required": [key], "additionalProperties": False}  # fmt: skip
+
+    return {
+        "oneOf": [
+            one("line", {"type": "string", "minLength": 1, "description": "a line id"}),
+            one("station", {"type": "string", "minLength": 1, "description": "a station id"}),
+            one("pass", {"const": True}),
+        ]
+    }

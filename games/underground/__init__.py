@@ -69,6 +69,37 @@ class UndergroundGame(Game):
             return Leg(to, tuple(sorted(lines, key=COLOURS.index)))
         raise InvalidMoveError(f"unknown step {step!r}; expected 'rail', 'stop' or 'route'", "step")
 
+    def move_schema(self) -> dict[str, Any]:
+        """A whole turn ({"rails", "route"}) or one step ({"step": "rail" | "stop" | "route"}),
+        as `UndergroundState.play` reads them (RULES-UNDERGROUND.md §3)."""
+        station = {"type": "string", "minLength": 1, "description": "a station id of the map"}
+        colour = {"enum": list(COLOURS)}
+        rail = {"colour": colour, "a": station, "b": station}
+        leg = {"to": station, "lines": {"type": "array", "items": colour, "uniqueItems": True}}
+
+        def obj(title: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+            return {"type": "object", "title": title, "properties": props, "required": required}
+
+        return {
+            "oneOf": [
+                obj(
+                    "turn",
+                    {
+                        "rails": {
+                            "type": "array",
+                            "maxItems": 4,
+                            "items": obj("rail", rail, ["colour", "a", "b"]),
+                        },
+                        "route": {"type": "array", "items": obj("leg", leg, ["to"])},
+                    },
+                    ["rails"],
+                ),
+                obj("rail step", {"step": {"const": "rail"}, **rail}, ["step", "colour", "a", "b"]),
+                obj("stop step", {"step": {"const": "stop"}}, ["step"]),
+                obj("route step", {"step": {"const": "route"}, **leg}, ["step", "to"]),
+            ]
+        }
+
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> WorldSampler:
         return UndergroundSampler(view, seat)
 

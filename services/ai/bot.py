@@ -101,7 +101,7 @@ class BotWorker:
                 spent = time.perf_counter() - started
                 budget = max(0.01, level.budget_ms / 1000 - spent - ANSWER_MARGIN_S)
             seed = derive_seed(turn.game_id, turn.version)
-            result = await self.searcher.search(info, level, seed, budget)
+            result = await self.searcher.search(info, level, seed, budget, bot=True)
             move = ranked_legal(result.moves, position.legal)[0].move
             _, made = await self.api.apply(
                 self.token, turn.game_id, turn.seat, turn.version,

@@ -4,6 +4,10 @@ Searches run in threads of this process: the service scales by processes (one pe
 replicas as wanted), and a search in a thread keeps its CPU time on the worker that answered,
 which is what an operator sees and balances. The event loop still gets the GIL every few
 milliseconds, so health checks and claims go on while a search runs.
+
+Bot moves and hints run on separate pools: hints (seconds each at `expert`, asked by anyone) on
+`hint_threads`, bot-seat moves on threads of their own, one per bot loop. A flood of hints then
+queues behind itself and never in front of an AI seat's move; it only shares the core with it.
 """
 
 from __future__ import annotations
@@ -17,23 +21,29 @@ from services.ai.players.levels import MAX_BUDGET_MS
 
 
 class Searcher:
-    def __init__(self, threads: int) -> None:
-        self.pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="search")
+    def __init__(self, hint_threads: int, bot_threads: int = 1) -> None:
+        self.pool = concurrent.futures.ThreadPoolExecutor(hint_threads, thread_name_prefix="hint")
+        self.bot_pool = concurrent.futures.ThreadPoolExecutor(
+            max(1, bot_threads), thread_name_prefix="bot"
+        )
 
     async def search(
-        self, info: InfoSet, level: Level, seed: int, budget_s: float | None
+        self, info: InfoSet, level: Level, seed: int, budget_s: float | None, *, bot: bool = False
     ) -> SearchResult:
         """`budget_s` None: the level's own default (a fixed-iteration level then runs to its
-        count, capped by the service's longest budget)."""
+        count, capped by the service's longest budget). `bot`: an AI seat's move, on the bot
+        threads; else a hint."""
         if budget_s is None and not level.timed:
             budget_s = MAX_BUDGET_MS / 1000
         # A deadline, not a duration: time spent queued for a thread counts against the budget.
         deadline = None if budget_s is None else time.perf_counter() + budget_s
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _run, info, level, seed, deadline)
+        pool = self.bot_pool if bot else self.pool
+        return await loop.run_in_executor(pool, _run, info, level, seed, deadline)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self.pool, self.bot_pool):
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _run(info: InfoSet, level: Level, seed: int, deadline: float | None) -> SearchResult:

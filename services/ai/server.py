@@ -2,8 +2,9 @@
 
 Settings (besides services/common/config.py's ENGINE_TARGET, AI_PORT, AI_SERVICE_TOKEN and
 RPC_DEADLINE_S): AI_HOST (default 0.0.0.0, so that containers are reachable), AI_BOT_WORKERS
-(bot loops in this process, default 1; 0 serves hints only) and AI_SEARCH_THREADS (searches
-run at once, default 4). Scale by running more processes: each uses one core.
+(bot loops in this process, default 1; 0 serves hints only) and AI_SEARCH_THREADS (hint
+searches run at once, default 2; bot moves have a thread per bot loop of their own, so hints
+never hold up an AI seat's move). Scale by running more processes: each uses one core.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     worker = AiWorkerSettings.from_env()
     host = worker.host
     bot_count = worker.bot_workers
-    searcher = Searcher(worker.search_threads)
+    searcher = Searcher(worker.search_threads, bot_threads=bot_count)
     api = EngineApi(settings.engine_target, settings.rpc_deadline_s)
 
     server, health = aio_server(SERVICE_NAME, STATELESS_SERVER_OPTIONS)

@@ -1,10 +1,11 @@
 """`metro up`: run the whole stack on one machine and stop all of it on Ctrl-C.
 
-Starts Redis (REDIS_URL when set, else a local server with AOF in .run/redis), the engine, AI
-workers and the gateway, one after the other, each only once the one before it is healthy; then
-prints the URL and watches them. Every child runs in its own session, so Ctrl-C reaches only this
-supervisor, which stops the children in reverse order; on Linux each child is also tied to the
-supervisor's life, so even a killed supervisor leaves nothing running.
+Starts Redis (REDIS_URL when set, else a local server with AOF in .run/redis, capped at
+REDIS_MAXMEMORY with the noeviction policy), the engine, AI workers and the gateway (gunicorn with
+deploy/gunicorn.conf.py, as in production), one after the other, each only once the one before it
+is healthy; then prints the URL and watches them. Every child runs in its own session, so Ctrl-C
+reaches only this supervisor, which stops the children in reverse order; on Linux each child is
+also tied to the supervisor's life, so even a killed supervisor leaves nothing running.
 
 A part that dies while the stack runs is started again after a short back-off (Redis first; a
 part waits for what it needs to be healthy again), and the others stay up: the engine and the AI
@@ -19,6 +20,7 @@ import argparse
 import contextlib
 import fcntl
 import os
+import re
 import secrets
 import signal
 import socket
@@ -51,6 +53,9 @@ RESTART_LIMIT = 5  # deaths of one part within RESTART_WINDOW_S that stop the st
 RESTART_WINDOW_S = 60.0
 BACKOFF_FIRST_S = 0.25  # the wait before a restart doubles with each recent death
 BACKOFF_MAX_S = 8.0
+GUNICORN_CONF = Path(__file__).resolve().parents[2] / "deploy" / "gunicorn.conf.py"
+GATEWAY_STOP_GRACE_S = 5
+REDIS_MAXMEMORY_DEFAULT = "1gb"
 
 
 class StartFailed(Exception):
@@ -116,6 +121,29 @@ class Deaths:
     @staticmethod
     def backoff(count: int) -> float:
         return float(min(BACKOFF_FIRST_S * 2 ** (count - 1), BACKOFF_MAX_S))
+
+
+def gateway_argv(python: str) -> list[str]:
+    """The gateway as production runs it: gunicorn with deploy/gunicorn.conf.py, which reads
+    GATEWAY_HOST, GATEWAY_PORT, WEB_CONCURRENCY (workers) and GATEWAY_THREADS from the
+    environment. Open live streams get a short grace on stop (browsers reconnect). Without the
+    config file (an installed package, no source tree): the development server."""
+    if not GUNICORN_CONF.is_file():
+        return [python, "-m", "services.gateway"]
+    return [
+        python, "-m", "gunicorn", "-c", str(GUNICORN_CONF),
+        "--graceful-timeout", str(GATEWAY_STOP_GRACE_S),
+        "services.gateway.app:create_app()",
+    ]  # fmt: skip
+
+
+def redis_maxmemory() -> str:
+    """REDIS_MAXMEMORY for our own Redis: "1gb" by default, "0" for no cap. The policy is always
+    noeviction: game state is never evicted, writes fail loudly when the cap is reached."""
+    raw = os.environ.get("REDIS_MAXMEMORY", "").strip().lower() or REDIS_MAXMEMORY_DEFAULT
+    if not re.fullmatch(r"[0-9]+(b|k|kb|m|mb|g|gb)?", raw):
+        raise StartFailed(f"REDIS_MAXMEMORY must be a size such as 1gb or 512mb, got {raw!r}")
+    return raw
 
 
 def redact(url: str) -> str:
@@ -236,12 +264,14 @@ class Stack:
             appendonly=True,
             log_file=self.log_dir / "redis.log",
             launcher=launcher(),
+            maxmemory=redis_maxmemory(),
         )
         try:
             self.redis.start()
         except (RedisServerNotFound, RedisServerError) as exc:
             raise StartFailed(f"redis did not start: {exc}") from exc
-        self.say(f"redis: {self.redis.binary} at {self.redis.url}, data in {self.redis.data_dir}")
+        self.say(f"redis: {self.redis.binary} at {self.redis.url}, data in {self.redis.data_dir}, "
+                 f"maxmemory {self.redis.maxmemory or 'unlimited'} (noeviction)")  # fmt: skip
         return self.redis.url
 
     def add(
@@ -338,10 +368,7 @@ class Stack:
         probe_host = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
         healthz = f"http://{probe_host}:{gateway_port}/healthz"
         gateway = self.add(
-            "gateway",
-            [python, "-m", "services.gateway"],
-            base,
-            lambda: check_http(healthz, timeout=2.0),
+            "gateway", gateway_argv(python), base, lambda: check_http(healthz, timeout=2.0)
         )
         gateway.needs = [engine]
         self.wait_healthy([gateway])

@@ -32,6 +32,7 @@ class Settings:
     ai_service_token: str
     finished_ttl_s: int
     idle_ttl_s: int
+    waiting_ttl_s: int
     rpc_deadline_s: float
 
     @classmethod
@@ -50,8 +51,64 @@ class Settings:
             ai_service_token=os.environ.get("AI_SERVICE_TOKEN", ""),
             finished_ttl_s=_int("GAME_TTL_FINISHED_S", 24 * 3600),
             idle_ttl_s=_int("GAME_TTL_IDLE_S", 7 * 24 * 3600),
+            # A game waiting for players that nobody joins is gone far sooner than a running one.
+            waiting_ttl_s=_int("GAME_TTL_WAITING_S", 3600),
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
         )
+
+
+@dataclass(frozen=True)
+class GatewayLimits:
+    """What only the gateway reads: per-client rate limits, hint and live-stream caps.
+
+    Rates are flask-limiter's notation ("30/minute"), counted per client IP address. They are
+    kept in Redis (RATE_LIMIT_STORAGE_URL, else the engine's REDIS_URL) so that every gateway
+    process counts together; with neither set each process counts alone, in memory.
+    """
+
+    enabled: bool
+    storage_url: str  # "" when none is configured: in memory, per process
+    create: str
+    join: str
+    moves: str
+    hints: str
+    hints_per_game: int  # hints being worked out at once for one game
+    hints_per_client: int  # and for one client
+    max_streams: int  # live event streams one gateway process holds at once
+    proxies: int  # reverse proxies in front whose X-Forwarded-For is trusted
+
+    @classmethod
+    def from_env(cls) -> GatewayLimits:
+        threads = max(1, _int("GATEWAY_THREADS", 32))
+        return cls(
+            enabled=os.environ.get("RATE_LIMIT_ENABLED", "1").strip().lower()
+            not in ("0", "false", "no", "off"),
+            storage_url=os.environ.get("RATE_LIMIT_STORAGE_URL", "")
+            or os.environ.get("REDIS_URL", ""),
+            create=_rate("RATE_LIMIT_CREATE", "30/minute"),
+            join=_rate("RATE_LIMIT_JOIN", "60/minute"),
+            moves=_rate("RATE_LIMIT_MOVES", "600/minute"),
+            hints=_rate("RATE_LIMIT_HINTS", "20/minute"),
+            hints_per_game=max(1, _int("HINTS_PER_GAME", 2)),
+            hints_per_client=max(1, _int("HINTS_PER_CLIENT", 2)),
+            # At most half the threads by default: moves and /healthz always find one free.
+            max_streams=max(1, _int("GATEWAY_MAX_STREAMS", max(1, threads // 2))),
+            proxies=max(0, _int("GATEWAY_PROXIES", 0)),
+        )
+
+
+def _rate(name: str, default: str) -> str:
+    """A rate such as "30/minute" or "5 per second"; checked here so a typo stops the start."""
+    raw = os.environ.get(name, "").strip() or default
+    from limits import parse_many  # imported here: only the gateway needs the package
+
+    try:
+        parse_many(raw)
+    except ValueError:
+        raise SystemExit(
+            f"configuration: {name} must be a rate such as '30/minute', got {raw!r}"
+        ) from None
+    return raw
 
 
 @dataclass(frozen=True)
@@ -60,7 +117,7 @@ class AiWorkerSettings:
 
     host: str
     bot_workers: int
-    search_threads: int
+    search_threads: int  # hint searches at once; bot moves have threads of their own
 
     @classmethod
     def from_env(cls) -> AiWorkerSettings:
@@ -68,5 +125,5 @@ class AiWorkerSettings:
             # Every interface by default: in a container the AI is reached by its service name.
             host=os.environ.get("AI_HOST", "0.0.0.0"),
             bot_workers=_int("AI_BOT_WORKERS", 1),
-            search_threads=max(1, _int("AI_SEARCH_THREADS", 4)),
+            search_threads=max(1, _int("AI_SEARCH_THREADS", 2)),
         )

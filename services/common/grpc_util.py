@@ -169,8 +169,13 @@ class ServiceError(Exception):
             pairs.append((FIELD_KEY, self.field))
         if self.rule:
             pairs.append((RULE_KEY, self.rule))
-        # Metadata values must be printable ASCII; "§" is not.
-        return tuple((k, v.encode("ascii", "replace").decode()) for k, v in pairs)
+        # Metadata values must be printable ASCII; "§" is not, nor is a control character of a
+        # field name a client made up (which gRPC would refuse as "Invalid metadata").
+        return tuple((k, _printable_ascii(v)) for k, v in pairs)
+
+
+def _printable_ascii(text: str) -> str:
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in text)
 
 
 def invalid_argument(field: str, message: str) -> ServiceError:

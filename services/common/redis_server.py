@@ -133,14 +133,20 @@ class RedisServer:
         start_timeout: float = 20.0,
         log_file: str | os.PathLike[str] | None = None,
         launcher: Sequence[str] = (),
+        maxmemory: str = "",
     ) -> None:
         """`log_file` defaults to server.log in the data dir; `launcher` is put before the
-        server's argv (a wrapper that execs it, e.g. to tie its life to the caller's)."""
+        server's argv (a wrapper that execs it, e.g. to tie its life to the caller's).
+
+        `maxmemory` ("1gb", "512mb"; "" or "0": no limit) caps the server's memory with the
+        `noeviction` policy: nothing is ever evicted (a game's keys expire only by their own
+        TTLs), and once the cap is reached writes fail with an OOM error while reads go on."""
         self.data_dir = Path(data_dir).resolve()
         self._log_file = Path(log_file).resolve() if log_file else None
         self.launcher = list(launcher)
         self.host = host
         self.appendonly = appendonly
+        self.maxmemory = maxmemory
         self.start_timeout = start_timeout
         self._wanted_port = port
         self._binary = binary
@@ -174,6 +180,8 @@ class RedisServer:
             "--daemonize", "no",
             "--save", "",
             "--appendonly", "yes" if self.appendonly else "no",
+            "--maxmemory", self.maxmemory or "0",
+            "--maxmemory-policy", "noeviction",
         ]  # fmt: skip
 
     def start(self) -> RedisServer:

@@ -22,6 +22,7 @@ import grpc
 import redis.asyncio as aioredis
 from google.protobuf.timestamp_pb2 import Timestamp
 from metro.v1 import engine_pb2, engine_pb2_grpc
+from redis.exceptions import OutOfMemoryError as StoreFull
 
 import games
 from games.base import Game, GameState
@@ -153,6 +154,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"the call took longer than its deadline ({budget:.1f}s)",
                 (("metro-error-reason", "deadline_exceeded"),),
+            )
+        except StoreFull as err:
+            # maxmemory with noeviction: no write is taken, reads go on (see the README).
+            log.error("the game store is full (Redis maxmemory): %s", err)
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE,
+                "the game store is full; no new game or move can be saved now, try again later",
+                (("metro-error-reason", "storage_full"),),
             )
         except STORAGE_ERRORS as err:
             log.warning("storage unavailable: %s", err)
@@ -293,7 +302,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
 
     def _ttl(self, status: str) -> int:
-        return self.settings.finished_ttl_s if status == "over" else self.settings.idle_ttl_s
+        """How long a game's keys live after this change: a game still waiting for players
+        (that nobody joins) far shorter than a running one."""
+        if status == "over":
+            return self.settings.finished_ttl_s
+        if status == "waiting":
+            return self.settings.waiting_ttl_s
+        return self.settings.idle_ttl_s
 
     @staticmethod
     def _view(snap: Snapshot, seat: int | None) -> engine_pb2.GameView:

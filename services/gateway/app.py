@@ -16,8 +16,8 @@ from flask import Flask, Response, abort, send_from_directory
 
 import games
 from games.errors import GameError
-from services.common.config import Settings
-from services.gateway import errors, events, games_api, health
+from services.common.config import GatewayLimits, Settings
+from services.gateway import errors, events, games_api, health, limits, openapi
 from services.gateway.backends import Backends
 from services.gateway.calls import EXTENSION, Gateway
 
@@ -34,9 +34,11 @@ _CSP = (
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A gateway app. `config` overrides the environment's settings: ENGINE_TARGET, AI_TARGET,
     RPC_DEADLINE_S, SSE_HEARTBEAT_S (seconds of silence before a keep-alive), WATCH_MAX_S
-    (longest life of one event stream), WEB_ROOT, and any Flask setting."""
+    (longest life of one event stream), WEB_ROOT, LIMITS (a GatewayLimits, else the
+    environment's: rates, hints at once, live streams) and any Flask setting."""
     options = dict(config or {})
     settings = Settings.from_env()
+    limit_settings = options.pop("LIMITS", None) or GatewayLimits.from_env()
     web_root = Path(options.pop("WEB_ROOT", WEB_ROOT))
     app = Flask(__name__, static_folder=str(web_root), static_url_path="")
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -56,7 +58,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(games_api.bp)
     app.register_blueprint(events.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(openapi.bp)
     errors.register(app)
+    # A hint's slot is held at most as long as its call may take, plus a margin.
+    limits.install(app, limit_settings, hint_hold_s=state.deadline_s + 5.0)
 
     @app.get("/")
     def index() -> Response:

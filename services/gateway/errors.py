@@ -33,12 +33,14 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
+        self.headers: dict[str, str] = {}  # e.g. Retry-After of a 429 or 503
         self.extra = {k: v for k, v in extra.items() if v}
 
     def response(self) -> Response:
         body: dict[str, Any] = {"code": self.code, "message": self.message, **self.extra}
         reply = jsonify(error=body)
         reply.status_code = self.status
+        reply.headers.update(self.headers)
         return reply
 
 
@@ -71,6 +73,13 @@ class JsonErrorRequestHandler(WSGIRequestHandler):
         self.end_headers()
         if body:
             self.wfile.write(body)
+
+
+def retry_later(status: int, code: str, message: str, retry_after_s: int) -> ApiError:
+    """A refusal that says when to try again (Retry-After, in seconds)."""
+    err = ApiError(status, code, message)
+    err.headers["Retry-After"] = str(retry_after_s)
+    return err
 
 
 def bad_request(message: str, field: str = "") -> ApiError:
@@ -108,6 +117,10 @@ def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
     """The HTTP answer for a failed call to `backend` ("engine" or "ai")."""
     code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
     details = (error.details() if isinstance(error, grpc.Call) else "") or ""
+    if code == grpc.StatusCode.UNAVAILABLE and error_details(error).get("reason") == "storage_full":
+        # Redis is at its maxmemory: the engine answers, but takes no write. Say so.
+        log.warning("%s: the game store is full: %s", backend, details)
+        return ApiError(503, "storage_full", "The game store is full; try again later.")
     if code in _BACKEND_DOWN:
         # Transport sentences ("failed to connect to all addresses ...") help no user.
         log.warning("%s call failed: %s %s", backend, code.name, details)

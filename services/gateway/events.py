@@ -22,6 +22,7 @@ from metro.v1 import engine_pb2
 
 from services.gateway.calls import clients, gateway, rpc
 from services.gateway.errors import bad_request, from_rpc_error
+from services.gateway.limits import guard
 
 bp = Blueprint("events", __name__, url_prefix="/api/games")
 
@@ -47,21 +48,30 @@ def events(game_id: str) -> Response:
             "below 2^64).",
             field="Last-Event-ID",
         )
-    engine = clients().engine
-    # Errors of a stream only show once it is read: ask for the public view first, so an
-    # unknown game is a 404 and a dead engine a 503, not an empty stream.
-    rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), idempotent=True)
-    state = gateway()
-    call = engine.WatchGame(
-        engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=after),
-        timeout=state.watch_max_s,
-    )
-    body = _sse(call, state.heartbeat_s)
-    return Response(
-        body,
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    # Each open stream holds one of this process's threads: beyond the cap, 503 busy (the
+    # page's EventSource tries again by itself), so that moves always find a thread.
+    give_back = guard().streams.take()
+    try:
+        engine = clients().engine
+        # Errors of a stream only show once it is read: ask for the public view first, so an
+        # unknown game is a 404 and a dead engine a 503, not an empty stream.
+        rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), idempotent=True)
+        state = gateway()
+        call = engine.WatchGame(
+            engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=after),
+            timeout=state.watch_max_s,
+        )
+        reply = Response(
+            _sse(call, state.heartbeat_s),
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    except BaseException:
+        give_back()
+        raise
+    # The server closes the response when the stream ends or the client leaves.
+    reply.call_on_close(give_back)
+    return reply
 
 
 def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:

@@ -20,6 +20,7 @@ from games.queries import answer as answer_query
 from services.common.levels import level_table
 from services.gateway.calls import bearer_token, clients, json_body, rpc
 from services.gateway.errors import ApiError, bad_request
+from services.gateway.limits import client_ip, guard
 
 bp = Blueprint("games", __name__, url_prefix="/api")
 
@@ -225,7 +226,10 @@ def hint(game_id: str) -> Response:
         if seed < 0:
             raise bad_request("'seed' must be 0 or more.", field="seed")
         message.seed = seed
-    reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
+    # A hint holds a thread here and a search in the AI for seconds: a few at once per game
+    # and per client (limits.py), the next is refused with 429.
+    with guard().hints.hold(game_id, client_ip()):
+        reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
     return _json(
         {
             "suggestions": [_suggestion_json(s) for s in reply.suggestions],

@@ -162,3 +162,38 @@ def test_image_generates_grpc_code_and_leaves_secrets_out() -> None:
     # Every value given to AI_SERVICE_TOKEN is an interpolation, never a literal secret.
     values = re.findall(r"AI_SERVICE_TOKEN:\s*(\S+)", (ROOT / "docker-compose.yml").read_text())
     assert values and all(v.startswith("${AI_SERVICE_TOKEN:?") for v in values)
+
+
+def test_healthchecks_are_quick(config: dict[str, Any]) -> None:
+    """`up` to healthy in seconds: every check runs every 2-3 s, with a short start period."""
+    for name, service in config["services"].items():
+        check = service["healthcheck"]
+        assert check["interval"] in ("2s", "3s"), f"{name}: {check['interval']}"
+        assert _seconds(check["start_period"]) <= 15, name
+        assert _seconds(check["timeout"]) <= 3, name
+
+
+def _seconds(text: str) -> float:
+    assert text.endswith("s") and not text.endswith("ms"), text
+    return float(text[:-1])
+
+
+def test_missing_service_token_says_how_to_make_one(tmp_path: Path) -> None:
+    done = compose(tmp_path, "ps", token=None)
+    assert done.returncode != 0
+    assert ".env" in done.stderr and "openssl rand" in done.stderr
+
+
+def test_image_is_multi_stage_with_a_home_for_its_user() -> None:
+    dockerfile = (ROOT / "deploy/Dockerfile").read_text()
+    stages = re.findall(r"^FROM \S+ AS (\w+)", dockerfile, re.MULTILINE)
+    assert stages == ["build", "runtime"]
+    runtime = dockerfile.split("AS runtime", 1)[1]
+    # Code generation stays in the build stage; the runtime copies its output only.
+    assert "grpcio-tools" not in runtime.replace("# ", "")
+    assert "COPY --from=build /opt/venv" in runtime
+    assert "COPY --from=build /app/gen" in runtime
+    assert "constraints.txt" in dockerfile  # the same pins as set-up and CI
+    # gunicorn keeps its control socket under $HOME: the user needs a writable home.
+    assert "--create-home" in runtime and "--no-create-home" not in runtime
+    assert "ENV HOME=/home/metro" in runtime

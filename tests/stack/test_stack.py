@@ -288,10 +288,12 @@ def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, sta
     env, workers = start_backends(start_service, redis_url, ai_workers=3)
     gateway_port = free_port()
     base = f"http://127.0.0.1:{gateway_port}"
+    # A load test from one client on one game: above the abuse limits a player is held to.
+    limits = {"HINTS_PER_GAME": "16", "HINTS_PER_CLIENT": "16", "RATE_LIMIT_HINTS": "1000/minute"}
     start_service(
         "gateway",
         python_module("services.gateway"),
-        env={**env, "GATEWAY_PORT": str(gateway_port)},
+        env={**env, "GATEWAY_PORT": str(gateway_port), **limits},
         port=gateway_port,
         ready=lambda: check_http(f"{base}/healthz", timeout=2) is None,
     )

@@ -1,0 +1,294 @@
+"""Abuse limits: per-client request rates, hints at once, and live streams per process.
+
+- **Rates** (flask-limiter, counted per client IP address): creating games, joining, moves and
+  hints each have a rate (services/common/config.py `GatewayLimits`) that a person playing never
+  meets; a flood gets `429 rate_limited` with `Retry-After`. The counts live in Redis
+  (`RATE_LIMIT_STORAGE_URL`, else `REDIS_URL`) so every gateway process and replica counts
+  together; with no Redis configured each process counts alone, in memory. A Redis that stops
+  answering is no outage: the counts fall back to memory until it is back.
+- **Hints at once**: a hint holds a gateway thread and an AI search for seconds, so one game and
+  one client may each have only a few hints being worked out at once (the next gets 429). The
+  slots are a Redis sorted set per game and per client whose members expire by themselves, so a
+  gateway that dies holding one frees it within a hint's deadline; without Redis, per process.
+- **Live streams**: each Server-Sent Events stream holds a thread for as long as the page is
+  open. A process holds at most `GATEWAY_MAX_STREAMS` (default half its threads) and answers
+  `503 busy` with `Retry-After` beyond that, so moves and /healthz always find a thread; the
+  page's EventSource tries again by itself and polls meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import redis
+from flask import Flask, Response, current_app, jsonify, request
+from flask_limiter import Limiter, RequestLimit
+from flask_limiter.errors import RateLimitExceeded
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from services.common.config import GatewayLimits
+from services.gateway.errors import ApiError, retry_later
+
+log = logging.getLogger(__name__)
+
+EXTENSION = "metro_limits"
+STREAM_RETRY_AFTER_S = 5
+HINT_RETRY_AFTER_S = 2
+REDIS_TIMEOUT_S = 1.0
+KEY_PREFIX = "metro:limits"
+
+# Endpoint -> which rate of GatewayLimits applies.
+RATED_ENDPOINTS = {
+    "games.create_game": "create",
+    "games.join_game": "join",
+    "games.apply_move": "moves",
+    "games.hint": "hints",
+}
+
+# KEYS: the slot sets (game, client); ARGV: member, hold in ms, then each set's capacity.
+# Expired members go first, so a slot left by a dead gateway frees itself. Returns 0 when the
+# slot was taken in every set, else the 1-based index of the full set.
+_TAKE_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local hold = tonumber(ARGV[2])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('ZCARD', key) >= tonumber(ARGV[2 + i]) then
+    return i
+  end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + hold, ARGV[1])
+  redis.call('PEXPIRE', key, hold + 1000)
+end
+return 0
+"""
+
+
+def client_ip() -> str:
+    """Who a limit counts: the client's address (behind GATEWAY_PROXIES trusted proxies, the
+    one they saw)."""
+    return request.remote_addr or "unknown"
+
+
+class Guard:
+    """The limits of one app: its limiter, hint slots and stream slots."""
+
+    def __init__(self, settings: GatewayLimits, hint_hold_s: float) -> None:
+        self.settings = settings
+        self.limiter: Limiter | None = None
+        self.hints = HintSlots(
+            settings.storage_url, settings.hints_per_game, settings.hints_per_client, hint_hold_s
+        )
+        self.streams = StreamSlots(settings.max_streams)
+
+
+def install(app: Flask, settings: GatewayLimits, *, hint_hold_s: float) -> Guard:
+    """Put the limits on `app` (after its blueprints are registered)."""
+    if settings.proxies:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
+        )
+    guard = Guard(settings, hint_hold_s)
+    app.extensions[EXTENSION] = guard
+    if settings.enabled:
+        guard.limiter = _limiter(app, settings)
+
+    @app.errorhandler(RateLimitExceeded)
+    def rate_limited(err: RateLimitExceeded) -> Response:
+        if isinstance(err.response, Response):
+            return err.response
+        return too_many("Too many requests; slow down.", 60)
+
+    return guard
+
+
+def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
+    url = settings.storage_url
+    if not url:
+        log.warning(
+            "rate limits are counted in memory, per gateway process: set "
+            "RATE_LIMIT_STORAGE_URL (or REDIS_URL) so that every process counts together"
+        )
+    options: dict[str, str | int] = {}
+    if url.startswith(("redis://", "rediss://", "unix://", "redis+unix://")):
+        options = {"socket_timeout": 1, "socket_connect_timeout": 1}
+    limiter = Limiter(
+        client_ip,
+        app=app,
+        storage_uri=url or "memory://",
+        storage_options=options,
+        strategy="sliding-window-counter",
+        key_prefix=KEY_PREFIX,
+        # A Redis that stops answering costs no request: counts go on in memory meanwhile.
+        swallow_errors=True,
+        in_memory_fallback_enabled=True,
+        headers_enabled=False,
+        on_breach=_breached,
+    )
+    for endpoint, which in RATED_ENDPOINTS.items():
+        view = app.view_functions[endpoint]
+        rate: str = getattr(settings, which)
+        app.view_functions[endpoint] = limiter.limit(rate, scope=which)(view)  # type: ignore[assignment]
+    return limiter
+
+
+def _breached(limit: RequestLimit) -> Response:
+    what = limit.limit
+    wait = max(1, math.ceil(limit.reset_at - time.time()))
+    message = (
+        f"Too many requests: at most {what.amount} per {_window(what)} from one client here. "
+        f"Try again in {wait} s."
+    )
+    return too_many(message, wait)
+
+
+def _window(limit: Any) -> str:
+    multiples = int(getattr(limit, "multiples", 1))
+    unit = str(limit.GRANULARITY.name)
+    return unit if multiples == 1 else f"{multiples} {unit}s"
+
+
+def too_many(message: str, retry_after_s: int) -> Response:
+    reply = jsonify(error={"code": "rate_limited", "message": message})
+    reply.status_code = 429
+    reply.headers["Retry-After"] = str(retry_after_s)
+    return reply
+
+
+def guard() -> Guard:
+    found: Guard = current_app.extensions[EXTENSION]
+    return found
+
+
+# ---- hints at once ---------------------------------------------------------------------------
+
+
+class HintSlots:
+    """At most `per_game` hints at once for one game and `per_client` for one client."""
+
+    def __init__(self, url: str, per_game: int, per_client: int, hold_s: float) -> None:
+        self.per_game = per_game
+        self.per_client = per_client
+        self.hold_ms = max(1000, int(hold_s * 1000))
+        self._redis: redis.Redis | None = None
+        self._take: Any = None
+        if url:
+            self._redis = redis.Redis.from_url(
+                url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+            )
+            self._take = self._redis.register_script(_TAKE_LUA)
+        self._lock = threading.Lock()
+        self._local: Counter[str] = Counter()
+        self._warned_at = 0.0
+
+    @contextlib.contextmanager
+    def hold(self, game_id: str, client: str) -> Iterator[None]:
+        """A slot for one hint of `client` in `game_id` while the block runs; 429 when full."""
+        keys = [f"{KEY_PREFIX}:hints:game:{game_id[:64]}", f"{KEY_PREFIX}:hints:client:{client}"]
+        release = self._take_slot(keys)
+        try:
+            yield
+        finally:
+            release()
+
+    def _take_slot(self, keys: list[str]) -> Callable[[], None]:
+        if self._redis is not None:
+            member = uuid.uuid4().hex
+            try:
+                full = int(self._take(keys=keys, args=[member, self.hold_ms, *self._caps()]))
+            except redis.RedisError as err:
+                self._warn(err)
+            else:
+                if full:
+                    raise self._refusal(full)
+                return lambda: self._give_back_redis(keys, member)
+        return self._take_local(keys)
+
+    def _caps(self) -> tuple[int, int]:
+        return self.per_game, self.per_client
+
+    def _give_back_redis(self, keys: list[str], member: str) -> None:
+        assert self._redis is not None
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            for key in keys:
+                pipe.zrem(key, member)
+            pipe.execute()
+        except redis.RedisError as err:
+            self._warn(err)  # the slot frees itself when its hold ends
+
+    def _take_local(self, keys: list[str]) -> Callable[[], None]:
+        with self._lock:
+            for i, (key, cap) in enumerate(zip(keys, self._caps(), strict=True), 1):
+                if self._local[key] >= cap:
+                    raise self._refusal(i)
+            for key in keys:
+                self._local[key] += 1
+
+        def give_back() -> None:
+            with self._lock:
+                for key in keys:
+                    self._local[key] -= 1
+                    if self._local[key] <= 0:
+                        del self._local[key]
+
+        return give_back
+
+    def _refusal(self, which: int) -> ApiError:
+        if which == 1:
+            what = f"{self.per_game} hints are being worked out for this game already"
+        else:
+            what = f"{self.per_client} of your hints are being worked out already"
+        return retry_later(
+            429, "rate_limited", f"{what}; ask again when one is answered.", HINT_RETRY_AFTER_S
+        )
+
+    def _warn(self, err: Exception) -> None:
+        now = time.monotonic()
+        if now - self._warned_at > 60:
+            self._warned_at = now
+            log.warning("hint slots: Redis is not answering (%s); counting per process", err)
+
+
+# ---- live streams ----------------------------------------------------------------------------
+
+
+class StreamSlots:
+    """Live streams this process holds: at most `cap` at once."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> Callable[[], None]:
+        """A slot, or `503 busy`; the returned function gives it back (once, however often it
+        is called)."""
+        with self._lock:
+            if self.open >= self.cap:
+                raise retry_later(
+                    503,
+                    "busy",
+                    "too many live streams on this server; retrying in a few seconds",
+                    STREAM_RETRY_AFTER_S,
+                )
+            self.open += 1
+        done = threading.Event()
+
+        def give_back() -> None:
+            with self._lock:
+                if not done.is_set():
+                    done.set()
+                    self.open -= 1
+
+        return give_back

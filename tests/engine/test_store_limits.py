@@ -1,0 +1,62 @@
+"""The game store under abuse: a waiting game nobody joins lives far shorter than a running one,
+and a Redis at its maxmemory (noeviction) refuses writes loudly while reads go on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import redis
+
+from services.common.grpc_util import error_details
+from services.common.redis_server import RedisServer
+from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
+
+
+def test_a_waiting_game_lives_an_hour_not_a_week(
+    engine: RunningEngine, engine_client: EngineClient
+) -> None:
+    c = engine_client
+    created = c.create({"players": 2}, metro_seats("human", "open"))
+    r = redis.Redis.from_url(engine.redis_url)
+    try:
+        keys = [f"game:{created.game_id}", f"game:{created.game_id}:events"]
+        for key in keys:
+            assert 0 < r.ttl(key) <= 1800  # GAME_TTL_WAITING_S of the session engine
+        c.join(created.game_id, "Bo")  # now it runs: the idle TTL
+        for key in keys:
+            assert 1800 < r.ttl(key) <= 7200  # GAME_TTL_IDLE_S
+    finally:
+        r.close()
+
+
+def test_a_full_store_refuses_writes_and_keeps_serving_reads(
+    tmp_path: Path, engine_factory: Any, gateway_factory: Any, ai: Any
+) -> None:
+    with RedisServer(tmp_path / "redis", maxmemory="1gb") as server:
+        r = redis.Redis.from_url(server.url)
+        try:
+            assert r.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+            running: RunningEngine = engine_factory(server.url)
+            c = running.client()
+            game_id, tokens = c.create_full({"players": 2})
+            r.config_set("maxmemory", "1")  # full: every write is over the cap
+
+            with pytest.raises(grpc.RpcError) as refused:
+                c.create({"players": 2}, metro_seats("human", "open"))
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_details(refused.value)["reason"] == "storage_full"
+            assert "game store is full" in (refused.value.details() or "")
+            assert c.view(game_id, tokens[0]).version >= 1  # reads go on
+
+            api = gateway_factory(running.address, ai.target)
+            status, body = api.post("/api/games", {"seats": [{"kind": "human"}, {"kind": "open"}]})
+            assert status == 503, body
+            assert body["error"]["code"] == "storage_full", body
+            status, view = api.get(f"/api/games/{game_id}", token=tokens[0])
+            assert status == 200, view
+            assert r.exists(f"game:{game_id}")  # nothing was evicted
+        finally:
+            r.close()

@@ -1,0 +1,216 @@
+"""Abuse limits of the gateway (services/gateway/limits.py): per-client rates on create, join,
+moves and hints with their real default values, answered 429 + Retry-After in the API's error
+shape; counts shared through Redis; a normal game never limited; hints at once per game and per
+client; live streams capped per process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from services.common.config import GatewayLimits
+from services.gateway.app import create_app
+from services.gateway.errors import ApiError
+from services.gateway.limits import HintSlots, StreamSlots
+from tests.fixtures.gateway import GatewayApi, gateway_config
+
+SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "open"}]
+
+
+def defaults(**changes: Any) -> GatewayLimits:
+    """The limits a deployment gets with no setting at all (counted in memory here)."""
+    real = GatewayLimits(
+        enabled=True, storage_url="", create="30/minute", join="60/minute", moves="600/minute",
+        hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=16, proxies=0,
+    )  # fmt: skip
+    return replace(real, **changes)
+
+
+@pytest.fixture
+def make_app(engine: Any, ai: Any) -> Iterator[Any]:
+    apps: list[Flask] = []
+
+    def make(limits: GatewayLimits) -> Flask:
+        app = create_app(gateway_config(engine.address, ai.target, LIMITS=limits))
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["metro_gateway"].backends.close()
+
+
+def client(app: Flask, address: str = "127.0.0.1") -> GatewayApi:
+    test_client = app.test_client()
+    test_client.environ_base["REMOTE_ADDR"] = address
+    return GatewayApi(test_client)
+
+
+def first_refusal(statuses: list[int]) -> int:
+    """How many requests were answered before the first 429."""
+    return statuses.index(429) if 429 in statuses else len(statuses)
+
+
+def test_real_defaults_match_the_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RATE_LIMIT_STORAGE_URL", "REDIS_URL", "GATEWAY_THREADS", "RATE_LIMIT_CREATE"):
+        monkeypatch.delenv(name, raising=False)
+    assert GatewayLimits.from_env() == defaults()
+    monkeypatch.setenv("GATEWAY_THREADS", "10")
+    monkeypatch.setenv("REDIS_URL", "redis://example:6379/0")
+    found = GatewayLimits.from_env()
+    assert (found.max_streams, found.storage_url) == (5, "redis://example:6379/0")
+    monkeypatch.setenv("RATE_LIMIT_CREATE", "lots")
+    with pytest.raises(SystemExit, match="RATE_LIMIT_CREATE must be a rate"):
+        GatewayLimits.from_env()
+
+
+def test_a_flood_of_creates_gets_429_after_30(make_app: Any) -> None:
+    app = make_app(defaults())
+    flood = client(app, "10.0.0.1")
+    answers = [flood.post("/api/games", {"seats": SEATS}) for _ in range(40)]
+    statuses = [status for status, _ in answers]
+    assert first_refusal(statuses) == 30, statuses
+    assert set(statuses[:30]) == {201} and set(statuses[30:]) == {429}, statuses
+    reply = flood.client.post("/api/games", json={"seats": SEATS})
+    assert reply.status_code == 429
+    assert 1 <= int(reply.headers["Retry-After"]) <= 60
+    error = reply.get_json()["error"]
+    assert error["code"] == "rate_limited"
+    assert "30 per minute" in error["message"], error
+    # Another client is not held back by the flood.
+    assert client(app, "10.0.0.2").post("/api/games", {"seats": SEATS})[0] == 201
+
+
+def test_joins_moves_and_hints_have_their_own_rates(make_app: Any) -> None:
+    app = make_app(defaults(join="5/minute", moves="8/minute"))
+    flood = client(app, "10.0.1.1")
+    # Hints at the real default (20/minute); without a token each is a 403, and counted.
+    hints = [flood.post("/api/games/nope/hint", {})[0] for _ in range(25)]
+    assert first_refusal(hints) == 20 and set(hints[:20]) == {403}, hints
+    joins = [flood.post("/api/games/nope/join", {})[0] for _ in range(7)]
+    assert first_refusal(joins) == 5, joins
+    moves = [flood.post("/api/games/nope/moves", {"action": "draw"}, token="t")[0]
+             for _ in range(10)]  # fmt: skip
+    assert first_refusal(moves) == 8, moves
+    # Reading is never limited.
+    assert {flood.get("/api/games/nope")[0] for _ in range(30)} == {404}
+
+
+def test_a_normal_game_with_hints_is_never_limited(make_app: Any) -> None:
+    """Two people on one address (a household behind one router) play a whole game, asking a
+    hint on many turns, with the real default limits."""
+    app = make_app(defaults())
+    home = client(app, "10.0.2.1")
+    game_id, tokens = home.new_game(2)
+    statuses: list[int] = []
+    moves = 0
+    while True:
+        status, view = home.get(f"/api/games/{game_id}", token=tokens[0])
+        assert status == 200
+        if view["status"] == "over":
+            break
+        token = tokens[view["turn"]]
+        if moves < 12:
+            status, hint = home.post(f"/api/games/{game_id}/hint", {"level": "medium"}, token)
+            statuses.append(status)
+            move = hint["suggestions"][0]["move"]
+        else:
+            status, legal = home.get(f"/api/games/{game_id}/legal", token=token)
+            move = legal["moves"][0]
+        status, _ = home.post(f"/api/games/{game_id}/moves",
+                              {**move, "expected_version": view["version"]}, token)  # fmt: skip
+        statuses.append(status)
+        moves += 1
+    assert moves > 30
+    assert set(statuses) == {200}, statuses
+
+
+def test_counts_are_shared_through_redis(make_app: Any, redis_url: str) -> None:
+    """Two gateway apps (two processes or replicas) on one Redis count one client together."""
+    shared = defaults(storage_url=redis_url, create="6/minute")
+    a, b = client(make_app(shared), "10.0.3.1"), client(make_app(shared), "10.0.3.1")
+    statuses = [gw.post("/api/games", {"seats": SEATS})[0] for gw in (a, b) * 4]
+    assert statuses == [201] * 6 + [429] * 2, statuses
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["per-process", "redis"])
+def test_hint_slots_per_game_and_per_client(shared: bool, redis_url: str) -> None:
+    slots = HintSlots(redis_url if shared else "", per_game=2, per_client=2, hold_s=1.0)
+    game = f"g-{shared}-{time.monotonic_ns()}"
+    with slots.hold(game, "ada"), slots.hold(game, "bo"):
+        with pytest.raises(ApiError) as full, slots.hold(game, "cy"):
+            pass
+        assert (full.value.status, full.value.code) == (429, "rate_limited")
+        assert "for this game" in full.value.message
+        assert full.value.headers["Retry-After"] == "2"
+        with slots.hold(game + "-other", "cy"):  # another game is free
+            pass
+    with slots.hold(game, "ada"), slots.hold(game + "-2", "ada"):
+        with pytest.raises(ApiError) as mine, slots.hold(game + "-3", "ada"):
+            pass
+        assert "of your hints" in mine.value.message
+    with slots.hold(game, "cy"), slots.hold(game, "dee"):  # all given back
+        pass
+
+
+def test_a_slot_left_by_a_dead_gateway_frees_itself(redis_url: str) -> None:
+    slots = HintSlots(redis_url, per_game=1, per_client=1, hold_s=1.0)
+    game = f"dead-{time.monotonic_ns()}"
+    held = slots.hold(game, "ada")
+    held.__enter__()  # never left: the process holding it died
+    with pytest.raises(ApiError), slots.hold(game, "bo"):
+        pass
+    time.sleep(1.1)
+    with slots.hold(game, "bo"):
+        pass
+
+
+def test_concurrent_hints_of_one_game_are_capped(make_app: Any) -> None:
+    app = make_app(defaults(hints_per_game=1))
+    home = client(app, "10.0.4.1")
+    game_id, tokens = home.new_game(2)
+    answers: list[tuple[int, Any]] = []
+
+    def ask(address: str) -> None:
+        body = {"level": "hard", "budget_ms": 1500}
+        answers.append(client(app, address).post(f"/api/games/{game_id}/hint", body, tokens[0]))
+
+    threads = [threading.Thread(target=ask, args=(f"10.0.4.{i}",)) for i in (2, 3)]
+    for t in threads:
+        t.start()
+        time.sleep(0.3)
+    for t in threads:
+        t.join(30)
+    statuses = sorted(status for status, _ in answers)
+    assert statuses == [200, 429], answers
+    refused = next(body for status, body in answers if status == 429)
+    assert refused["error"]["code"] == "rate_limited"
+
+
+def test_stream_slots_cap_and_give_back_once() -> None:
+    slots = StreamSlots(2)
+    first, second = slots.take(), slots.take()
+    with pytest.raises(ApiError) as busy:
+        slots.take()
+    assert (busy.value.status, busy.value.code) == (503, "busy")
+    assert busy.value.message == "too many live streams on this server; retrying in a few seconds"
+    assert busy.value.headers["Retry-After"] == "5"
+    first()
+    first()  # twice: still one slot
+    assert slots.open == 1
+    slots.take()
+    second()
+    assert slots.open == 1
+
+
+def test_no_redis_means_memory_and_a_warning(
+    make_app: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    make_app(defaults())
+    assert "rate limits are counted in memory" in caplog.text

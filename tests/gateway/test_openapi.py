@@ -1,0 +1,247 @@
+"""The OpenAPI document of the HTTP API: valid OpenAPI (openapi-spec-validator), complete (every
+path, every game), and true: schemathesis fuzzes every operation of a live gateway (real engine,
+AI and Redis) from the document the server itself serves, and every answer must be no 5xx, of a
+documented status and content type, and match its schema.
+
+The run is CI-sized: a few examples per operation and generation mode (FUZZ_EXAMPLES), about a
+minute in all. Half the cases aim at real games (each game kind, a seat's token or none), so they
+get past the 404 into the engine; the rest use the generated ids and tokens.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from flask import Flask
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from openapi_spec_validator import validate
+from schemathesis.checks import not_a_server_error
+from schemathesis.generation.modes import GenerationMode
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from werkzeug.serving import BaseWSGIServer, make_server
+
+import games
+from services.gateway.app import create_app
+from services.gateway.errors import JsonErrorRequestHandler
+from services.gateway.openapi import document
+from tests.fixtures.gateway import GatewayApi, gateway_config
+
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+CALL_TIMEOUT_S = 30.0
+FAST_LEVELS = {"random", "easy", "medium"}
+STATUSES: dict[str, dict[int, int]] = collections.defaultdict(dict)  # what the run reached
+
+
+# ---- the document ------------------------------------------------------------------------------
+
+
+def test_document_is_valid_openapi(api: GatewayApi) -> None:
+    status, doc = api.get("/api/openapi.json")
+    assert status == 200
+    validate(doc)  # raises, naming the fault, when the document is not valid OpenAPI
+    assert doc == document()
+
+
+def test_document_covers_every_path_and_game(api: GatewayApi) -> None:
+    _, doc = api.get("/api/openapi.json")
+    paths = doc["paths"]
+    expected = {
+        "/api/meta": {"get"},
+        "/api/rules": {"post"},
+        "/api/games": {"get", "post"},
+        "/api/games/{game_id}": {"get"},
+        "/api/games/{game_id}/join": {"post"},
+        "/api/games/{game_id}/legal": {"get"},
+        "/api/games/{game_id}/moves": {"post"},
+        "/api/games/{game_id}/hint": {"post"},
+        "/api/games/{game_id}/events": {"get"},
+        "/api/games/{game_id}/record": {"get"},
+        "/healthz": {"get"},
+    }
+    for path, methods in expected.items():
+        assert methods <= set(paths[path]), path
+    events = paths["/api/games/{game_id}/events"]["get"]["responses"]["200"]["content"]
+    assert "text/event-stream" in events
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    moves = paths["/api/games/{game_id}/moves"]["post"]["responses"]
+    assert {"400", "403", "404", "409", "413", "422", "429", "503"} <= set(moves)
+    schemas = doc["components"]["schemas"]
+    kinds = {g.kind for g in games.all_games()}
+    created = {alt["properties"]["game"]["const"] for alt in schemas["CreateGame"]["oneOf"]}
+    assert created == kinds
+    assert len(schemas["Move"]["oneOf"]) == len(kinds) == len(schemas["View"]["oneOf"])
+    for alt, game in zip(schemas["CreateGame"]["oneOf"], games.all_games(), strict=True):
+        # The rules schema is the game's option table: every option, nothing else.
+        rules = alt["properties"]["rules"]
+        assert set(rules["properties"]) == {o.name for o in game.options}
+        assert rules["additionalProperties"] is False
+
+
+def test_move_with_a_control_character_in_a_field_name_is_a_400(api: GatewayApi) -> None:
+    """Found by fuzzing: the engine named the unknown field in gRPC trailing metadata, which
+    must be printable ASCII, so the call failed as INTERNAL and the gateway answered 502."""
+    game_id, tokens = api.new_game()
+    status, body = api.post(f"/api/games/{game_id}/moves", {"\x05x\u00e9": 1}, token=tokens[0])
+    assert status == 400, body
+    assert body["error"]["field"] == "?x?"
+
+
+def test_rules_query_with_a_list_for_a_name_is_refused(api: GatewayApi) -> None:
+    """Found by fuzzing: `{"op": []}` was a 500 (a list looked up in a dict of ops)."""
+    for query in ({"op": []}, {"op": "map", "game": {}}, {"op": "replay", "record": {"game": []}}):
+        status, body = api.post("/api/rules", query)
+        assert status == 200, body
+        assert "must be a string" in body["error"]
+
+
+# ---- the fuzzing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """A real game to aim a case at, with a seat's token or none (a spectator)."""
+
+    game_id: str
+    token: str | None
+
+
+@pytest.fixture(scope="module")
+def fuzz_url(engine: Any, ai: Any) -> Iterator[str]:
+    """A gateway of its own on a real socket (the development server's JSON refusals), with
+    event streams that close after 0.3 s, so fuzzing /events does not wait on them."""
+    app: Flask = create_app(gateway_config(engine.address, ai.target, WATCH_MAX_S=0.3))
+    server: BaseWSGIServer = make_server(
+        "127.0.0.1", 0, app, threaded=True, request_handler=JsonErrorRequestHandler
+    )
+    thread = threading.Thread(target=server.serve_forever, name="fuzz-gateway", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(10)
+    app.extensions["metro_gateway"].backends.close()
+
+
+@pytest.fixture(scope="module")
+def targets(fuzz_url: str) -> list[Target]:
+    """Per game kind: a waiting game (one seat still open) and a running one, every token."""
+    out: list[Target] = []
+    with requests.Session() as http:
+
+        def post(path: str, body: Any) -> Any:
+            reply = http.post(f"{fuzz_url}{path}", json=body, timeout=CALL_TIMEOUT_S)
+            assert reply.status_code in (200, 201), reply.text
+            return reply.json()
+
+        for game in games.all_games():
+            players = max(2, game.players[0])
+            for left_open in (1, 0):
+                seats = [{"kind": "human", "name": "Ada"}] + [{"kind": "open"}] * (players - 1)
+                body = {"game": game.kind, "rules": {"players": players}, "seats": seats}
+                made = post("/api/games", body)
+                out += [Target(made["game_id"], made["token"]), Target(made["game_id"], None)]
+                for i in range(1, players - left_open):
+                    joined = post(f"/api/games/{made['game_id']}/join", {"name": f"P{i}"})
+                    out.append(Target(made["game_id"], joined["token"]))
+        # A finished game (AI seats only, random play), for records and final views.
+        seats = [{"kind": "ai", "level": "random"}] * 2
+        made = post("/api/games", {"game": "metro", "rules": {"players": 2}, "seats": seats})
+        out.append(Target(made["game_id"], None))
+        deadline = time.monotonic() + 60
+        while http.get(f"{fuzz_url}/api/games/{made['game_id']}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the AI-only game did not finish"
+            time.sleep(0.2)
+        record = http.get(f"{fuzz_url}/api/games/{made['game_id']}/record", timeout=10)
+        assert record.status_code == 200, record.text
+    return out
+
+
+@pytest.fixture(scope="module")
+def schema(fuzz_url: str) -> Any:
+    return schemathesis.openapi.from_url(f"{fuzz_url}/api/openapi.json", timeout=10)
+
+
+def _cases() -> list[tuple[str, GenerationMode]]:
+    """Every operation with valid data; and with invalid data where it takes any input besides
+    the game id (an id that breaks its pattern is no more than a 400 or 404)."""
+    out = []
+    for path, item in document()["paths"].items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            label = f"{method.upper()} {path}"
+            out.append((label, GenerationMode.POSITIVE))
+            inputs = [p for p in operation.get("parameters", []) if p["in"] != "path"]
+            if inputs or "requestBody" in operation:
+                out.append((label, GenerationMode.NEGATIVE))
+    return out
+
+
+def _tame_hint(body: Any) -> None:
+    """A hint from a seat really runs the AI: keep the search short, so the run stays small."""
+    if not isinstance(body, dict):
+        return
+    level = body.get("level")
+    if isinstance(level, str) and level not in FAST_LEVELS:
+        body["level"] = "easy" if level else level
+    if isinstance(body.get("budget_ms"), int) and body["budget_ms"] > 200:
+        body["budget_ms"] = 200
+
+
+@pytest.mark.parametrize(("label", "mode"), _cases())
+def test_fuzz_operation(
+    label: str, mode: GenerationMode, schema: Any, fuzz_url: str, targets: list[Target]
+) -> None:
+    method, path = label.split(" ", 1)
+    operation = schema[path][method]
+    aimed = "{game_id}" in path
+
+    @given(case=operation.as_strategy(generation_mode=mode), pick=st.integers(0, 2 * len(targets)))
+    @settings(
+        max_examples=FUZZ_EXAMPLES,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    def run(case: Any, pick: int) -> None:
+        if aimed and pick < len(targets):
+            target = targets[pick]
+            case.path_parameters = {**(case.path_parameters or {}), "game_id": target.game_id}
+            headers = dict(case.headers or {})
+            if target.token is not None:
+                headers["Authorization"] = f"Bearer {target.token}"
+            case.headers = headers
+        if path.endswith("/hint"):
+            _tame_hint(case.body)
+        reply = case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=CALL_TIMEOUT_S)
+        STATUSES[label][reply.status_code] = STATUSES[label].get(reply.status_code, 0) + 1
+
+    started = time.monotonic()
+    run()
+    assert time.monotonic() - started < 60, f"{label}: fuzzing took too long"
+
+
+def test_fuzz_summary() -> None:
+    """What the fuzzing reached, per operation and status (shown with -s; nothing to check)."""
+    for label, counts in sorted(STATUSES.items()):
+        print(f"{label}: {dict(sorted(counts.items()))}")
