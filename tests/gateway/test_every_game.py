@@ -4,8 +4,6 @@ turns) played through the same paths as Metro, with AI seats and hints."""
 from __future__ import annotations
 
 import random
-import time
-from typing import Any
 
 import games
 from tests.fixtures.gateway import GatewayApi
@@ -35,15 +33,6 @@ def test_a_game_page_module_is_served_from_its_package(api: GatewayApi) -> None:
     assert api.client.get("/games/metro/../__init__.py").status_code == 404
 
 
-def _wait_for(api: GatewayApi, game: str, token: str, test: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status, view = api.get(f"/api/games/{game}", token=token)
-        assert status == 200, view
-        if test(view):
-            return view
-        time.sleep(0.05)
-    raise AssertionError("the game did not get there in time")
 
 
 def test_metrox_with_three_ai_seats_plays_to_the_end(api: GatewayApi) -> None:
@@ -56,7 +45,7 @@ def test_metrox_with_three_ai_seats_plays_to_the_end(api: GatewayApi) -> None:
     game, token = made["game_id"], made["token"]
     rng = random.Random(4)
     turns = 0
-    view = _wait_for(api, game, token, lambda v: v["status"] != "waiting")
+    view = api.view_when(game, token, lambda v: v["status"] != "waiting")
     while view["status"] != "over":
         assert 0 in view["to_move"]
         status, legal = api.get(f"/api/games/{game}/legal", token=token)
@@ -66,8 +55,7 @@ def test_metrox_with_three_ai_seats_plays_to_the_end(api: GatewayApi) -> None:
         assert status == 200, answer
         turns += 1
         # The AI seats choose on their own; the turn resolves with the last choice.
-        view = _wait_for(
-            api, game, token,
+        view = api.view_when(game, token,
             lambda v, n=turns: v["status"] == "over" or v["turn_index"] >= n,
         )  # fmt: skip
     assert turns == view["turn_index"] > 10

@@ -5,23 +5,11 @@ the record replays to the scores shown, and a hint for the human is a list of le
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import games
 from tests.engine.test_underground_games import assert_pile_hidden, whole_turn
 from tests.fixtures.gateway import GatewayApi
-
-
-def _wait_for(api: GatewayApi, game: str, token: str, test: Any, timeout: float = 120) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status, view = api.get(f"/api/games/{game}", token=token)
-        assert status == 200, view
-        if test(view):
-            return view
-        time.sleep(0.05)
-    raise AssertionError("the game did not get there in time")
 
 
 def test_underground_with_two_ai_seats_plays_to_the_end(api: GatewayApi) -> None:
@@ -37,7 +25,7 @@ def test_underground_with_two_ai_seats_plays_to_the_end(api: GatewayApi) -> None
     turns = 0
     hinted = False
     views: list[dict[str, Any]] = []
-    view = _wait_for(api, game, token, lambda v: v["status"] != "waiting")
+    view = api.view_when(game, token, lambda v: v["status"] != "waiting")
     while view["status"] != "over":
         assert view["to_move"] == [0] and view["turn"]["step"] == "build"
         views.append(view)
@@ -60,8 +48,7 @@ def test_underground_with_two_ai_seats_plays_to_the_end(api: GatewayApi) -> None
         assert answer["turns"] == view["turns"] + 1
         turns += 1
         # The AI seats play their turns on their own, step by step, until it is seat 0's again.
-        view = _wait_for(
-            api, game, token,
+        view = api.view_when(game, token,
             lambda v, n=answer["turns"]: v["status"] == "over"
             or (v["to_move"] == [0] and v["turns"] >= n + 2),
         )  # fmt: skip
