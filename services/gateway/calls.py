@@ -98,16 +98,18 @@ def rpc(
     idempotent: bool = False,
 ) -> R:
     """One unary call with the caller's token and the configured deadline. `idempotent`: the
-    call may be made twice (see the module's doc), so an UNAVAILABLE backend gets one more try."""
+    call may be made twice (see the module's doc), so an UNAVAILABLE backend, or a replica that
+    cancelled the call while shutting down, gets one more try (the channel's round robin takes
+    it to another replica when there is one)."""
     metadata = bearer(token) if token else None
     deadline = timeout if timeout is not None else gateway().deadline_s
     try:
         return method(request_message, metadata=metadata, timeout=deadline)
     except grpc.RpcError as err:
-        if not (idempotent and _code(err) == grpc.StatusCode.UNAVAILABLE):
+        if not (idempotent and _code(err) in RETRIED_CODES):
             raise from_rpc_error(err, backend) from None
         first = err
-    log.info("%s UNAVAILABLE; trying this call once more", backend)
+    log.info("%s %s; trying this call once more", backend, _code(first))
     try:
         # wait_for_ready: the try waits for the channel to (re)connect instead of failing fast.
         return method(
@@ -120,6 +122,9 @@ def rpc(
         if _code(err) in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             raise from_rpc_error(first, backend) from None  # still down: the first answer
         raise from_rpc_error(err, backend) from None
+
+
+RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
 
 
 def _code(err: grpc.RpcError) -> grpc.StatusCode | None:

@@ -229,7 +229,8 @@ def hint(game_id: str) -> Response:
     # A hint holds a thread here and a search in the AI for seconds: a few at once per game
     # and per client (limits.py), the next is refused with 429.
     with guard().hints.hold(game_id, client_ip()):
-        reply = rpc(clients().ai.Suggest, message, backend="ai", token=token)
+        # A hint only reads: safe to ask again when a worker stops while answering it.
+        reply = rpc(clients().ai.Suggest, message, backend="ai", token=token, idempotent=True)
     return _json(
         {
             "suggestions": [_suggestion_json(s) for s in reply.suggestions],
