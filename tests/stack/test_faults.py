@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,14 +128,13 @@ class Game:
         return answer
 
 
-@pytest.mark.timeout(600)
-def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Path) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
+def start_up(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], Callable[[], str]]:
+    """`metro up` with `args`, once it says it is up; and a reader of everything it has said.
+    The caller stops it."""
     out_path = tmp_path / "up.out"
     with out_path.open("wb") as out:
         up = subprocess.Popen(
-            up_argv(tmp_path, "--port", str(port)),
+            up_argv(tmp_path, *args),
             env=up_env(tmp_path),
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -144,12 +144,21 @@ def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Pa
     def said() -> str:
         return out_path.read_text(errors="replace")
 
+    deadline = time.monotonic() + 120
+    while "Metro is up" not in said():
+        if up.poll() is not None or time.monotonic() >= deadline:
+            up.kill()
+            raise AssertionError(said())
+        time.sleep(0.2)
+    return up, said
+
+
+@pytest.mark.timeout(600)
+def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    up, said = start_up(tmp_path, "--port", str(port))
     try:
-        deadline = time.monotonic() + 120
-        while "Metro is up" not in said():
-            assert up.poll() is None, said()
-            assert time.monotonic() < deadline, said()
-            time.sleep(0.2)
         game = Game(base)
         game.move()
         measured: dict[str, float] = {}
@@ -208,25 +217,8 @@ def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Pa
 @pytest.mark.timeout(300)
 def test_a_part_that_keeps_dying_stops_the_stack_with_its_log(tmp_path: Path) -> None:
     port = free_port()
-    out_path = tmp_path / "up.out"
-    with out_path.open("wb") as out:
-        up = subprocess.Popen(
-            up_argv(tmp_path, "--port", str(port), "--ai-workers", "1"),
-            env=up_env(tmp_path),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-    def said() -> str:
-        return out_path.read_text(errors="replace")
-
+    up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1")
     try:
-        deadline = time.monotonic() + 120
-        while "Metro is up" not in said():
-            assert up.poll() is None, said()
-            assert time.monotonic() < deadline, said()
-            time.sleep(0.2)
         for death in range(1, 6):
             deadline = time.monotonic() + RECOVER_S
             while said().count("ai-1 is back (healthy)") < death - 1:
