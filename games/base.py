@@ -34,7 +34,7 @@ thing anew per `sample(rng)`.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -60,9 +60,18 @@ class Outcome:
     winners: tuple[int, ...]
 
     @classmethod
-    def from_scores(cls, scores: Sequence[int]) -> Outcome:
-        best = max(scores)
-        return cls(tuple(scores), tuple(i for i, s in enumerate(scores) if s == best))
+    def from_scores(cls, scores: Sequence[int], retired: Iterable[int] = ()) -> Outcome:
+        """Highest score wins, ties share; a `retired` seat (GameState.retire) has lost: it is
+        never a winner, and when every seat retired nobody wins."""
+        gone = set(retired)
+        left = [s for i, s in enumerate(scores) if i not in gone]
+        if not left:
+            return cls(tuple(scores), ())
+        best = max(left)
+        return cls(
+            tuple(scores),
+            tuple(i for i, s in enumerate(scores) if s == best and i not in gone),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +162,32 @@ class GameState(Protocol):
         """Make the next chance event yield `outcome` (sampled worlds only)."""
 
     def copy(self) -> GameState: ...
+
+    # ---- a seat that leaves for good ----------------------------------------------------------
+
+    @property
+    def retired(self) -> tuple[int, ...]:
+        """The seats retired so far (see `retire`), in the order they retired."""
+
+    def retire(self, seat: int) -> JSON:
+        """Take `seat` out of the game for good ("time-out loses": its player ran out of time or
+        left a table that chose so), and return the public record of the change.
+
+        After it the seat is never among `to_move()`, its score stays as it was (whatever the
+        others do later), it is never among the winners, and the game goes on and ends by its
+        normal rules for the other seats. A choice the seat had made in an open simultaneous
+        turn is dropped (if it was the last seat to choose, the turn resolves now); a turn the
+        seat had under way ends where it stands. What the game does with the seat's pieces, and
+        when too few seats are left, is the game's rules' own (each `retire` says): Metro and
+        On the Underground end once fewer than two seats are left in play and no turn is under
+        way; Metro X goes on while one seat is left (a solo game) and ends with the last one.
+
+        The returned JSON-safe dict holds at least `seat`, `action` ("retire"), `scores`,
+        `to_move` and `status` ("playing" or "over"); it is public, so it never tells anything
+        the seat held hidden (its tiles, its choice). Records and views carry the retirement:
+        a replay reproduces it. ValueError for a seat not in the game; GameError when the game
+        is over or the seat has already retired.
+        """
 
     # ---- the checked door ---------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ only has to say *what* was wrong, never how to report it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class GameError(ValueError):
     """Base of every rules-core error; the message is a sentence meant for the user."""
@@ -29,11 +31,26 @@ class InvalidMoveError(GameError):
 
 
 class IllegalMoveError(GameError):
-    """A well-formed move the rules forbid; `rule` names the rule (e.g. "RULES.md §6(b)")."""
+    """A well-formed move the rules forbid; `rule` names the rule (e.g. "RULES.md §6(b)").
 
-    def __init__(self, message: str, rule: str = "") -> None:
+    `refusal` is the refusal's stable code and `params` the values its sentence needs (numbers
+    and names as a player reads them: rows and columns from 1, station names), so that the page
+    words it in the player's language from its catalogue: "<kind>.<code>" for a game's own
+    refusal (games/<kind>/web/i18n: "<kind>.refusal.<code>"), a bare code for one every game
+    shares ("game_over"). The message stays the English sentence (the API's default)."""
+
+    def __init__(
+        self,
+        message: str,
+        rule: str = "",
+        *,
+        refusal: str = "",
+        params: Mapping[str, str | int] | None = None,
+    ) -> None:
         super().__init__(message)
         self.rule = rule
+        self.refusal = refusal
+        self.params: dict[str, str | int] = dict(params or {})
 
 
 class NotYourTurnError(IllegalMoveError):

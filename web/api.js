@@ -1,11 +1,19 @@
 // The gateway's HTTP API (API.md) as small async functions, and where the page keeps seat tokens.
 // A token only ever travels in the Authorization header, never in a URL.
 
+import { noteServerDate } from "./clock.js";
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  /** `detail`: the error body's added fields the page shows: the rule broken (`rule`), and for
+   *  a rule refusal its stable `refusal` code and `params` (the catalogue words it). */
+  constructor(status, code, message, detail = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.rule = typeof detail.rule === "string" ? detail.rule : "";
+    this.refusal = typeof detail.refusal === "string" ? detail.refusal : "";
+    this.params = detail.params && typeof detail.params === "object" ? detail.params : {};
   }
 }
 
@@ -17,8 +25,9 @@ async function call(method, path, { body, token } = {}) {
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
-    throw new ApiError(0, "network", "The server cannot be reached. Check your connection and try again.");
+    throw new ApiError(0, "network", t("error.network"));
   }
+  noteServerDate(res.headers.get("Date"));
   const text = await res.text();
   let data = null;
   try {
@@ -28,7 +37,7 @@ async function call(method, path, { body, token } = {}) {
   }
   if (!res.ok) {
     const err = data?.error;
-    throw new ApiError(res.status, err?.code || "http_" + res.status, err?.message || `HTTP ${res.status}`);
+    throw new ApiError(res.status, err?.code || "http_" + res.status, err?.message || `HTTP ${res.status}`, err || {});
   }
   return data;
 }
@@ -45,6 +54,7 @@ export const api = {
   move: (id, token, move) => call("POST", `${g(id)}/moves`, { body: move, token }),
   hint: (id, token, level) => call("POST", `${g(id)}/hint`, { body: level ? { level } : {}, token }),
   record: (id, token) => call("GET", `${g(id)}/record`, { token }),
+  setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),
   eventsUrl: (id, after) => `${g(id)}/events${after ? `?last_event_id=${encodeURIComponent(after)}` : ""}`,
 };
 
@@ -68,6 +78,7 @@ export function loadSeat(id) {
 }
 
 export function saveSeat(id, seat, token) {
+  window.dispatchEvent(new CustomEvent("metro:seat", { detail: { id, seat, token } })); // players.js
   const raw = JSON.stringify({ seat, token, saved: Date.now() });
   for (const store of [sessionStorage, localStorage]) {
     try {

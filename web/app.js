@@ -4,21 +4,27 @@
 
 import { GAME_ID } from "./api.js";
 import { GameScreen } from "./game.js";
+import { initI18n, LANGUAGES, lang, setLanguage, t } from "./i18n.js";
+import { showLeaderboard } from "./leaderboard.js";
 import { initLobby, showLobby } from "./lobby.js";
+import { initPlayers } from "./players.js";
 
-const TITLE = "Board games";
+// Every word of the page comes from the catalogue: load it before anything is drawn.
+await initI18n();
+const TITLE = t("app.title");
 const lobby = document.getElementById("lobby");
 const gameSection = document.getElementById("game");
 const missing = document.getElementById("missing");
+const board = document.getElementById("leaderboard");
 
 function show(section) {
-  for (const s of [lobby, gameSection, missing]) s.hidden = s !== section;
+  for (const s of [lobby, gameSection, missing, board]) s.hidden = s !== section;
 }
 
 function showMissing() {
   game.close();
   show(missing);
-  document.title = `No such game — ${TITLE}`;
+  document.title = t("missing.doc_title", { title: TITLE });
 }
 
 export const game = new GameScreen({
@@ -45,12 +51,20 @@ function addressed() {
 }
 
 function route() {
+  const ranked = /^#\/leaderboard(?:\/([A-Za-z0-9_-]*))?$/.exec(location.hash);
+  if (ranked) {
+    game.close();
+    show(board);
+    document.title = t("players.board_doc_title", { title: TITLE });
+    showLeaderboard(ranked[1] || "");
+    return;
+  }
   const id = addressed();
   if (id === undefined) {
     showMissing();
   } else if (id) {
     show(gameSection);
-    document.title = `${TITLE} — game`;
+    document.title = t("game.doc_title", { title: TITLE });
     game.open(id);
   } else {
     game.close();
@@ -60,6 +74,26 @@ function route() {
   }
 }
 
+/** The visible language switch in the top bar: a change reloads the page in that language
+ *  (the seat, the game and the lobby's saved name survive; nothing else needs redrawing). */
+function initLanguagePick() {
+  const pick = document.getElementById("lang-pick");
+  for (const code of LANGUAGES) pick.add(new Option(t(`language.${code}`), code, false, code === lang()));
+  pick.addEventListener("change", async () => {
+    pick.disabled = true;
+    try {
+      await setLanguage(pick.value);
+      location.reload();
+    } catch (err) {
+      pick.disabled = false;
+      pick.value = lang();
+      console.warn(err);
+    }
+  });
+}
+
+initLanguagePick();
 initLobby(go);
+initPlayers({ game, go });
 window.addEventListener("hashchange", route);
 route();

@@ -1,5 +1,7 @@
 // Small DOM helpers the shell offers to every game's page module (import from "/dom.js").
 
+import { t } from "./i18n.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** An SVG element with attributes (null/undefined ones left out), appended to `parent`. */
@@ -39,9 +41,10 @@ export function ensureStylesheet(href) {
 export const SEAT_GLYPHS = ["●", "▲", "■", "◆", "★", "✚", "⬟", "✖"];
 const GLYPH_NAMES = ["circle", "triangle", "square", "diamond", "star", "cross", "pentagon", "saltire"];
 
-/** The symbol of seat `i` as text ("●"), and its name for screen readers ("circle"). */
+/** The symbol of seat `i` as text ("●"), and its name for screen readers ("circle", in the
+ *  page's language). */
 export const seatGlyph = (i) => (Number.isInteger(i) && i >= 0 ? SEAT_GLYPHS[i % SEAT_GLYPHS.length] : "");
-export const seatGlyphName = (i) => (Number.isInteger(i) && i >= 0 ? GLYPH_NAMES[i % GLYPH_NAMES.length] : "");
+export const seatGlyphName = (i) => (Number.isInteger(i) && i >= 0 ? t(`glyph.${GLYPH_NAMES[i % GLYPH_NAMES.length]}`) : "");
 
 /** Okabe–Ito shades for the plain colour names seats use: they stay apart under deuteranopia,
  *  protanopia and tritanopia (Okabe & Ito, "Color Universal Design"). */
@@ -131,7 +134,7 @@ export function confirmMoves() {
 export function confirmToggle(parent, onChange = () => {}) {
   const label = html("label", { className: "check confirm-toggle" }, parent);
   const box = html("input", { type: "checkbox", className: "confirm-moves" }, label);
-  label.append(" Confirm moves (a first tap or click only shows the move and its points)");
+  label.append(` ${t("dom.confirm_moves")}`);
   box.checked = confirmMoves();
   box.addEventListener("change", () => {
     store("localStorage", CONFIRM_KEY, box.checked ? "on" : "off");
@@ -211,7 +214,7 @@ export function nearestInDirection(items, from, key) {
  * region that speaks other players' moves and whose turn it is. Page modules style `.move-log`.
  */
 export class MoveLog {
-  constructor(parent, { title = "Recent moves", size = 8 } = {}) {
+  constructor(parent, { title = t("dom.recent_moves"), size = 8 } = {}) {
     this.size = size;
     this.box = html("section", { className: "move-log", "aria-label": title, hidden: true }, parent);
     html("h3", {}, this.box, title);
@@ -240,8 +243,8 @@ export class MoveLog {
       if (e.glyph) html("span", { className: "log-glyph", "aria-hidden": "true" }, li, `${e.glyph} `);
       li.append(e.text);
       if (e.recent) {
-        li.title = "since your last move";
-        html("span", { className: "visually-hidden" }, li, " (since your last move)");
+        li.title = t("dom.since_last");
+        html("span", { className: "visually-hidden" }, li, ` ${t("dom.since_last_paren")}`);
       }
     }
     this.box.hidden = !this.entries.length;

@@ -28,11 +28,13 @@
 //     (the move object to send as it is), `value` and `visits`. [] clears them; the shell clears
 //     them whenever the position changes, i.e. the view's `turn_version` (before calling update;
 //     other seats' hidden choices in a simultaneous turn move the version, not the position).
-//   page.replay(record, view) -> {length, describe(i) -> string, show(i)}
+//   page.replay(record, view) -> {length, describe(i) -> string, show(i), scores(i) -> number[]}
 //     For a finished game (`record` from GET /record, `view` the final view): positions 0..length,
 //     0 the start and `length` the final position. describe(i) says in words what position i is
-//     (the move that led to it); show(i) renders it in parts.board. The shell calls show(length)
-//     first, and again on update while a position before the end is shown.
+//     (the move that led to it); show(i) renders it in parts.board; scores(i) gives every seat's
+//     score at position i, in seat order (the shell's score table follows the replay with it).
+//     The shell calls show(length) first, and again on update while a position before the end
+//     is shown.
 //   page.unmount()
 //     Remove listeners the page added outside its parts (the shell then empties the parts).
 //   page.howToPlay() -> string
@@ -44,6 +46,11 @@
 // host.send refuses (resolves false, with a plain message) while the viewer may not move: no
 // seat, the game not started or over, another player's turn. Server refusals are shown as plain
 // sentences: players named by name, rule-file references only in the message's tooltip.
+//
+// Words: a page module writes no sentence itself; it calls t(key, params) from /i18n.js
+// (`import { t } from "/i18n.js"`) with keys from its own catalogue,
+// games/<kind>/web/i18n/<lang>.json, every key starting with "<kind>.". A rule refusal's
+// sentence is the catalogue's "<kind>.refusal.<code>" (the error's `refusal` field).
 // ----------------------------------------------------------------------------------------------
 
 import {
@@ -59,9 +66,12 @@ import {
   setting,
   wasCreatedHere,
 } from "./api.js";
+import { formatNumber, t } from "./i18n.js";
 import { defaultLevel, gameMeta } from "./meta.js";
-import { plainError, renderFinal, renderScores, renderStatus, seatLabel, turnSentence, withoutRuleRefs } from "./panel.js";
+import { gameName, optionText } from "./words.js";
+import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, turnSentence, withoutRuleRefs } from "./panel.js";
 import { ReplayControls } from "./replay.js";
+import { renderSeatHandover, startTicking } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 const KIND = /^[A-Za-z0-9_-]{1,64}$/;
@@ -81,8 +91,10 @@ export function myTurn(view, seat) {
 /** "+12" / "−3.5" / "0": a hint's value as the hint lists write it (a true minus sign). */
 export function signedValue(v) {
   if (typeof v !== "number" || !Number.isFinite(v)) return "";
-  const text = Math.abs(v) >= 10 ? Math.abs(v).toFixed(0) : Math.abs(v).toFixed(1).replace(/\.0$/, "");
-  if (Number(text) === 0) return "0";
+  const digits = Math.abs(v) >= 10 ? 0 : 1;
+  const rounded = Number(Math.abs(v).toFixed(digits));
+  if (rounded === 0) return "0";
+  const text = formatNumber(rounded, { maximumFractionDigits: digits });
   return v < 0 ? `\u2212${text}` : `+${text}`;
 }
 
@@ -90,17 +102,12 @@ export function signedValue(v) {
 export function hintExplanation(value, level, players) {
   const shown = signedValue(value);
   if (!shown) return "";
-  const who = level ? `the AI (${level})` : "the AI";
-  const n = Math.abs(Number(shown.replace("\u2212", "-")));
-  const pts = `${n} point${n === 1 ? "" : "s"}`;
-  if (players <= 1) return `${shown}: ${who} expects you to finish with about ${pts} if you play this. Each hint's value is read the same way.`;
-  const where =
-    shown === "0"
-      ? "level with your best opponent"
-      : value > 0
-        ? `${pts} ahead of your best opponent`
-        : `${pts} behind your best opponent`;
-  return `${shown}: ${who} expects you to finish ${where} if you play this (the top hint). Each hint's value is that expected final margin.`;
+  const level_ = level ? levelName(level) : "";
+  const count = Number(Math.abs(value).toFixed(Math.abs(value) >= 10 ? 0 : 1));
+  const params = { value: shown, level: level_, count };
+  if (players <= 1) return t(level_ ? "hint.explain_solo_level" : "hint.explain_solo", params);
+  const where = shown === "0" ? "level" : value > 0 ? "ahead" : "behind";
+  return t(`hint.explain_${where}${level_ ? "_level" : ""}`, params);
 }
 
 let audio = null;
@@ -137,8 +144,9 @@ export class GameScreen {
     this.onTitle = onTitle || (() => {});
     this.onMissing = onMissing || (() => {});
     this.baseTitle = "";
-    this.replay = new ReplayControls();
+    this.replay = new ReplayControls({ onStep: (pos, scores) => this.#replayScores(scores) });
     this.boardArea = $("board-area");
+    startTicking();
     this.controls = $("controls");
     $("hint-button").addEventListener("click", () => this.#hint());
     $("share-button").addEventListener("click", () => this.#share());
@@ -193,7 +201,7 @@ export class GameScreen {
     $("watching").hidden = true;
     $("sound-row").hidden = true;
     $("how-to-play").hidden = true;
-    $("status").textContent = "Loading…";
+    $("status").textContent = t("game.loading");
     $("scores").tBodies[0].replaceChildren();
     $("join-name").value = savedName();
     this.replay.reset();
@@ -233,7 +241,7 @@ export class GameScreen {
     if (this.page && this.kind === kind) return true;
     if (this.loading?.kind === kind) return this.loading.done;
     const load = async () => {
-      if (!KIND.test(kind || "")) throw new Error(`This game's kind (${kind}) is not known.`);
+      if (!KIND.test(kind || "")) throw new Error(t("game.unknown_kind", { kind }));
       const [module, meta] = await Promise.all([
         import(`/games/${kind}/page.js`),
         gameMeta(kind).catch(() => null),
@@ -244,7 +252,7 @@ export class GameScreen {
       this.kind = kind;
       this.page = module.mount({ board: this.boardArea, controls: this.controls }, this.host);
       this.#setupHintLevels();
-      const name = meta?.name || kind;
+      const name = gameName(kind);
       $("game-title").textContent = name;
       let how = "";
       try {
@@ -252,10 +260,10 @@ export class GameScreen {
       } catch {
         how = "";
       }
-      how = how || meta?.description || "";
+      how = how || optionText(kind, "description");
       $("how-text").textContent = how;
       $("how-to-play").hidden = !how;
-      this.baseTitle = `${name} — game`;
+      this.baseTitle = t("game.doc_title", { title: name });
       this.#title();
       return true;
     };
@@ -289,8 +297,9 @@ export class GameScreen {
     const saved = setting("hint.level");
     const pick = levels.some((l) => l.name === saved) ? saved : defaultLevel(levels);
     for (const l of levels) {
-      const option = new Option(l.name, l.name, false, l.name === pick);
-      if (l.description) option.title = l.description;
+      const option = new Option(levelName(l.name), l.name, false, l.name === pick);
+      const about = levelDescription(l.name);
+      if (about) option.title = about;
       select.add(option);
     }
     select.closest("label").hidden = !levels.length;
@@ -323,7 +332,7 @@ export class GameScreen {
 
   #conn(state) {
     const el = $("conn");
-    el.textContent = state === "live" ? "● live" : "○ reconnecting…";
+    el.textContent = state === "live" ? t("conn.live") : t("conn.reconnecting");
     el.className = `conn ${state}`;
   }
 
@@ -365,7 +374,7 @@ export class GameScreen {
     try {
       if (!(await this.#ensurePage(view.game))) return;
     } catch (err) {
-      if (this.id === id) this.#message(`This game's board cannot be shown: ${err.message}`, "error");
+      if (this.id === id) this.#message(t("game.board_failed", { reason: err.message }), "error");
       return;
     }
     if (this.id !== id || (this.view && view.version < this.view.version)) return;
@@ -414,22 +423,30 @@ export class GameScreen {
     watching.hidden = this.seat !== null;
     watching.textContent =
       view.status === "waiting" && view.seats.some((s) => s.kind === "open")
-        ? "You are watching this game: take an open seat below to play."
-        : "You are watching this game: you have no seat in it.";
+        ? t("game.watching_join")
+        : t("game.watching");
     $("sound-row").hidden = this.seat === null || view.status === "over";
     this.#turnAlert();
     renderScores(view, this.seat, this.meta);
     this.#renderJoin();
     this.#renderHintRow();
+    renderSeatHandover($("away-button"), view, this.seat, (away) => this.#setAway(away));
     this.#renderAfter();
     this.page.update(view, this.legal);
     this.replay.again();
+    if (this.replay.steps) this.#replayScores(this.replay.scoresAt(this.replay.pos));
+  }
+
+  /** While a finished game is replayed before its end, the score table shows the scores at
+   *  that position; at the end the final results alone say it. */
+  #replayScores(scores) {
+    if (this.view && scores) renderScores(this.view, this.seat, this.meta, this.replay.stepping ? scores : null);
   }
 
   /** The tab's title, with "● Your turn — " in front while it is the viewer's move. */
   #title() {
     if (!this.baseTitle) return;
-    this.onTitle(myTurn(this.view, this.seat) ? `● Your turn — ${this.baseTitle}` : this.baseTitle);
+    this.onTitle(myTurn(this.view, this.seat) ? t("game.your_turn_title", { title: this.baseTitle }) : this.baseTitle);
   }
 
   #turnAlert() {
@@ -451,7 +468,7 @@ export class GameScreen {
     $("hint-row").hidden = this.seat === null || view.status === "over" || typeof this.page?.showHints !== "function";
     const button = $("hint-button");
     button.disabled = this.busy || this.hinting || !mayMove(view, this.seat) || !this.legal.length;
-    button.textContent = this.hinting ? "Thinking…" : "Hint";
+    button.textContent = this.hinting ? t("hint.thinking") : t("hint.button");
   }
 
   // ---- playing -------------------------------------------------------------------------------
@@ -460,15 +477,15 @@ export class GameScreen {
     if (!this.mine || !this.view) {
       this.#message(
         this.view?.status === "waiting" && this.view.seats.some((s) => s.kind === "open")
-          ? "You are watching: join the game to play."
-          : "You are watching this game: you have no seat in it.",
+          ? t("game.watching_join_first")
+          : t("game.watching"),
         "error",
       );
       return false;
     }
     if (this.busy) return false;
     if (!mayMove(this.view, this.seat)) {
-      this.#message(turnSentence(this.view, this.seat) || "It is not your turn.", "error");
+      this.#message(turnSentence(this.view, this.seat) || t("turn.not_yours"), "error");
       return false;
     }
     this.busy = true;
@@ -495,6 +512,17 @@ export class GameScreen {
     }
   }
 
+  /** Hand the seat to the AI (away) or take it back; the answer is the new view. */
+  async #setAway(away) {
+    const id = this.id;
+    try {
+      const view = await api.setAway(id, this.mine.token, away);
+      if (this.id === id) await this.#apply(view);
+    } catch (err) {
+      if (this.id === id) this.#message(plainError(err, this.view, this.seat)[0], "error");
+    }
+  }
+
   async #hint() {
     if (this.busy || this.hinting || !this.mine) return;
     const id = this.id;
@@ -510,11 +538,11 @@ export class GameScreen {
         const suggestions = answer.suggestions || [];
         this.page.showHints?.(suggestions);
         const used = answer.level || level || "";
-        $("hint-meta").textContent = `Level ${used} · ${answer.elapsed_ms ?? "?"} ms`;
+        $("hint-meta").textContent = t("hint.meta", { level: levelName(used), ms: answer.elapsed_ms ?? "?" });
         const explain = $("hint-explain");
         explain.textContent = suggestions.length
           ? hintExplanation(suggestions[0].value, used, this.view.seats.length)
-          : "The AI has no suggestion for this position.";
+          : t("hint.none");
         explain.hidden = !explain.textContent;
       }
     } catch (err) {
@@ -531,7 +559,7 @@ export class GameScreen {
   async #join() {
     const name = $("join-name").value.trim();
     if (!name) {
-      this.#message("Please enter your name to join.", "error");
+      this.#message(t("join.name_needed"), "error");
       $("join-name").focus();
       return;
     }
@@ -543,7 +571,7 @@ export class GameScreen {
       saveSeat(id, seat.seat, seat.token);
       if (this.id !== id) return;
       this.mine = { seat: seat.seat, token: seat.token };
-      this.#message(`You joined the game as ${name}.`, "ok");
+      this.#message(t("join.joined", { name }), "ok");
       this.view = null;
       this.legalVersion = null;
       await this.refresh();
@@ -552,7 +580,7 @@ export class GameScreen {
         this.#missing(id);
         return;
       }
-      this.#message(err.status === 409 ? "Every seat of this game is taken." : plainError(err, this.view, this.seat)[0], "error");
+      this.#message(err.status === 409 ? t("join.full") : plainError(err, this.view, this.seat)[0], "error");
       this.refresh();
     } finally {
       $("join-button").disabled = false;
@@ -563,9 +591,9 @@ export class GameScreen {
     const url = `${location.origin}${location.pathname}#/game/${encodeURIComponent(this.id)}`;
     try {
       await navigator.clipboard.writeText(url);
-      this.#message(`Invite link copied: ${url}`, "ok");
+      this.#message(t("game.invite_copied", { url }), "ok");
     } catch {
-      this.#message(`Invite link: ${url}`, "ok");
+      this.#message(t("game.invite_link", { url }), "ok");
     }
   }
 
@@ -590,7 +618,7 @@ export class GameScreen {
         (err) => {
           if (this.id !== id) return;
           this.recordLoaded = false;
-          this.#message(`The record is not available: ${plainError(err, this.view, this.seat)[0]}`, "error");
+          this.#message(t("final.record_failed", { reason: plainError(err, this.view, this.seat)[0] }), "error");
         },
       );
     }

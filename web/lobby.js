@@ -5,8 +5,12 @@
 // "My games" lists the games this browser holds a seat in (api.js keeps the seats), each fetched
 // with its seat's token: whose turn it is, or how it ended; a game that is gone is dropped.
 
+import { clockForm } from "./clock.js";
 import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveSeat } from "./api.js";
+import { formatList, formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
+import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
+import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -64,7 +68,7 @@ async function loadCatalogue() {
   try {
     meta = await loadMeta();
   } catch (err) {
-    error.textContent = `The list of games is not available: ${err.message}`;
+    error.textContent = t("lobby.catalogue_failed");
     $("create-button").disabled = true;
     return false;
   }
@@ -73,18 +77,20 @@ async function loadCatalogue() {
   $("create-button").disabled = !games.length;
   const pick = $("game-pick");
   pick.replaceChildren();
-  for (const g of games) pick.add(new Option(g.name || g.game, g.game));
+  for (const g of games) pick.add(new Option(gameName(g.game), g.game));
   if (games.length) pickGame(games[0].game);
   return true;
 }
 
 /** Show `kind`'s description, options and seat range; keep the seat rows that still fit. */
+let readClock = null; // the clock part of the create form (clock.js)
+
 function pickGame(kind) {
   current = games.find((g) => g.game === kind) || games[0];
   $("game-pick").value = current.game;
-  $("game-description").textContent = current.description || "";
+  $("game-description").textContent = optionText(current.game, "description");
   const [min, max] = playersRange(current);
-  $("seat-range").textContent = min === max ? `(${min}, in turn order)` : `(${min}–${max}, in turn order)`;
+  $("seat-range").textContent = min === max ? t("lobby.range_one", { min }) : t("lobby.range", { min, max });
   const list = $("seat-list");
   if (!list.children.length) {
     const players = (current.options || []).find((o) => o.name === PLAYERS_OPTION);
@@ -96,6 +102,7 @@ function pickGame(kind) {
   while (list.children.length < min) addSeatRow("open");
   for (const select of list.querySelectorAll(".seat-level")) fillLevels(select, select.value);
   renderOptions(current);
+  readClock = clockForm($("clock-box"), (current.levels || []).map((l) => [l.name, levelName(l.name)]));
   syncSeats();
 }
 
@@ -109,8 +116,9 @@ function fillLevels(select, wanted) {
   const keep = levels.some((l) => l.name === wanted) ? wanted : defaultLevel(levels);
   select.replaceChildren();
   for (const l of levels) {
-    const option = new Option(l.name, l.name, false, l.name === keep);
-    if (l.description) option.title = l.description;
+    const option = new Option(levelName(l.name), l.name, false, l.name === keep);
+    const about = levelDescription(l.name);
+    if (about) option.title = about;
     select.add(option);
   }
 }
@@ -123,19 +131,19 @@ function addSeatRow(kind) {
   badge.className = "seat-badge";
   const kindSelect = document.createElement("select");
   kindSelect.className = "seat-kind";
-  kindSelect.setAttribute("aria-label", "Player kind");
-  const kinds = [["you", "You"], ["open", "Open seat — invite"], ["ai", "AI"]];
+  kindSelect.setAttribute("aria-label", t("lobby.seat_kind"));
+  const kinds = [["you", t("lobby.kind_you")], ["open", t("lobby.kind_open")], ["ai", t("lobby.kind_ai")]];
   for (const [value, label] of kinds) kindSelect.add(new Option(label, value, false, value === kind));
   const levelSelect = document.createElement("select");
   levelSelect.className = "seat-level";
-  levelSelect.setAttribute("aria-label", "AI level");
+  levelSelect.setAttribute("aria-label", t("hint.level"));
   fillLevels(levelSelect, "");
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "remove-seat";
   remove.textContent = "×";
-  remove.title = "Remove this player";
-  remove.setAttribute("aria-label", "Remove this player");
+  remove.title = t("lobby.remove_player");
+  remove.setAttribute("aria-label", t("lobby.remove_player"));
   remove.addEventListener("click", () => {
     li.remove();
     syncSeats();
@@ -167,10 +175,10 @@ function syncSeats() {
   [...list.children].forEach((li, i) => {
     const badge = li.querySelector(".seat-badge");
     const colour = seatColour(current, i);
-    badge.textContent = String(i + 1);
+    badge.textContent = formatNumber(i + 1);
     badge.style.background = colour;
     badge.style.color = textOn(colour);
-    badge.title = `Player ${i + 1}`;
+    badge.title = t("seat.player", { n: i + 1 });
   });
   $("add-seat").disabled = n >= max;
   for (const b of list.querySelectorAll(".remove-seat")) b.disabled = n <= min;
@@ -193,9 +201,10 @@ function renderOptions(game) {
 }
 
 function helpText(spec) {
-  if (!spec.help) return null;
+  const text = optionHelp(current.game, spec);
+  if (!text) return null;
   const small = document.createElement("small");
-  small.textContent = spec.help;
+  small.textContent = text;
   return small;
 }
 
@@ -210,13 +219,13 @@ function optionControl(spec) {
     input.id = id;
     input.name = spec.name;
     input.checked = spec.default === true;
-    label.append(input, ` ${spec.label || spec.name} `);
+    label.append(input, ` ${optionLabel(current.game, spec)} `);
     const help = helpText(spec);
     if (help) label.append(help);
     return { node: label, read: () => [spec.name, input.checked] };
   }
   label.className = "field inline";
-  label.append(`${spec.label || spec.name} `);
+  label.append(`${optionLabel(current.game, spec)} `);
   let read;
   if (spec.kind === "choice") {
     const select = document.createElement("select");
@@ -224,7 +233,7 @@ function optionControl(spec) {
     select.name = spec.name;
     const choices = spec.choices || [];
     for (const c of choices) {
-      select.add(new Option(c.label ?? String(c.value), String(c.value), false, c.value === spec.default));
+      select.add(new Option(choiceLabel(current.game, spec, c), String(c.value), false, c.value === spec.default));
     }
     label.append(select);
     // back to the choice's own value, number or string as the game wrote it
@@ -253,7 +262,7 @@ function optionControl(spec) {
   }
   const help = helpText(spec);
   if (help) {
-    label.title = spec.help;
+    label.title = optionHelp(current.game, spec);
     label.append(help);
   }
   return { node: label, read };
@@ -278,7 +287,8 @@ function formBody() {
     if (value !== undefined) rules[name] = value;
   }
   const playing = rows.some((li) => li.querySelector(".seat-kind").value === "you");
-  return { you, playing, body: { game: current.game, rules, seats } };
+  const clock = readClock?.();
+  return { you, playing, body: { game: current.game, rules, seats, ...(clock ? { clock } : {}) } };
 }
 
 async function create(go) {
@@ -287,7 +297,7 @@ async function create(go) {
   if (!current) return;
   const { you, playing, body } = formBody();
   if (playing && !you) {
-    error.textContent = "Please enter your name.";
+    error.textContent = t("lobby.name_needed");
     $("your-name").focus();
     return;
   }
@@ -300,7 +310,7 @@ async function create(go) {
     if (made.token) saveSeat(made.game_id, made.seat, made.token);
     go(made.game_id);
   } catch (err) {
-    error.textContent = err.message;
+    error.textContent = plainError(err, null, null)[0];
   } finally {
     button.disabled = false;
   }
@@ -316,14 +326,14 @@ async function refreshOpen(go) {
   try {
     [open] = await Promise.all([api.listOpen().then((r) => r.games || []), ensureCatalogue()]);
   } catch (err) {
-    error.textContent = err.message;
+    error.textContent = plainError(err, null, null)[0];
     return;
   }
   ul.replaceChildren();
   if (!open.length) {
     const li = document.createElement("li");
     li.className = "empty";
-    li.textContent = "No open games right now — create one and share its link.";
+    li.textContent = t("lobby.no_open");
     ul.appendChild(li);
     return;
   }
@@ -337,17 +347,17 @@ function optionSummary(entry, rules) {
     if (spec.name === PLAYERS_OPTION || !(spec.name in (rules || {}))) continue;
     const value = rules[spec.name];
     if (value === spec.default || value === null) continue;
-    const label = spec.label || spec.name;
+    const label = optionLabel(entry.game, spec);
     if (spec.kind === "bool") {
       if (value) out.push(label);
     } else if (spec.kind === "choice") {
       const choice = (spec.choices || []).find((c) => c.value === value);
-      out.push(`${label}: ${choice?.label ?? value}`);
+      out.push(t("lobby.option_value", { label, value: choice ? choiceLabel(entry.game, spec, choice) : String(value) }));
     } else {
-      out.push(`${label}: ${value}`);
+      out.push(t("lobby.option_value", { label, value: String(value) }));
     }
   }
-  return out.join(", ");
+  return out.join(t("lobby.option_separator"));
 }
 
 function openGameItem(game, go) {
@@ -356,20 +366,21 @@ function openGameItem(game, go) {
   li.dataset.game = game.game || "";
   const seats = game.seats || [];
   const who = seats
-    .map((s) => (s.kind === "open" ? "open" : s.kind === "ai" ? `AI ${s.level || ""}`.trim() : s.name || "human"))
+    .map((s, i) => seatName(s, i))
     .join(" · ");
   const options = optionSummary(entry, game.rules);
   const text = document.createElement("div");
   text.className = "open-text";
   const title = document.createElement("strong");
-  title.textContent = `${entry?.name || game.game || "Game"} · ${seats.length} player${seats.length === 1 ? "" : "s"}`;
+  const name = entry ? gameName(entry.game) : t("lobby.a_game");
+  title.textContent = t("lobby.open_title", { name, count: seats.length });
   const detail = document.createElement("span");
-  detail.textContent = `${who}${options ? " — " + options : ""}`;
+  detail.textContent = options ? t("lobby.open_detail", { who, options }) : who;
   text.append(title, detail);
   const button = document.createElement("button");
   button.type = "button";
-  button.textContent = "Open";
-  button.setAttribute("aria-label", `Open ${entry?.name || "game"}: ${who}`);
+  button.textContent = t("lobby.open");
+  button.setAttribute("aria-label", t("lobby.open_label", { action: t("lobby.open"), name, words: who }));
   button.addEventListener("click", () => go(game.game_id));
   li.append(text, button);
   return li;
@@ -383,31 +394,28 @@ let mineRound = 0;
 const ORDER = { "your-turn": 0, playing: 1, waiting: 2, unknown: 3, over: 4 };
 
 function seatName(seat, i) {
-  if (!seat) return `Player ${i + 1}`;
-  if (seat.kind === "open") return "open seat";
-  if (seat.kind === "ai") return seat.name || `AI ${seat.level || ""}`.trim();
-  return seat.name || `Player ${i + 1}`;
+  return seatLabel(seat, i);
 }
 
 /** [state, words] for the viewer at `mine` of `view`. */
 function mineState(view, mine) {
   const seats = view.seats || [];
   if (view.status === "waiting") {
-    const open = seats.filter((s) => s.kind === "open").length;
-    return ["waiting", `Waiting for ${open} more player${open === 1 ? "" : "s"}`];
+    const count = seats.filter((s) => s.kind === "open").length;
+    return ["waiting", t("mine.waiting", { count })];
   }
   if (view.status === "over") {
     const winners = view.winners || [];
-    if (winners.includes(mine)) return ["over", winners.length > 1 ? "Finished — you shared the win" : "Finished — you won"];
-    if (!winners.length) return ["over", "Finished"];
-    return ["over", `Finished — ${winners.map((i) => seatName(seats[i], i)).join(" & ")} won`];
+    if (winners.includes(mine)) return ["over", winners.length > 1 ? t("mine.you_shared") : t("mine.you_won")];
+    if (!winners.length) return ["over", t("mine.finished")];
+    return ["over", t("mine.they_won", { count: winners.length, names: formatList(winners.map((i) => seatName(seats[i], i))) })];
   }
   const moving = view.to_move || [];
-  if (moving.includes(mine) && seats[mine]?.chosen !== true) return ["your-turn", "Your turn"];
+  if (moving.includes(mine) && seats[mine]?.chosen !== true) return ["your-turn", t("mine.your_turn")];
   const others = moving.filter((i) => i !== mine && seats[i]?.chosen !== true);
-  if (!others.length) return ["playing", "Waiting for the others"];
-  if (others.length === 1) return ["playing", `${seatName(seats[others[0]], others[0])} to play`];
-  return ["playing", `Waiting for ${others.map((i) => seatName(seats[i], i)).join(", ")}`];
+  if (!others.length) return ["playing", t("mine.waiting_others")];
+  if (others.length === 1) return ["playing", t("mine.to_play", { name: seatName(seats[others[0]], others[0]) })];
+  return ["playing", t("mine.waiting_for", { names: formatList(others.map((i) => seatName(seats[i], i))) })];
 }
 
 async function refreshMine(go) {
@@ -435,7 +443,7 @@ async function refreshMine(go) {
   );
   if (round !== mineRound) return; // a newer refresh is under way
   const entries = found.filter(Boolean).map((e) => {
-    const [state, words] = e.view ? mineState(e.view, e.seat) : ["unknown", "Not reachable right now"];
+    const [state, words] = e.view ? mineState(e.view, e.seat) : ["unknown", t("mine.unreachable")];
     return { ...e, state, words };
   });
   entries.sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.saved - a.saved);
@@ -446,7 +454,7 @@ async function refreshMine(go) {
 function mineItem(entry, go) {
   const { id, view, seat, state, words } = entry;
   const meta = games.find((g) => g.game === view?.game);
-  const name = meta?.name || view?.game || "Game";
+  const name = meta ? gameName(meta.game) : t("lobby.a_game");
   const li = document.createElement("li");
   li.dataset.game = id;
   li.dataset.state = state;
@@ -461,14 +469,14 @@ function mineItem(entry, go) {
   const players = document.createElement("span");
   players.className = "mine-players";
   players.textContent = view
-    ? (view.seats || []).map((s, i) => seatName(s, i) + (i === seat ? " (you)" : "")).join(" · ")
+    ? (view.seats || []).map((s, i) => seatName(s, i) + (i === seat ? ` ${t("seat.you_mark")}` : "")).join(" · ")
     : "";
   text.append(title, badge, players);
   const button = document.createElement("button");
   button.type = "button";
   button.className = state === "your-turn" ? "primary" : "";
-  button.textContent = state === "your-turn" ? "Play" : state === "over" ? "View" : "Open";
-  button.setAttribute("aria-label", `${button.textContent} ${name}: ${words}`);
+  button.textContent = state === "your-turn" ? t("mine.play") : state === "over" ? t("mine.view") : t("lobby.open");
+  button.setAttribute("aria-label", t("lobby.open_label", { action: button.textContent, name, words }));
   button.addEventListener("click", () => go(id));
   li.append(text, button);
   return li;

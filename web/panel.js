@@ -2,16 +2,31 @@
 // a view's common fields (seats, to_move, status, winners) and the game's meta (seat colours), so
 // the controller only decides *when* to call them. No game's own fields are read here.
 
+import { clockCell, hasClock } from "./clock.js";
 import { seatGlyph } from "./dom.js";
+import { formatList, formatNumber, has, t } from "./i18n.js";
 import { seatColour, textOn } from "./meta.js";
 
 const $ = (id) => document.getElementById(id);
 
+/** An AI level's name for people: "medium" -> "közepes"; "mcts-500" -> "search 500". */
+export function levelName(level) {
+  const name = String(level || "");
+  if (has(`level.${name}`)) return t(`level.${name}`);
+  const m = /^mcts-(\d+)$/.exec(name);
+  return m ? t("level.mcts", { n: Number(m[1]) }) : name;
+}
+
+/** What a level does, in words (the level picker's tooltip). */
+export function levelDescription(level) {
+  return has(`level.${level}.description`) ? t(`level.${level}.description`) : "";
+}
+
 export function seatLabel(seat, i) {
-  if (!seat) return `Seat ${i + 1}`;
-  if (seat.kind === "open") return "Open seat";
-  if (seat.kind === "ai") return seat.name || `AI ${seat.level || ""}`.trim();
-  return seat.name || `Player ${i + 1}`;
+  if (!seat) return t("seat.numbered", { n: i + 1 });
+  if (seat.kind === "open") return t("seat.open");
+  if (seat.kind === "ai") return seat.name || t("seat.ai", { level: levelName(seat.level) });
+  return seat.name || t("seat.player", { n: i + 1 });
 }
 
 /** A seat's colour with its symbol on it: colour is never the only way to tell seats apart. */
@@ -34,22 +49,21 @@ export const simultaneous = (view) => (view.seats || []).some((s) => s && "chose
  *  `creator`: this browser created the game (only its creator is asked to share the invite). */
 export function statusText(view, mySeat, creator = false) {
   if (view.status === "waiting") {
-    const open = view.seats.filter((s) => s.kind === "open").length;
-    const more = `Waiting for ${open} more player${open === 1 ? "" : "s"}`;
-    if (creator) return `${more} — share the invite link.`;
-    if (mySeat !== null && mySeat !== undefined) return `${more} to join. The game starts when every seat is taken.`;
-    return `${more} to join.`;
+    const count = view.seats.filter((s) => s.kind === "open").length;
+    if (creator) return t("status.waiting_share", { count });
+    if (mySeat !== null && mySeat !== undefined) return t("status.waiting_seated", { count });
+    return t("status.waiting", { count });
   }
-  if (view.status === "over") return "Game over.";
+  if (view.status === "over") return t("status.over");
   const moving = toMove(view);
   if (!moving.length) return "";
   if (moving.length === 1 && !simultaneous(view)) {
     const [i] = moving;
-    return i === mySeat ? "Your turn." : `${seatLabel(view.seats[i], i)} to play.`;
+    return i === mySeat ? t("status.your_turn") : t("status.to_play", { name: seatLabel(view.seats[i], i) });
   }
-  if (mySeat !== null && moving.includes(mySeat)) return "Your choice.";
-  const names = moving.map((i) => seatLabel(view.seats[i], i)).join(", ");
-  return `Waiting for ${moving.length} player${moving.length === 1 ? "" : "s"}: ${names}.`;
+  if (mySeat !== null && moving.includes(mySeat)) return t("status.your_choice");
+  const names = formatList(moving.map((i) => seatLabel(view.seats[i], i)));
+  return t("status.waiting_for", { count: moving.length, names });
 }
 
 // ---- messages for players --------------------------------------------------------------------
@@ -83,39 +97,79 @@ function nameOf(view, i) {
 /** Whose turn it is, in words, for a refusal: "It is Ada's turn." / "The game is over." */
 export function turnSentence(view, mySeat) {
   if (!view) return "";
-  if (view.status === "waiting") return "The game has not started yet: it starts when every seat is taken.";
-  if (view.status === "over") return "The game is over.";
+  if (view.status === "waiting") return t("turn.not_started");
+  if (view.status === "over") return t("turn.over");
   const moving = toMove(view).filter((i) => i !== mySeat);
   if (!moving.length) return "";
   const names = moving.map((i) => nameOf(view, i));
-  if (names.length === 1) return `It is ${names[0]}'s turn, not yours.`;
-  return `It is not your turn: waiting for ${names.join(", ")}.`;
+  if (names.length === 1) return t("turn.theirs", { name: names[0] });
+  return t("turn.waiting_for", { names: formatList(names) });
 }
 
-/** A server's refusal `err` ({status, code, message, rule}) as plain words for a player:
- *  [text, tooltip]. Seats are named by name, rule-file references go to the tooltip. */
+// Error codes (API.md's `code`) the page words itself; any other is shown with the server's
+// sentence inside "error.server_said".
+const WORDED_CODES = new Set([
+  "network", "game_not_found", "game_over", "no_open_seat", "rate_limited", "busy", "unavailable",
+  "deadline_exceeded", "storage_full", "backend_error", "internal_error", "permission_denied",
+]);
+
+/** The catalogue key of a rule refusal code: "metro.square_taken" -> "metro.refusal.square_taken"
+ *  (the game's own catalogue), "game_over" -> "refusal.game_over" (the shell's). */
+export function refusalKey(refusal) {
+  const code = String(refusal || "");
+  const dot = code.indexOf(".");
+  return dot < 0 ? `refusal.${code}` : `${code.slice(0, dot)}.refusal.${code.slice(dot + 1)}`;
+}
+
+/** A refusal's parameters for the catalogue's sentence (the game sends rows and columns
+ *  counted from 1, names as its board shows them): seats become names ("you" for the viewer),
+ *  and a value the game's catalogue has a word for, "<kind>.<param>.<value>" (a line's colour:
+ *  "underground.colour.red"), is said in that word. */
+function refusalParams(refusal, params, view, mySeat) {
+  const dot = String(refusal || "").indexOf(".");
+  const kind = dot < 0 ? "" : refusal.slice(0, dot);
+  const out = { ...(params || {}) };
+  for (const [k, v] of Object.entries(out)) {
+    if (k === "seat" || k.endsWith("_seat")) {
+      out[k] = v === mySeat ? t("refusal.you") : nameOf(view, Number(v));
+    } else if (kind && typeof v === "string" && has(`${kind}.${k}.${v}`)) {
+      out[k] = t(`${kind}.${k}.${v}`);
+    }
+  }
+  return out;
+}
+
+/** A server's refusal `err` ({status, code, message, rule, refusal, params}) as plain words for a
+ *  player, in the page's language: [text, tooltip]. A rule refusal is the catalogue's sentence
+ *  for its `refusal` code; rule-file references go to the tooltip. */
 export function plainError(err, view, mySeat) {
   const code = err?.code || "";
-  if (code === "version_conflict") {
-    return ["Someone moved first — the board is updated.", ""];
-  }
-  const [plain, refs] = withoutRuleRefs(err?.message || "");
+  if (code === "version_conflict") return [t("error.version_conflict"), ""];
+  const [, refs] = withoutRuleRefs(err?.message || "");
   if (err?.rule && !refs.includes(err.rule)) refs.push(err.rule);
-  const tip = refs.length ? `Rule: ${refs.join("; ")}` : "";
-  if (code === "not_your_turn") return [turnSentence(view, mySeat) || "It is not your turn.", tip];
-  if (code === "game_not_found") return ["This game no longer exists.", ""];
-  if (code === "network") return [err.message, ""];
-  // "seat 1's" / "seat 1" (counted from 0) -> the player's name
+  const tip = refs.length ? t("error.rule_tip", { rule: refs.join("; ") }) : "";
+  if (code === "not_your_turn" && err?.refusal !== "game_over") {
+    return [turnSentence(view, mySeat) || t("turn.not_yours"), tip];
+  }
+  if (err?.refusal && has(refusalKey(err.refusal))) {
+    return [t(refusalKey(err.refusal), refusalParams(err.refusal, err.params, view, mySeat)), tip];
+  }
+  if (WORDED_CODES.has(code)) return [t(`error.${code}`), ""];
+  const words = sentence(englishWords(withoutRuleRefs(err?.message || "")[0], view, mySeat));
+  return [words ? t("error.server_said", { message: words }) : t("error.refused"), tip];
+}
+
+/** A server sentence that came without a refusal code (the API's English), with the engine's
+ *  seat numbers and squares as a player reads them: "seat 1's" -> "Bob's", "(2,5)" -> row 3. */
+function englishWords(plain, view, mySeat) {
   const named = plain.replace(/\bseat (\d+)('s)?(?=(\s+\w)?)/gi, (m, n, s, noun) => {
     const i = Number(n);
     if (!view?.seats?.[i]) return m;
     if (i !== mySeat) return `${nameOf(view, i)}${s || ""}`;
     return s ? (noun ? "your" : "yours") : "you";
   });
-  // squares as the engine writes them, "(2,5)" counted from 0, as a player counts them
   const squares = named.replace(/\bsquare \((\d+),\s*(\d+)\)/gi, (m, r, c) => `the square in row ${Number(r) + 1}, column ${Number(c) + 1}`);
-  const words = squares.replace(/^invalid (\w+): /i, "");
-  return [sentence(words) || "The move was refused.", tip];
+  return squares.replace(/^invalid (\w+): /i, "");
 }
 
 export function renderStatus(view, mySeat, game, creator = false) {
@@ -127,10 +181,18 @@ export function renderStatus(view, mySeat, game, creator = false) {
   el.style.setProperty("--turn", marked !== null ? seatColour(game, marked) : "transparent");
 }
 
-export function renderScores(view, mySeat, game) {
+/** Seat `i`'s score: from `scores` (a replay position's, one number per seat) when given. */
+function scoreOf(seat, i, scores) {
+  const v = Array.isArray(scores) ? scores[i] : undefined;
+  return typeof v === "number" && Number.isFinite(v) ? v : seat.score ?? 0;
+}
+
+/** The score table. `scores`: the seats' scores at a replay position (the table then follows the
+ *  replay, and stays shown after the game), else the view's. */
+export function renderScores(view, mySeat, game, scores = null) {
   // After the game the final results say it all, best first.
   const table = $("scores");
-  table.hidden = view.status === "over";
+  table.hidden = view.status === "over" && !scores;
   const body = table.tBodies[0];
   body.replaceChildren();
   const moving = toMove(view);
@@ -139,7 +201,8 @@ export function renderScores(view, mySeat, game) {
   const head = table.tHead || table.createTHead();
   head.replaceChildren();
   const hr = head.insertRow();
-  for (const [text, cls] of [["Player", "who"], ["Kind", "kind"], ...(choosing ? [["Choice", "choice"]] : []), ["Score", "score"]]) {
+  const timed = hasClock(view);
+  for (const [text, cls] of [[t("scores.player"), "who"], [t("scores.kind"), "kind"], ...(choosing ? [[t("scores.choice"), "choice"]] : []), ...(timed ? [[t("clock.time"), "clock"]] : []), [t("scores.score"), "score"]]) {
     const th = document.createElement("th");
     th.scope = "col";
     th.className = cls;
@@ -163,7 +226,7 @@ export function renderScores(view, mySeat, game) {
     if (i === mySeat) {
       const you = document.createElement("span");
       you.className = "you";
-      you.textContent = " (you)";
+      you.textContent = ` ${t("seat.you_mark")}`;
       name.append(you);
     }
     if (moving.includes(i)) {
@@ -178,20 +241,21 @@ export function renderScores(view, mySeat, game) {
     who.append(inner);
     const kind = tr.insertCell();
     kind.className = "kind";
-    kind.textContent = seat.kind === "ai" ? `AI · ${seat.level || "?"}` : seat.kind === "open" ? "invite" : "human";
+    kind.textContent = seat.kind === "ai" ? t("scores.kind_ai", { level: levelName(seat.level) }) : seat.kind === "open" ? t("scores.kind_open") : t("scores.kind_human");
     if (choosing) {
       const choice = tr.insertCell();
       choice.className = "choice";
       if (seat.chosen === true) {
-        choice.textContent = "chosen ✓";
+        choice.textContent = t("scores.chosen");
         tr.classList.add("chosen");
       } else if (moving.includes(i)) {
-        choice.textContent = "choosing…";
+        choice.textContent = t("scores.choosing");
       }
     }
+    if (timed) clockCell(tr.insertCell(), seat);
     const score = tr.insertCell();
     score.className = "score";
-    score.textContent = String(seat.score ?? 0);
+    score.textContent = formatNumber(scoreOf(seat, i, scores));
   });
 }
 
@@ -208,23 +272,24 @@ export function renderFinal(view, mySeat, game) {
     li.append(swatch(game, i));
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = seatLabel(view.seats[i], i) + (i === mySeat ? " (you)" : "");
+    name.textContent = seatLabel(view.seats[i], i) + (i === mySeat ? ` ${t("seat.you_mark")}` : "");
     const score = document.createElement("span");
     score.className = "score";
-    score.textContent = `${view.seats[i].score ?? 0}`;
+    score.textContent = formatNumber(view.seats[i].score ?? 0);
     li.append(name, score);
     if (winners.has(i)) {
       const cup = document.createElement("span");
       cup.className = "cup";
       cup.textContent = "★";
-      cup.title = "winner";
+      cup.title = t("final.winner");
       li.append(cup);
     }
     ol.appendChild(li);
   }
   const title = $("result-title");
-  if (mySeat !== null && winners.has(mySeat)) title.textContent = winners.size > 1 ? "You share the win!" : "You win!";
+  if (mySeat !== null && winners.has(mySeat)) title.textContent = winners.size > 1 ? t("final.you_share") : t("final.you_win");
   else if (winners.size) {
-    title.textContent = `${[...winners].map((i) => seatLabel(view.seats[i], i)).join(" & ")} win${winners.size > 1 ? "" : "s"}.`;
-  } else title.textContent = "Game over.";
+    const names = formatList([...winners].map((i) => seatLabel(view.seats[i], i)));
+    title.textContent = t("final.they_win", { count: winners.size, names });
+  } else title.textContent = t("status.over");
 }

@@ -1,11 +1,15 @@
 // After the game: the record as a download, and the replay controls stepping through it. What a
-// position looks like is the page module's business: it returns {length, describe(i), show(i)}
-// from page.replay(record, view); these controls only move a position 0..length.
+// position looks like is the page module's business: it returns {length, describe(i), show(i),
+// scores(i)} from page.replay(record, view); these controls only move a position 0..length and
+// tell `onStep(pos, scores)` (scores: the seats' scores at pos, or null) so the score table follows.
+
+import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
 export class ReplayControls {
-  constructor() {
+  constructor({ onStep } = {}) {
+    this.onStep = onStep || (() => {});
     this.steps = null;
     this.pos = 0;
     this.downloadUrl = null;
@@ -53,7 +57,7 @@ export class ReplayControls {
     if (!this.steps) return;
     this.pos = Math.max(0, Math.min(this.length, Number.isFinite(pos) ? pos : 0));
     $("replay-range").value = String(this.pos);
-    $("replay-pos").textContent = `${this.pos} / ${this.length}`;
+    $("replay-pos").textContent = t("replay.pos", { pos: this.pos, length: this.length });
     let text = "";
     try {
       text = this.steps.describe(this.pos) || "";
@@ -62,6 +66,19 @@ export class ReplayControls {
     }
     $("replay-move").textContent = text;
     this.steps.show(this.pos);
+    this.onStep(this.pos, this.scoresAt(this.pos));
+  }
+
+  /** The seats' scores at position `pos` from the page's steps (null when it cannot say). */
+  scoresAt(pos) {
+    if (typeof this.steps?.scores !== "function") return null;
+    try {
+      const scores = this.steps.scores(pos);
+      return Array.isArray(scores) ? scores : null;
+    } catch (err) {
+      console.error("replay scores:", err);
+      return null;
+    }
   }
 
   reset() {

@@ -44,6 +44,11 @@ class MetroGame(Game):
     def move_schema(self) -> dict[str, Any]:
         return move_schema()
 
+    def view_schema(self) -> dict[str, Any]:
+        from games.metro.view_schema import view_schema
+
+        return view_schema()
+
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroWorlds:
         return MetroWorlds(view, seat)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from games.errors import GameError
 from games.metro.options import MetroRules
-from games.metro.state import MetroState
+from games.metro.state import RETIRED_OTHER, MetroState
 from games.metro.tiles import INDEX, Placement
 from games.metro.view import unseen
 
@@ -26,6 +26,13 @@ def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> M
     for text, code in zip(view["board"], physical, strict=True):
         p = Placement.parse(text)
         state.put(p.tile_index, p.square, INDEX[code])
+    # A retired seat's score froze when it left (later routes scored nothing): take the view's.
+    retired = [int(s) for s in view.get("retired", ())]
+    by_seat = {int(info["seat"]): info for info in view["seats"]}
+    for s in retired:
+        state.scores[s] = int(by_seat[s]["score"])
+        state.retired_mask |= 1 << s
+    state.retirements = tuple((s, state.placed, RETIRED_OTHER, None) for s in retired)
     if state.scores != [s["score"] for s in view["seats"]]:
         raise GameError("the view's scores do not match its board")
     # Sorted first: a view decoded from the engine's proto map has no defined key order, and the
@@ -54,7 +61,7 @@ def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> M
         state.drawn = pool.pop()  # another seat is holding a tile it drew
     state.deck = pool[: view["deck_count"]]
     state.deck_pos = 0
-    state.out = [bool(s["out"]) for s in view["seats"]]
+    state.out = [bool(s["out"]) or s.get("retired", False) for s in view["seats"]]
     return state
 
 

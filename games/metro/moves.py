@@ -51,7 +51,12 @@ class MetroMove:
         except InvalidMoveError as err:
             raise InvalidMoveError(str(err), "placement") from None
         if not p.on_board:
-            raise IllegalMoveError(f"square ({p.row},{p.col}) is off the board", "RULES.md §6(a)")
+            raise IllegalMoveError(
+                f"square ({p.row},{p.col}) is off the board",
+                "RULES.md §6(a)",
+                refusal="metro.off_board",
+                params={"row": p.row + 1, "col": p.col + 1},
+            )
         return MOVES[p.tile_index * 64 + p.square]
 
     @property

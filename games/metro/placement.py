@@ -70,28 +70,46 @@ def squares_of(mask: int) -> list[int]:
 
 def why_illegal(
     frontier: int, occupied: int, tile: int, sq: int, extend: int | None
-) -> tuple[str, str]:
-    """(message, rule) explaining why `tile` (as oriented) may not go on `sq`."""
+) -> tuple[str, str, str, dict[str, str | int]]:
+    """(message, rule, refusal code, its params) explaining why `tile` (as oriented) may not
+    go on `sq`; the params count rows and columns from 1, as the board shows them."""
     r, c = row_col(sq)
     where = f"({r},{c})"
+    at: dict[str, str | int] = {"row": r + 1, "col": c + 1}
     if sq in CENTRE_SQUARES:
-        return f"square {where} is the central station and takes no tile", "RULES.md §6(a)"
+        return (
+            f"square {where} is the central station and takes no tile",
+            "RULES.md §6(a)",
+            "metro.central_station",
+            at,
+        )
     if occupied >> sq & 1:
-        return f"square {where} already holds a tile", "RULES.md §6(a)"
+        return f"square {where} already holds a tile", "RULES.md §6(a)", "metro.square_taken", at
     if not frontier >> sq & 1:
         return (
             f"square {where} is neither on the border nor next to a placed tile",
             "RULES.md §6(b)",
+            "metro.not_connected",
+            at,
         )
     if extend is not None and frontier & extend and not extend >> sq & 1:
         return (
             f"square {where} extends none of your open routes, and another square does",
             "RULES.md §7 online",
+            "metro.extend_own",
+            at,
         )
     if not OK_MASK[tile] >> sq & 1:
         return (
             f"{CODES[tile]} on {where} would make a route of length one, and the tile has "
             "other placements",
             "RULES.md §6(c)-(d)",
+            "metro.short_route",
+            {**at, "tile": CODES[tile]},
         )
-    return f"{CODES[tile]} may not go on {where}", "RULES.md §6"
+    return (
+        f"{CODES[tile]} may not go on {where}",
+        "RULES.md §6",
+        "metro.tile_not_here",
+        {**at, "tile": CODES[tile]},
+    )

@@ -1,4 +1,11 @@
-"""Game records, `metro-record/1` (RULES.md §9): export, and replay that re-checks every move."""
+"""Game records, `metro-record/1` (RULES.md §9): export, and replay that re-checks every move.
+
+A seat that retired (`MetroState.retire`) has an entry of its own among the moves, where it
+happened: `{"seat": 1, "action": "retire"}`, with `"drawn": true` when it had drawn a tile it
+never placed, `"redeck": [...]` (the deck after its tiles went back) when it held any, and
+`"during_draw": true` when it left while the seat to move held a drawn tile: that seat's next
+entry (a `draw_place`) comes after it, and the retired seat's tiles go back with that
+placement's `redeck`."""
 
 from __future__ import annotations
 
@@ -9,7 +16,14 @@ from typing import Any
 from games.errors import GameError, RecordError
 from games.metro.moves import move_text
 from games.metro.options import MetroRules
-from games.metro.state import MetroState
+from games.metro.state import (
+    RETIRED_DURING_DRAW,
+    RETIRED_OTHER,
+    RETIRED_OWN,
+    RETIRED_OWN_DRAWN,
+    MetroState,
+    Retirement,
+)
 from games.metro.tiles import CODES, INDEX, SET_COUNTER
 
 FORMAT = "metro-record/1"
@@ -17,8 +31,11 @@ FORMAT = "metro-record/1"
 
 def export(state: MetroState, seats: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The record of `state` so far. It holds the deck order: give it out only when finished."""
-    moves = []
-    for seat, move, _phys, from_draw, redeck in state.history_entries():
+    moves: list[dict[str, Any]] = []
+    retirements = list(state.retirements)
+    for i, (seat, move, _phys, from_draw, redeck) in enumerate(state.history_entries()):
+        while retirements and retirements[0][1] == i:
+            moves.append(_retirement(retirements.pop(0)))
         entry: dict[str, Any] = {
             "seat": seat,
             "action": "draw_place" if from_draw else "place",
@@ -27,6 +44,7 @@ def export(state: MetroState, seats: Sequence[Mapping[str, Any]] | None = None) 
         if redeck is not None:
             entry["redeck"] = [CODES[t] for t in redeck]
         moves.append(entry)
+    moves.extend(_retirement(r) for r in retirements)
     if seats is None:
         seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.rules.players)]
     return {
@@ -37,6 +55,18 @@ def export(state: MetroState, seats: Sequence[Mapping[str, Any]] | None = None) 
         "moves": moves,
         "scores": state.scores[:],
     }
+
+
+def _retirement(r: Retirement) -> dict[str, Any]:
+    seat, _at, when, redeck = r
+    entry: dict[str, Any] = {"seat": seat, "action": "retire"}
+    if when == RETIRED_OWN_DRAWN:
+        entry["drawn"] = True
+    if when == RETIRED_DURING_DRAW:
+        entry["during_draw"] = True
+    if redeck is not None:
+        entry["redeck"] = [CODES[t] for t in redeck]
+    return entry
 
 
 def _deck(record: Mapping[str, Any]) -> list[int]:
@@ -76,23 +106,61 @@ def _replay_move(state: MetroState, move: Any) -> None:
     seat, action = move.get("seat"), move.get("action")
     if type(seat) is not int:
         raise RecordError(f"'seat' must be an integer, got {seat!r}")
-    if action not in ("place", "draw_place"):
-        raise RecordError(f"unknown action {action!r}; expected 'place' or 'draw_place'")
+    if action not in ("place", "draw_place", "retire"):
+        raise RecordError(f"unknown action {action!r}; expected 'place', 'draw_place' or 'retire'")
+    if action == "retire":
+        _replay_retire(state, seat, move)
+        return
     if action == "draw_place":
         state.play(seat, {"action": "draw"})
     before = state.reshuffles
     state.play(seat, {"action": "place", "placement": move.get("placement")})
-    redeck = move.get("redeck")
+    if _set_redeck(state, move.get("redeck"), before, "this move retires a player"):
+        prev, (s, m, phys, from_draw, _) = state.history  # type: ignore[misc]
+        state.history = (prev, (s, m, phys, from_draw, tuple(state.deck)))
+
+
+def _replay_retire(state: MetroState, seat: int, move: Mapping[str, Any]) -> None:
+    drawn, during = move.get("drawn", False), move.get("during_draw", False)
+    for name, flag in (("drawn", drawn), ("during_draw", during)):
+        if type(flag) is not bool:
+            raise RecordError(f"{name!r} must be true or false, got {flag!r}")
+    if drawn and during:
+        raise RecordError("a retirement is 'drawn' (its own draw) or 'during_draw', not both")
+    if drawn:
+        state.play(seat, {"action": "draw"})  # checks that it was the seat's turn
+    if not 0 <= seat < state.rules.players:
+        raise RecordError(f"there is no seat {seat} in this game")
+    if state.is_over:
+        raise RecordError(f"seat {seat} cannot retire: the game is over")
+    if seat in state.retired:
+        raise RecordError(f"seat {seat} has already retired")
+    if during and seat == state.current_seat:
+        raise RecordError(f"'during_draw': seat {seat} is the seat to move, not another")
+    if seat == state.current_seat:
+        when = RETIRED_OWN_DRAWN if drawn else RETIRED_OWN
+    else:
+        when = RETIRED_DURING_DRAW if during else RETIRED_OTHER
+    before = state.reshuffles
+    state._retire(seat, when)
+    if _set_redeck(state, move.get("redeck"), before, "this retirement puts tiles back"):
+        seat, at, when, _ = state.retirements[-1]
+        state.retirements = (*state.retirements[:-1], (seat, at, when, tuple(state.deck)))
+
+
+def _set_redeck(state: MetroState, redeck: Any, before: int, why: str) -> bool:
+    """Check a move's `redeck` against whether it reshuffled the deck and take its order
+    (True); False when the move reshuffled nothing."""
     if state.reshuffles == before:
         if redeck is not None:
-            raise RecordError("'redeck' given, but this move retired no player (RULES.md §9)")
-        return
+            raise RecordError("'redeck' given, but this move put no tile back (RULES.md §9)")
+        return False
     if redeck is None:
-        raise RecordError("this move retires a player; the record must give 'redeck' (RULES.md §9)")
+        raise RecordError(f"{why}; the record must give 'redeck' (RULES.md §9)")
     if not isinstance(redeck, list) or not all(isinstance(c, str) and c in INDEX for c in redeck):
         raise RecordError("'redeck' must be a list of tile codes")
     if Counter(redeck) != Counter(CODES[t] for t in state.deck):
         raise RecordError("'redeck' must hold exactly the tiles of the deck after the reshuffle")
     state.deck = [INDEX[c] for c in redeck]
-    prev, (s, m, phys, from_draw, _) = state.history  # type: ignore[misc]
-    state.history = (prev, (s, m, phys, from_draw, tuple(state.deck)))
+    state.deck_pos = 0
+    return True

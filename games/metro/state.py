@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.base import Outcome
-from games.errors import IllegalMoveError, NotYourTurnError
+from games.errors import GameError, IllegalMoveError, NotYourTurnError
 from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP
 from games.metro.moves import DRAW, MOVES, MetroMove, move_text
 from games.metro.options import MetroRules
@@ -35,6 +35,14 @@ END_NAMES = ("open", "edge", "centre")
 
 # One history entry per placement: (seat, move, physical tile, came from a draw, redeck or None).
 HistoryEntry = tuple[int, int, int, bool, "tuple[int, ...] | None"]
+# One entry per retired seat (`retire`): (seat, placements before it, when (one of RETIRED_*),
+# the new deck order when its tiles went back at once, else None).
+Retirement = tuple[int, int, int, "tuple[int, ...] | None"]
+# When a seat retired: on another seat's turn (its tiles go back at once); on its own turn,
+# before or after drawing a tile (the turn passes); on another seat's turn while that seat held
+# a tile it drew (its tiles go back when that turn ends, so that the deck the drawer drew from
+# is not reshuffled under it).
+RETIRED_OTHER, RETIRED_OWN, RETIRED_OWN_DRAWN, RETIRED_DURING_DRAW = range(4)
 
 
 class MetroState:
@@ -59,6 +67,8 @@ class MetroState:
         "owner",
         "placed",
         "reshuffles",
+        "retired_mask",
+        "retirements",
         "rules",
         "scores",
         "seat",
@@ -89,6 +99,8 @@ class MetroState:
     history: tuple[Any, HistoryEntry] | None
     seed: int
     reshuffles: int
+    retired_mask: int  # bit s: seat s has retired (score frozen, turns skipped)
+    retirements: tuple[Retirement, ...]
 
     # ---- creation ---------------------------------------------------------------------------
 
@@ -126,6 +138,8 @@ class MetroState:
         s.history = None
         s.seed = seed
         s.reshuffles = 0
+        s.retired_mask = 0
+        s.retirements = ()
         return s
 
     @classmethod
@@ -171,6 +185,8 @@ class MetroState:
         s.history = self.history
         s.seed = self.seed
         s.reshuffles = self.reshuffles
+        s.retired_mask = self.retired_mask
+        s.retirements = self.retirements
         return s
 
     # ---- what everyone can ask --------------------------------------------------------------
@@ -212,11 +228,19 @@ class MetroState:
 
     @property
     def turn_number(self) -> int:
-        """Moves made so far, draws included: every move changes what everyone sees."""
-        return self.placed + self.draws
+        """Moves made so far, draws included, and turns passed by a retiring seat to move:
+        every move changes what everyone sees."""
+        if not self.retirements:
+            return self.placed + self.draws
+        own = (RETIRED_OWN, RETIRED_OWN_DRAWN)
+        return self.placed + self.draws + sum(1 for r in self.retirements if r[2] in own)
+
+    @property
+    def retired(self) -> tuple[int, ...]:
+        return tuple(r[0] for r in self.retirements)
 
     def outcome(self) -> Outcome | None:
-        return Outcome.from_scores(self.scores) if self.seat < 0 else None
+        return Outcome.from_scores(self.scores, self.retired) if self.seat < 0 else None
 
     def _tiles_to_place(self) -> tuple[int, ...]:
         """The physical tiles the seat to move may place, one per distinct set of placements:
@@ -400,41 +424,117 @@ class MetroState:
         self.heads[station] = -1
         owner = self.owner[station]
         if owner >= 0:
-            self.scores[owner] += length * 2 if end == CENTRE else length
+            if not self.retired_mask >> owner & 1:  # a retired seat's score is frozen
+                self.scores[owner] += length * 2 if end == CENTRE else length
             self.open_routes[owner] -= 1
 
     def _end_turn(self) -> tuple[int, ...] | None:
-        """Pass the turn (§5), retiring finished players in the online variant (§7)."""
-        redeck = self._retire_finished() if self.rules.online else None
+        """Pass the turn (§5), retiring finished players in the online variant (§7), and put
+        back the tiles of a seat that retired during this turn's draw (`retire`)."""
+        returned = self._retire_finished() if self.rules.online else []
+        if self.retired_mask:
+            for seat in range(self.rules.players):
+                if self.retired_mask >> seat & 1 and self.hands[seat]:
+                    returned.extend(self.hands[seat])
+                    self.hands[seat] = ()
+        redeck = self._redeck(returned) if returned else None
+        self._pass_turn()
+        return redeck
+
+    def _pass_turn(self) -> None:
+        """The next seat that is not out and can move takes the turn, or the game ends: all
+        tiles placed, (online) nobody has an open route, or fewer than two seats are left in
+        play after retirements (`retire`)."""
         n = self.rules.players
-        if self.placed == TILE_COUNT or (self.rules.online and all(self.out)):
+        if (
+            self.placed == TILE_COUNT
+            or (self.rules.online and all(self.out))
+            or (self.retired_mask and n - self.retired_mask.bit_count() < 2)
+        ):
             self.seat = -1
-            return redeck
+            return
         nxt = self.seat
         for _ in range(n):
             nxt = (nxt + 1) % n
             if not self.out[nxt] and (self.hands[nxt] or self.deck_pos < len(self.deck)):
                 self.seat = nxt
-                return redeck
+                return
         self.seat = -1  # nobody can move: only reachable when no tile is left to place
-        return redeck
 
-    def _retire_finished(self) -> tuple[int, ...] | None:
-        """Online: players with no open route are out; their hands go back and the deck is
-        reshuffled. Returns the new deck order when that happened (recorded as "redeck")."""
+    def _retire_finished(self) -> list[int]:
+        """Online: players with no open route are out; their hands go back (the caller
+        reshuffles the deck, recorded as "redeck"). Returns the tiles that go back."""
         returned: list[int] = []
         for seat in range(self.rules.players):
             if not self.out[seat] and self.open_routes[seat] == 0:
                 self.out[seat] = True
                 returned.extend(self.hands[seat])
                 self.hands[seat] = ()
-        if not returned:
-            return None
+        return returned
+
+    def _redeck(self, returned: list[int]) -> tuple[int, ...]:
+        """Put `returned` tiles back into the deck and reshuffle it (§7); the new order."""
         deck = self.deck[self.deck_pos :] + returned
         self.reshuffles += 1
         random.Random(f"{self.seed}:{self.reshuffles}").shuffle(deck)
         self.deck, self.deck_pos = deck, 0
         return tuple(deck)
+
+    # ---- a seat that leaves for good ----------------------------------------------------------
+
+    def retire(self, seat: int) -> dict[str, Any]:
+        """Take `seat` out for good (games.base.GameState.retire), the online variant's way
+        of retiring a finished player (§7) reused in every variant: its hand, and a tile it
+        had drawn, go back into the deck, which is reshuffled, so that all 60 tiles are still
+        placed and the game ends by §5; its turns are skipped; its score is frozen (its routes
+        that others complete later score nothing). While the seat to move holds a tile it drew,
+        another seat's tiles go back when that turn ends. When fewer than two seats are left in
+        play the game ends at once (or, while the last seat holds a tile it drew, after it
+        places it): a game of one has nobody left to beat.
+
+        The event says how many tiles go back, never which."""
+        n = self.rules.players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0-{n - 1}, got {seat!r}")
+        if self.seat < 0:
+            raise GameError("the game is over")
+        if self.retired_mask >> seat & 1:
+            raise GameError(f"seat {seat} has already retired")
+        if seat == self.seat:
+            when = RETIRED_OWN_DRAWN if self.drawn >= 0 else RETIRED_OWN
+        else:
+            when = RETIRED_DURING_DRAW if self.drawn >= 0 else RETIRED_OTHER
+        return self._retire(seat, when)
+
+    def _retire(self, seat: int, when: int) -> dict[str, Any]:
+        """`retire`, told when (a record's replay tells RETIRED_DURING_DRAW before the draw)."""
+        n = self.rules.players
+        returned = list(self.hands[seat])
+        if when == RETIRED_OWN_DRAWN:
+            returned.append(self.drawn)
+            self.drawn = -1
+        self.out[seat] = True
+        self.retired_mask |= 1 << seat
+        redeck = None
+        if when != RETIRED_DURING_DRAW:
+            self.hands[seat] = ()
+            redeck = self._redeck(returned) if returned else None
+        self.retirements = (*self.retirements, (seat, self.placed, when, redeck))
+        if when in (RETIRED_OWN, RETIRED_OWN_DRAWN):
+            self._pass_turn()
+        elif n - self.retired_mask.bit_count() < 2 and when == RETIRED_OTHER:
+            self.seat = -1
+        return {
+            "seat": seat,
+            "action": "retire",
+            "returned": len(returned),
+            "reshuffled": redeck is not None,
+            "turn": self.current_seat,
+            "to_move": list(self.to_move()),
+            "scores": self.scores[:],
+            "status": "over" if self.is_over else "playing",
+            "deck_count": self.deck_count,
+        }
 
     # ---- the checked door -------------------------------------------------------------------
 
@@ -445,7 +545,7 @@ class MetroState:
     def check(self, seat: int, move: int) -> None:
         """Raise the error that says why `seat` may not make `move` now; return if it may."""
         if self.seat < 0:
-            raise NotYourTurnError("the game is over", "RULES.md §5")
+            raise NotYourTurnError("the game is over", "RULES.md §5", refusal="game_over")
         if seat != self.seat:
             raise NotYourTurnError(
                 f"it is seat {self.seat}'s turn, not seat {seat}'s", "RULES.md §5"
@@ -455,10 +555,14 @@ class MetroState:
                 raise IllegalMoveError(
                     f"you already drew {CODES[self.drawn]}; place it before anything else",
                     "RULES.md §5",
+                    refusal="metro.drawn_first",
+                    params={"tile": CODES[self.drawn]},
                 )
             if self.deck_pos >= len(self.deck):
                 raise IllegalMoveError(
-                    "the deck is empty: place a tile from your hand", "RULES.md §5"
+                    "the deck is empty: place a tile from your hand",
+                    "RULES.md §5",
+                    refusal="metro.deck_empty",
                 )
             return
         tile, sq = divmod(move, 64)
@@ -468,6 +572,8 @@ class MetroState:
                 raise IllegalMoveError(
                     f"you drew {CODES[physical]}: this turn you must place that tile",
                     "RULES.md §5",
+                    refusal="metro.place_drawn",
+                    params={"tile": CODES[physical]},
                 )
         else:
             hand = self.hands[seat]
@@ -475,14 +581,19 @@ class MetroState:
             if not fits:
                 held = ", ".join(CODES[h] for h in hand) or "nothing"
                 raise IllegalMoveError(
-                    f"{CODES[tile]} is not in your hand (you hold {held})", "RULES.md §5"
+                    f"{CODES[tile]} is not in your hand (you hold {held})",
+                    "RULES.md §5",
+                    refusal="metro.not_in_hand",
+                    params={"tile": CODES[tile], "held": ", ".join(CODES[h] for h in hand) or "—"},
                 )
             physical = fits[0]
         for t, mask in self.placements_for(physical, seat):
             if t == tile and mask >> sq & 1:
                 return
-        message, rule = why_illegal(self.frontier, self.occupied, tile, sq, self.extend_mask(seat))
-        raise IllegalMoveError(message, rule)
+        message, rule, refusal, params = why_illegal(
+            self.frontier, self.occupied, tile, sq, self.extend_mask(seat)
+        )
+        raise IllegalMoveError(message, rule, refusal=refusal, params=params)
 
     def play(self, seat: int, move: Mapping[str, Any]) -> dict[str, Any]:
         """Check and apply an API move for `seat`; return the public event (no hidden tile)."""
@@ -563,6 +674,10 @@ class MetroState:
             "drawn": codes[self.drawn] if self.drawn >= 0 else None,
             "out": self.out[:],
             "reshuffles": self.reshuffles,
+            "retirements": [
+                [seat, at, when, None if redeck is None else [codes[t] for t in redeck]]
+                for seat, at, when, redeck in self.retirements
+            ],
             "history": [
                 [
                     seat,
@@ -582,8 +697,16 @@ class MetroState:
             raise ValueError("not a metro-state/1 document")
         rules = MetroRules.parse(data["rules"])
         s = cls.empty(rules, [INDEX[c] for c in data["deck0"]], int(data["seed"]))
+        retirements: list[Retirement] = [
+            (int(seat), int(at), int(when),
+             None if redeck is None else tuple(INDEX[c] for c in redeck))
+            for seat, at, when, redeck in data.get("retirements", ())
+        ]  # fmt: skip
         node: tuple[Any, HistoryEntry] | None = None
-        for seat, placement, phys, from_draw, redeck in data["history"]:
+        for i, (seat, placement, phys, from_draw, redeck) in enumerate(data["history"]):
+            for r in retirements:
+                if r[1] == i:  # retired before this placement: its later routes score nothing
+                    s.retired_mask |= 1 << r[0]
             p = Placement.parse(placement)
             s._place(p.tile_index, p.square)
             move = p.tile_index * 64 + p.square
@@ -596,6 +719,9 @@ class MetroState:
             )
             node = (node, entry)
         s.history = node
+        for r in retirements:
+            s.retired_mask |= 1 << r[0]
+        s.retirements = tuple(retirements)
         s.deck = [INDEX[c] for c in data["deck"]]
         s.deck_pos = int(data["deck_pos"])
         s.hands = [tuple(INDEX[c] for c in hand) for hand in data["hands"]]
@@ -603,7 +729,11 @@ class MetroState:
         s.drawn = INDEX[data["drawn"]] if data["drawn"] is not None else -1
         s.out = [bool(x) for x in data["out"]]
         s.reshuffles = int(data["reshuffles"])
-        s.draws = sum(1 for *_, from_draw, _redeck in data["history"] if from_draw) + (s.drawn >= 0)
+        s.draws = (
+            sum(1 for *_, from_draw, _redeck in data["history"] if from_draw)
+            + sum(1 for r in retirements if r[2] == RETIRED_OWN_DRAWN)
+            + (s.drawn >= 0)
+        )
         return s
 
     # ---- views, records (thin wrappers so the state meets games.base.GameState) -------------

@@ -40,9 +40,10 @@ def worths(state: MetroState, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     owner, ends, lengths, heads = state.owner, state.ends, state.lengths, state.heads
     wl, wc = w.length, w.near_centre
     wo = w.open_bonus + w.open_bonus_early * (60 - state.placed) / 60
+    gone = state.retired_mask  # a retired seat's routes will score nothing more
     for station in range(1, 33):
         o = owner[station]
-        if o >= 0 and ends[station] == OPEN:
+        if o >= 0 and ends[station] == OPEN and not gone >> o & 1:
             n = lengths[station]
             v = wl * n + wo
             if _NEAR[heads[station] >> 3]:

@@ -7,6 +7,7 @@ the deck order. `unseen` is the public multiset of tiles the seat has not seen (
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from games.metro.routes import points, trace
 from games.metro.tiles import CODES, SET_COUNTER
 
 if TYPE_CHECKING:
+    from games.metro.options import MetroRules
     from games.metro.state import HistoryEntry, MetroState
 
 
@@ -35,21 +37,68 @@ def unseen(
     return +left
 
 
+# The routes of recent boards, by (owners, board), oldest first, with each route's head there
+# (`MetroState.heads`: where an open route waits, -1 once complete): the seats of one game ask
+# for the same board's routes, and the next board's differ only where a head moved.
+_ROUTES: dict[
+    tuple[tuple[int, ...], tuple[int, ...]], tuple[list[dict[str, Any]], tuple[int, ...]]
+] = {}
+ROUTES_CACHED = 1024
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(rules: MetroRules) -> dict[str, Any]:
+    """A game's rules as a dict, made once (they never change; `asdict` is slow)."""
+    return rules.to_dict()
+
+
+def clear_caches() -> None:
+    """Forget every remembered board: the next view is built from scratch (tests compare)."""
+    _ROUTES.clear()
+    _rules.cache_clear()
+
+
+def _route(state: MetroState, station: int) -> dict[str, Any]:
+    path, end = trace(state.board, station)
+    owner = state.owner[station]
+    return {
+        "station": station,
+        "owner": owner if owner >= 0 else None,
+        "tiles": len(path),
+        "end": end,
+        "points": points(path, end),
+        "path": [list(step) for step in path],
+    }
+
+
 def routes(state: MetroState) -> list[dict[str, Any]]:
-    out = []
-    for station in range(1, 33):
-        path, end = trace(state.board, station)
-        owner = state.owner[station]
-        out.append(
-            {
-                "station": station,
-                "owner": owner if owner >= 0 else None,
-                "tiles": len(path),
-                "end": end,
-                "points": points(path, end),
-                "path": [list(step) for step in path],
-            }
-        )
+    """Every station's route, as `trace` walks it. Built incrementally: a route's path only
+    changes when it runs on over a new tile, which moves its head, so only the routes whose head
+    moved since the board before the last tile are walked again. The dicts are shared between
+    views: read them, never change them."""
+    board = tuple(state.board)
+    key = (state.owner, board)
+    known = _ROUTES.get(key)
+    if known is not None:
+        return known[0]
+    heads = tuple(state.heads)
+    before = None
+    if state.history is not None:
+        square = state.history[1][1] % 64  # the last placement's square
+        previous = list(board)
+        previous[square] = -1
+        before = _ROUTES.get((state.owner, tuple(previous)))
+    if before is None:
+        out = [_route(state, station) for station in range(1, 33)]
+    else:
+        old, old_heads = before
+        out = [
+            r if old_heads[r["station"]] == heads[r["station"]] else _route(state, r["station"])
+            for r in old
+        ]
+    _ROUTES[key] = (out, heads)
+    if len(_ROUTES) > ROUTES_CACHED:
+        _ROUTES.pop(next(iter(_ROUTES)), None)  # (a thread may have dropped it already)
     return out
 
 
@@ -62,12 +111,13 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "game": "metro",
         "status": "over" if state.is_over else "playing",
-        "rules": state.rules.to_dict(),
+        "rules": dict(_rules(state.rules)),
         "seats": [
             {
                 "seat": i,
                 "score": state.scores[i],
-                "out": state.out[i],
+                "out": state.out[i] and not state.retired_mask >> i & 1,
+                "retired": bool(state.retired_mask >> i & 1),
                 "hand_count": len(state.hands[i]),
                 "color": COLOURS[i],
                 "stations": list(STATIONS_OF[n][i]),
@@ -86,8 +136,10 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
         "routes": routes(state),
         "unseen": dict(sorted(unseen(state, seat, entries).items())),
         "moves": state.placed,
+        # Seats out for good (time-out loses), in the order they left: scores frozen.
+        "retired": list(state.retired),
     }
-    if state.is_over:
-        best = max(state.scores)
-        result["winners"] = [i for i, s in enumerate(state.scores) if s == best]
+    outcome = state.outcome()
+    if outcome is not None:
+        result["winners"] = list(outcome.winners)
     return result

@@ -62,6 +62,11 @@ class MetroXGame(Game):
     def move_schema(self) -> JSON:
         return move_schema()
 
+    def view_schema(self) -> JSON:
+        from games.metrox.view_schema import view_schema
+
+        return view_schema()
+
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroXSampler:
         return MetroXSampler(view, seat)
 

@@ -23,7 +23,11 @@ def evaluate(state: MetroXState) -> list[float]:
     m = state.m
     future = state.windows_left * FILL_PER_WINDOW
     out = []
+    gone = state.retired_mask
     for seat in range(state.n):
+        if gone >> seat & 1:  # retired: its score is frozen
+            out.append(float(state.score(seat)))
+            continue
         f = state.filled[seat]
         empty = state.empty(seat)
         value = float(state.btotal[seat] + state.ttotal[seat])

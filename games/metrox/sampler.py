@@ -80,10 +80,11 @@ def _template(view: Mapping[str, Any], seat: int) -> tuple[MetroXState, list[int
         "over": over,
         "cards": revealed,
         "turns": [],
+        "retired": [[int(p), view["turn_index"]] for p in view.get("retired", ())],
     }
     state = MetroXState.from_dict(data)
     others = [p for p in range(n) if p != seat and view["seats"][p]["chosen"]]
     state.nchosen = sum(1 for p in range(n) if view["seats"][p]["chosen"])
-    if state.nchosen >= n and not over:
+    if state.nchosen >= state.need and not over:
         raise ValueError("every seat has chosen, yet the turn is open")
     return state, others

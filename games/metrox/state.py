@@ -17,7 +17,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from games.base import JSON, Outcome
-from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError
+from games.errors import GameError, IllegalMoveError, InvalidMoveError, NotYourTurnError
 from games.metrox import maps
 from games.metrox.cards import (
     CODES,
@@ -82,9 +82,12 @@ class MetroXState:
         "mv",
         "n",
         "nchosen",
+        "need",
         "over",
         "pending",
         "pos",
+        "retired_mask",
+        "retirements",
         "rules",
         "shuffles",
         "source",
@@ -117,12 +120,15 @@ class MetroXState:
     first_taken: int  # lines completed by someone in an earlier turn
     pending: list[MetroXMove | None]
     nchosen: int
+    need: int  # how many seats choose each turn: the seats not retired
+    retired_mask: int  # bit p: seat p has retired (`retire`)
+    retirements: tuple[tuple[int, int], ...]  # (seat, the turn it retired in), in order
     turn: int  # resolved turns
     windows_left: int  # empty windows on every sheet
     over: bool
     cards: list[str]  # every revealed card, in order (the record's `cards`)
-    turns: list[tuple[MetroXMove, ...]]  # the moves of every resolved turn
-    last: tuple[str, tuple[MetroXMove, ...], list[tuple[int, int, int, bool]], bool] | None
+    turns: list[tuple[MetroXMove | None, ...]]  # every resolved turn's moves (None: retired)
+    last: tuple[str, tuple[MetroXMove | None, ...], list[tuple[int, int, int, bool]], bool] | None
 
     # ---- construction ---------------------------------------------------------------------------
 
@@ -152,7 +158,8 @@ class MetroXState:
         s.tnums, s.ttotal = [()] * n, [0] * n
         s.bonuses, s.btotal, s.done = [()] * n, [0] * n, [0] * n
         s.first_taken = 0
-        s.pending, s.nchosen = [None] * n, 0
+        s.pending, s.nchosen, s.need = [None] * n, 0, n
+        s.retired_mask, s.retirements = 0, ()
         s.turn, s.windows_left, s.over = 0, s.m.total_windows, False
         s.cards, s.turns, s.last = [], [], None
         return s
@@ -168,7 +175,8 @@ class MetroXState:
         c.tnums, c.ttotal = self.tnums[:], self.ttotal[:]
         c.bonuses, c.btotal, c.done = self.bonuses[:], self.btotal[:], self.done[:]
         c.first_taken = self.first_taken
-        c.pending, c.nchosen = self.pending[:], self.nchosen
+        c.pending, c.nchosen, c.need = self.pending[:], self.nchosen, self.need
+        c.retired_mask, c.retirements = self.retired_mask, self.retirements
         c.turn, c.windows_left, c.over = self.turn, self.windows_left, self.over
         c.cards, c.turns, c.last = self.cards[:], self.turns[:], self.last
         return c
@@ -201,17 +209,21 @@ class MetroXState:
     def to_move(self) -> tuple[int, ...]:
         if self.over:
             return ()
-        p = self.pending
-        return tuple(s for s in range(self.n) if p[s] is None)
+        p, gone = self.pending, self.retired_mask
+        return tuple(s for s in range(self.n) if p[s] is None and not gone >> s & 1)
+
+    @property
+    def retired(self) -> tuple[int, ...]:
+        return tuple(r[0] for r in self.retirements)
 
     def outcome(self) -> Outcome | None:
-        return Outcome.from_scores(self.scores) if self.over else None
+        return Outcome.from_scores(self.scores, self.retired) if self.over else None
 
     # ---- the fast door ------------------------------------------------------------------------
 
     def legal_moves(self, seat: int) -> list[Any]:
         """The one place that says which moves are legal (random_move indexes this list)."""
-        if self.over or not 0 <= seat < self.n:
+        if self.over or not 0 <= seat < self.n or self.retired_mask >> seat & 1:
             return []
         if INFO[self.card][0] == FREE:  # type: ignore[index]
             f = self.filled[seat]
@@ -229,7 +241,7 @@ class MetroXState:
         if self.pending[seat] is None:
             self.nchosen += 1
         self.pending[seat] = move
-        if self.nchosen == self.n:
+        if self.nchosen == self.need:
             self._resolve()
 
     def _resolve(self) -> None:
@@ -237,7 +249,7 @@ class MetroXState:
         m = self.m
         code: str = self.card  # type: ignore[assignment]
         kind, num, shuffle = INFO[code]
-        choices: tuple[MetroXMove, ...] = tuple(self.pending)  # type: ignore[arg-type]
+        choices: tuple[MetroXMove | None, ...] = tuple(self.pending)
         filled, wins, done, avail = self.filled, self.wins, self.done, self.avail
         line_index, line_bits, line_slines = m.line_index, m.line_bits, m.line_slines
         mark = MARK.get(code, "")
@@ -245,6 +257,8 @@ class MetroXState:
         done_now = 0
         for seat in range(self.n):
             move = choices[seat]
+            if move is None:  # a retired seat: its sheet stays as it was
+                continue
             f = filled[seat]
             touched = 0
             if kind == FREE:
@@ -370,15 +384,20 @@ class MetroXState:
     def check(self, seat: Any, data: Any) -> MetroXMove:
         """The interned move `data` stands for, if `seat` may make it now; raises otherwise."""
         if self.over:
-            raise NotYourTurnError("the game is over", RULE_MOVES)
+            raise NotYourTurnError("the game is over", RULE_MOVES, refusal="game_over")
         if type(seat) is not int or not 0 <= seat < self.n:
             raise NotYourTurnError(f"there is no seat {seat!r} in this game", RULE_MOVES)
+        if self.retired_mask >> seat & 1:
+            raise NotYourTurnError(f"seat {seat} has retired from this game", RULE_MOVES)
         move = parse_move(data)
         m = self.m
         if INFO[self.card][0] == FREE:  # type: ignore[index]
             if isinstance(move, LineMove):
                 raise IllegalMoveError(
-                    f"card {self.card} is a free card: choose a station, or pass", RULE_MOVES
+                    f"card {self.card} is a free card: choose a station, or pass",
+                    RULE_MOVES,
+                    refusal="metrox.free_card",
+                    params={"card": str(self.card)},
                 )
             empty = self.empty(seat)
             if isinstance(move, StationMove):
@@ -386,22 +405,37 @@ class MetroXState:
                 if st is None:
                     raise InvalidMoveError(f"there is no station {move.station!r}", "station")
                 if self.filled[seat] >> st & 1:
-                    raise IllegalMoveError(f"station {move.station} is already filled", RULE_MOVES)
+                    raise IllegalMoveError(
+                        f"station {move.station} is already filled",
+                        RULE_MOVES,
+                        refusal="metrox.station_filled",
+                        params={"station": str(m.data["stations"][st].get("name", move.station))},
+                    )
                 return self.mv.stations[st]
             if empty:
                 raise IllegalMoveError(
-                    "a free card may pass only when no station is empty", RULE_MOVES
+                    "a free card may pass only when no station is empty",
+                    RULE_MOVES,
+                    refusal="metrox.no_pass",
                 )
             return PASS
         if not isinstance(move, LineMove):
             raise IllegalMoveError(
-                f"card {self.card} is played on a line: choose a line", RULE_MOVES
+                f"card {self.card} is played on a line: choose a line",
+                RULE_MOVES,
+                refusal="metrox.line_card",
+                params={"card": str(self.card)},
             )
         li = m.line_index.get(move.line)
         if li is None:
             raise InvalidMoveError(f"there is no line {move.line!r}", "line")
         if len(self.wins[seat][li]) >= m.windows[li]:
-            raise IllegalMoveError(f"line {move.line} has no empty window", RULE_MOVES)
+            raise IllegalMoveError(
+                f"line {move.line} has no empty window",
+                RULE_MOVES,
+                refusal="metrox.line_full",
+                params={"line": str(move.line)},
+            )
         return self.mv.lines[li]
 
     def play(self, seat: int, move: Mapping[str, Any]) -> JSON:
@@ -414,6 +448,41 @@ class MetroXState:
             return {"seat": seat, "action": "choose"}
         return self.resolve_event(seat)
 
+    # ---- a seat that leaves for good ----------------------------------------------------------
+
+    def retire(self, seat: int) -> JSON:
+        """Take `seat` out for good (games.base.GameState.retire): its sheet stays as it is,
+        so its score (bonuses, transfers, and the penalty of its empty stations as they are) is
+        frozen; it chooses no more. A choice it had made this turn is dropped unseen; when
+        every other seat has chosen, the turn resolves now (the event's `resolved`, the turn's
+        public account). The game ends by §5 for the others; one seat left plays on alone
+        (Metro X has a solo game); with the last seat gone the game ends where it stands."""
+        if type(seat) is not int or not 0 <= seat < self.n:
+            raise ValueError(f"seat must be 0-{self.n - 1}, got {seat!r}")
+        if self.over:
+            raise GameError("the game is over")
+        if self.retired_mask >> seat & 1:
+            raise GameError(f"seat {seat} has already retired")
+        if self.pending[seat] is not None:
+            self.pending[seat] = None
+            self.nchosen -= 1
+        self.retired_mask |= 1 << seat
+        self.retirements = (*self.retirements, (seat, self.turn))
+        self.need -= 1
+        event: JSON = {"seat": seat, "action": "retire"}
+        if self.need == 0:
+            self.over, self.card = True, None
+        elif self.nchosen == self.need:
+            self._resolve()
+            event["resolved"] = self.resolve_event(seat)
+        event.update(
+            scores=self.scores,
+            to_move=list(self.to_move()),
+            status="over" if self.over else "playing",
+            turn_index=self.turn,
+        )
+        return event
+
     def resolve_event(self, seat: int) -> JSON:
         """The public account of the turn that just resolved (by `seat`'s choice)."""
         assert self.last is not None
@@ -423,7 +492,7 @@ class MetroXState:
             "seat": seat,
             "action": "resolve",
             "card": code,
-            "choices": [c.to_json() for c in choices],  # type: ignore[union-attr]
+            "choices": [None if c is None else c.to_json() for c in choices],
             "completed": [
                 {"seat": s, "line": ids[li], "bonus": b, "first": first}
                 for s, li, b, first in completed
@@ -469,7 +538,8 @@ class MetroXState:
             "turn": self.turn,
             "over": self.over,
             "cards": self.cards[:],
-            "turns": [[mv.to_json() for mv in t] for t in self.turns],
+            "turns": [[None if mv is None else mv.to_json() for mv in t] for t in self.turns],
+            "retired": [[p, turn] for p, turn in self.retirements],
         }
 
     @classmethod
@@ -502,10 +572,17 @@ class MetroXState:
                     s.first_taken |= 1 << x
         s.pending = [None if p is None else s.intern(parse_move(p)) for p in data["pending"]]
         s.nchosen = sum(p is not None for p in s.pending)
+        s.retirements = tuple((int(p), int(turn)) for p, turn in data.get("retired", ()))
+        for p, _ in s.retirements:
+            s.retired_mask |= 1 << p
+        s.need = s.n - len(s.retirements)
         s.turn, s.over = data["turn"], data["over"]
-        s.windows_left = m.total_windows - sum(len(w) for w in s.wins[0]) if s.n else 0
+        # Every seat still in fills one window per turn; a retired seat's stopped filling.
+        s.windows_left = m.total_windows - max((sum(map(len, w)) for w in s.wins), default=0)
         s.cards = list(data["cards"])
-        s.turns = [tuple(s.intern(parse_move(x)) for x in t) for t in data["turns"]]
+        s.turns = [
+            tuple(None if x is None else s.intern(parse_move(x)) for x in t) for t in data["turns"]
+        ]
         return s
 
     def open_lines(self, seat: int) -> tuple[LineMove, ...]:

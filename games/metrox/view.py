@@ -4,8 +4,10 @@ The deck order and the seed never leave; another seat's pending choice never lea
 has chosen). The shape, for the page module:
 
     {"game": "metrox", "status": "playing" | "over", "rules": {"players", "map"[, "daily"]},
-     "seats": [{"seat": 0, "score": -47, "chosen": false, "filled": 0, "empty": 47}, ...],
+     "seats": [{"seat": 0, "score": -47, "chosen": false, "filled": 0, "empty": 47,
+                "retired": false}, ...],
      "to_move": [0, 1], "winners": [0] (only once over),
+     "retired": [2],                   # seats out for good (`retire`), in the order they left
      "map": {...the map exactly as §1...},
      "turn_index": 3,                  # resolved turns so far
      "card": "s2" | null,              # the revealed card of the open turn; null once over
@@ -55,10 +57,12 @@ def view(state: MetroXState, seat: int | None) -> JSON:
                 "chosen": s.pending[p] is not None,
                 "filled": s.filled[p].bit_count(),
                 "empty": s.empty(p),
+                "retired": bool(s.retired_mask >> p & 1),
             }
             for p in range(s.n)
         ],
         "to_move": list(s.to_move()),
+        "retired": list(s.retired),
     }
     if s.over:
         out["winners"] = list(s.outcome().winners)  # type: ignore[union-attr]

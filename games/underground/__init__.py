@@ -69,6 +69,11 @@ class UndergroundGame(Game):
             return Leg(to, tuple(sorted(lines, key=COLOURS.index)))
         raise InvalidMoveError(f"unknown step {step!r}; expected 'rail', 'stop' or 'route'", "step")
 
+    def view_schema(self) -> dict[str, Any]:
+        from games.underground.view_schema import view_schema
+
+        return view_schema()
+
     def move_schema(self) -> dict[str, Any]:
         """A whole turn ({"rails", "route"}) or one step ({"step": "rail" | "stop" | "route"}),
         as `UndergroundState.play` reads them (RULES-UNDERGROUND.md §3)."""
@@ -118,6 +123,9 @@ class UndergroundGame(Game):
             dest |= 1 << card
         riding = state.passenger >= 0
         for seat in range(state.rules.players):
+            if state.retired_mask >> seat & 1:  # retired: its score is frozen
+                out.append(float(state.scores[seat]))
+                continue
             v = float(state.scores[seat]) + 0.5 * state.held_tokens(seat)
             for c in state.colours_of[seat]:
                 on = state.on_line[c]

@@ -58,35 +58,60 @@ def budget_ok(state: UndergroundState, branch: bool) -> bool:
     return state.t0 + (RAILS_PER_TURN - 1 - i) + low >= 0
 
 
-def why_illegal(state: UndergroundState, seat: int, colour: int, a: int, b: int) -> str | None:
-    """The reason `seat` may not lay this rail now, or None if it may."""
+def why_illegal(
+    state: UndergroundState, seat: int, colour: int, a: int, b: int
+) -> tuple[str, str, dict[str, str | int]] | None:
+    """Why `seat` may not lay this rail now, or None if it may: (the English sentence, the
+    refusal code, its params: colour and station names as the map shows them)."""
     board = state.board
     names = state.colour_names
+    ends: dict[str, str | int] = {"a": board.stations[a].name, "b": board.stations[b].name}
+    line: dict[str, str | int] = {"colour": names[colour]}
     if colour not in state.colours_of[seat]:
-        return f"{names[colour]} is not your colour"
+        return f"{names[colour]} is not your colour", "underground.not_your_colour", line
     sec = board.section(a, b)
     if sec is None:
-        return f"{board.sid(a)} and {board.sid(b)} are not neighbours"
+        return (
+            f"{board.sid(a)} and {board.sid(b)} are not neighbours",
+            "underground.not_neighbours",
+            ends,
+        )
     col_mask = state.sec_colours[sec]
     if col_mask >> colour & 1:
-        return f"{names[colour]} already runs along {board.sid(a)}-{board.sid(b)}"
+        return (
+            f"{names[colour]} already runs along {board.sid(a)}-{board.sid(b)}",
+            "underground.already_runs",
+            {**line, **ends},
+        )
     if col_mask.bit_count() >= board.sections[sec].spaces:
-        return f"the section {board.sid(a)}-{board.sid(b)} has no free space"
+        return (
+            f"the section {board.sid(a)}-{board.sid(b)} has no free space",
+            "underground.section_full",
+            ends,
+        )
     if len(state.laid) >= RAILS_PER_TURN:
-        return "a turn lays at most 4 rails"
+        return "a turn lays at most 4 rails", "underground.four_rails", {}
     k = kind(state, colour, a, b)
     if k is None:
         return (
             f"a {names[colour]} rail must start from a station of the {names[colour]} line "
-            f"(an end to extend, or any other station to branch)"
+            f"(an end to extend, or any other station to branch)",
+            "underground.start_on_line",
+            line,
         )
     if not budget_ok(state, k == BRANCH):
         if k == BRANCH:
             return (
                 "a branch costs 2 branch tokens, and you would not hold them (counting one "
-                "token for each rail this turn will not lay)"
+                "token for each rail this turn will not lay)",
+                "underground.branch_tokens",
+                {},
             )
-        return "this rail would leave an earlier branch of this turn unpaid"
+        return (
+            "this rail would leave an earlier branch of this turn unpaid",
+            "underground.branch_unpaid",
+            {},
+        )
     return None
 
 

@@ -27,9 +27,8 @@ class UndergroundSampler:
         state = UndergroundState.deal_new(rules, view["connections"], revealed + unseen)
         try:
             for m in view["moves"]:
-                state.play(int(m["seat"]), {"rails": m["rails"], "route": m["route"]})
-            for step in view["steps"]:
-                state.play(state.seat, step)
+                state.replay_entry(m)
+            state.play_steps(view["steps"])
         except GameError as err:
             raise ValueError(f"the view's moves do not replay: {err}") from None
         if state.scores != [s["score"] for s in view["seats"]]:

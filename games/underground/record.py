@@ -1,5 +1,10 @@
 """Records, `metro-record/1` with `"game": "underground"` (RULES-UNDERGROUND.md §5): export, and
-replay that re-checks every turn through the checked door."""
+replay that re-checks every turn through the checked door.
+
+A seat that retired (`UndergroundState.retire`) has an entry of its own among the moves, where
+it happened: `{"seat": 2, "action": "retire", "rails": [...], "route": [...], "steps": [...]}`
+(`steps`: the steps of the turn under way when it left, played first on replay; `rails` and
+`route`: what its own turn, cut short, had done)."""
 
 from __future__ import annotations
 
@@ -27,16 +32,21 @@ def export(
         "seats": [dict(s) for s in seats],
         "connections": dict(state.connections),
         "destinations": [state.board.sid(i) for i in state.deal],
-        "moves": [
-            {
-                "seat": m["seat"],
-                "rails": [dict(r) for r in m["rails"]],
-                "route": [dict(leg) for leg in m["route"]],
-            }
-            for m in state.history
-        ],
+        "moves": [_entry(m) for m in state.history],
         "scores": state.scores[:],
     }
+
+
+def _entry(m: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "seat": m["seat"],
+        "rails": [dict(r) for r in m["rails"]],
+        "route": [dict(leg) for leg in m["route"]],
+    }
+    if m.get("action") == "retire":
+        out["action"] = "retire"
+        out["steps"] = [dict(s) for s in m["steps"]]
+    return out
 
 
 def start_of(record: Mapping[str, Any]) -> UndergroundState:
@@ -81,7 +91,7 @@ def replay(record: Mapping[str, Any]) -> UndergroundState:
             seat = move.get("seat")
             if type(seat) is not int:
                 raise RecordError(f"'seat' must be an integer, got {seat!r}")
-            state.play(seat, {"rails": move.get("rails"), "route": move.get("route", [])})
+            state.replay_entry(move)
         except GameError as err:
             raise RecordError(f"move {i}: {err}", move=i) from None
     return state

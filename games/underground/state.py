@@ -27,7 +27,13 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError, RulesError
+from games.errors import (
+    GameError,
+    IllegalMoveError,
+    InvalidMoveError,
+    NotYourTurnError,
+    RulesError,
+)
 from games.underground.building import RULE, lay, legal_rails, why_illegal
 from games.underground.map import CONNECTION_SPOTS, MAP_IDS, Map, load_map
 from games.underground.passenger import best_ways, mask_colours
@@ -148,6 +154,7 @@ class UndergroundState:
         "phase",
         "plan",
         "rail_count",
+        "retired_mask",
         "rules",
         "scores",
         "seat",
@@ -203,6 +210,7 @@ class UndergroundState:
     history: list[dict[str, Any]]
     plan: list[tuple[int, int]] | None
     auto_route: bool
+    retired_mask: int  # bit s: seat s has retired (`retire`): score frozen, turns skipped
     seed: int
     xs: tuple[float, ...]
     ys: tuple[float, ...]
@@ -261,6 +269,7 @@ class UndergroundState:
         s.history = []
         s.plan = None
         s.auto_route = False
+        s.retired_mask = 0
         s.seed = seed
         s.xs = tuple(st.x for st in board.stations)
         s.ys = tuple(st.y for st in board.stations)
@@ -321,6 +330,7 @@ class UndergroundState:
         s.history = self.history[:]
         s.plan = None if self.plan is None else self.plan[:]
         s.auto_route = self.auto_route
+        s.retired_mask = self.retired_mask
         s.seed = self.seed
         s.xs = self.xs
         s.ys = self.ys
@@ -355,6 +365,10 @@ class UndergroundState:
     @property
     def turn_number(self) -> int:
         return self.steps
+
+    @property
+    def retired(self) -> tuple[int, ...]:
+        return tuple(m["seat"] for m in self.history if m.get("action") == "retire")
 
     @property
     def pile_count(self) -> int:
@@ -461,6 +475,8 @@ class UndergroundState:
                         f"leg {len(self.legs_taken)} to {leg.to} riding "
                         f"{list(leg.lines)} is not a best way; the best: {options}",
                         "RULES-UNDERGROUND.md §3 (the passenger)",
+                        refusal="underground.not_a_best_way",
+                        params={"to": board.stations[board.index[leg.to]].name},
                     )
                 self.steps += len(ways) > 1  # a choice among ties: one step, as in the fast door
                 self._take_leg(wanted)
@@ -478,6 +494,8 @@ class UndergroundState:
         to, mask = way
         for c in mask_colours(mask):
             owner = self.owner[c]
+            if self.retired_mask >> owner & 1:
+                continue  # the passenger rides a retired seat's line; its score is frozen
             self.scores[owner] += 1
             self.turn_gains.append({"seat": owner, "colour": COLOURS[c], "reason": "ride",
                                     "points": 1, "station": self.board.sid(to)})  # fmt: skip
@@ -490,26 +508,24 @@ class UndergroundState:
         self.phase = BUILD
         self.ways = []
 
-    def _finish_turn(self) -> None:
+    def _finish_turn(self, entry: dict[str, Any] | None = None) -> None:
+        """End the turn: refill the face-up cards (§3), record the turn (or `entry`, the
+        retirement that cut it short) and pass to the next seat in play, or end the game."""
         if self.passenger >= 0:
             while len(self.face_up) < FACE_UP and self.drawn < len(self.deal):
                 self.face_up.append(self.deal[self.drawn])
                 self.drawn += 1
             if self.drawn >= len(self.deal):
                 self.passenger = -1  # §4: the pile is empty, the passenger leaves at once
-        self.history.append(
-            {
+        if entry is None:
+            entry = {
                 "seat": self.seat,
                 "rails": [self.rail_of(c, k).rail_json() for c, k in self.laid],
                 "route": [self.leg_of(w).leg_json() for w in self.legs_taken],
             }
-        )
+        self.history.append(entry)
         self.turns += 1
-        nxt = (self.seat + 1) % self.rules.players
-        if self.passenger < 0 and nxt == 0:
-            self.seat = -1
-        else:
-            self.seat = nxt
+        self.seat = self._next_seat()
         self.phase = BUILD
         self.laid = []
         self.cur_steps = []
@@ -521,6 +537,126 @@ class UndergroundState:
             self.low = 0
             self.leg = 0
             self.ways = []
+
+    def _next_seat(self) -> int:
+        """The seat after the mover that is still in play; -1 when the game ends: back at seat
+        0 after the passenger left (§4), or fewer than two seats left in play (`retire`)."""
+        n, gone = self.rules.players, self.retired_mask
+        if gone and n - gone.bit_count() < 2:
+            return -1
+        nxt = self.seat
+        while True:
+            nxt = (nxt + 1) % n
+            if self.passenger < 0 and nxt == 0:
+                return -1
+            if not gone >> nxt & 1:
+                return nxt
+
+    # ---- a seat that leaves for good ----------------------------------------------------------
+
+    def retire(self, seat: int) -> dict[str, Any]:
+        """Take `seat` out for good (games.base.GameState.retire). Its lines stay on the
+        board and the passenger may still ride them, but they score for nobody: its score is
+        frozen. Its turns are skipped; the game ends by §4 (back at seat 0 after the passenger
+        left, seat 0 counted whether retired or not). The turn it had under way ends where it
+        stands: its rails stay, the passenger does not move on (legs it had taken stay), the
+        face-up cards are refilled, and its branch tokens are what stopping then would give.
+        Fewer than two seats left in play: the game ends at once, or when the turn under way
+        ends; one seat alone has nobody left to beat.
+
+        The history (views' and records' `moves`) gets `{"seat", "action": "retire", "rails",
+        "route", "steps"}`: `steps`, the steps of the turn under way so far (the retiring seat's
+        own, or the mover's: a replay plays them first); `rails` and `route` those of the turn it
+        cut short (empty when it was not its turn)."""
+        n = self.rules.players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0-{n - 1}, got {seat!r}")
+        if self.seat < 0:
+            raise GameError("the game is over")
+        if self.retired_mask >> seat & 1:
+            raise GameError(f"seat {seat} has already retired")
+        self.retired_mask |= 1 << seat
+        entry: dict[str, Any] = {"seat": seat, "action": "retire", "rails": [], "route": [],
+                                 "steps": [dict(x) for x in self.cur_steps]}  # fmt: skip
+        if seat == self.seat:
+            if self.phase == BUILD and not self.legs_taken:
+                self.tokens[seat] = self.held_tokens(seat)
+            entry["rails"] = [self.rail_of(c, k).rail_json() for c, k in self.laid]
+            entry["route"] = [self.leg_of(w).leg_json() for w in self.legs_taken]
+            self.steps += 1  # the turn passes: a public change
+            self._finish_turn(entry)
+        else:
+            self.history.append(entry)
+            if n - self.retired_mask.bit_count() < 2 and not self.cur_steps:
+                self.seat = -1
+        return {
+            "seat": seat,
+            "action": "retire",
+            "scores": self.scores[:],
+            "branch_tokens": [self.held_tokens(i) for i in range(n)],
+            "face_up": [self.board.sid(i) for i in self.face_up],
+            "pile_count": self.pile_count,
+            "passenger": self.board.sid(self.passenger) if self.passenger >= 0 else None,
+            "to_move": list(self.to_move()),
+            "turn_number": self.steps,
+            "status": "over" if self.is_over else "playing",
+        }
+
+    def play_steps(self, steps: Sequence[Any]) -> None:
+        """Play the steps of the turn under way (`steps`, all of them so far) beyond those
+        already played: a retirement within the turn may have played its first ones."""
+        done = len(self.cur_steps)
+        if list(steps[:done]) != self.cur_steps:
+            raise IllegalMoveError("the steps are not those of the turn under way", RULE)
+        for step in steps[done:]:
+            if not isinstance(step, Mapping):
+                raise InvalidMoveError("a step is a JSON object", "steps")
+            self.play(self.seat, step)
+
+    def replay_entry(self, entry: Mapping[str, Any]) -> None:
+        """Play one entry of `moves` (a record's, a view's, the stored state's) through the
+        checked door: a turn `{"seat", "rails", "route"}`, or a retirement (see `retire`).
+        GameError when it breaks a rule."""
+        seat = entry.get("seat")
+        if type(seat) is not int:
+            raise InvalidMoveError(f"'seat' must be an integer, got {seat!r}", "seat")
+        if entry.get("action", "turn") == "retire":
+            steps = entry.get("steps", [])
+            if not isinstance(steps, list):
+                raise InvalidMoveError("a retirement's 'steps' must be a list", "steps")
+            self.play_steps(steps)
+            if not 0 <= seat < self.rules.players:
+                raise InvalidMoveError(f"there is no seat {seat}", "seat")
+            if self.seat < 0 or self.retired_mask >> seat & 1:
+                raise IllegalMoveError(
+                    f"seat {seat} cannot retire: the game is over or it has retired", RULE
+                )
+            self.retire(seat)
+            return
+        if entry.get("action", "turn") != "turn":
+            raise InvalidMoveError(f"unknown action {entry.get('action')!r}", "action")
+        rails, route = entry.get("rails"), entry.get("route", [])
+        if not self.cur_steps:
+            self.play(seat, {"rails": rails, "route": route})
+            return
+        # The turn began before a retirement in it: go on from where it stands, step by step.
+        if seat != self.seat:
+            raise NotYourTurnError(f"it is seat {self.seat}'s turn, not seat {seat}'s", RULE)
+        if not isinstance(rails, list) or not isinstance(route, list):
+            raise InvalidMoveError("'rails' and 'route' must be lists", "rails")
+        laid = [self.rail_of(c, k).rail_json() for c, k in self.laid]
+        if rails[: len(laid)] != laid:
+            raise IllegalMoveError("the turn's rails are not those laid before it", RULE)
+        turns = self.turns
+        if self.phase == BUILD and not self.legs_taken:
+            for rail in rails[len(laid) :]:
+                self.play(seat, {"step": "rail", **rail} if isinstance(rail, Mapping) else rail)
+            self.play(seat, {"step": "stop"})
+        while self.turns == turns:
+            i = len(self.legs_taken)
+            if i >= len(route) or not isinstance(route[i], Mapping):
+                raise IllegalMoveError(f"the turn's route names no leg {i}", RULE)
+            self.play(seat, {"step": "route", **route[i]})
 
     # ---- chance -----------------------------------------------------------------------------
 
@@ -590,13 +726,16 @@ class UndergroundState:
             self, seat, COLOUR_INDEX[rail.colour], board.index[rail.a], board.index[rail.b]
         )
         if why is not None:
-            raise IllegalMoveError(f"{where}{why}", RULE)
+            message, refusal, params = why
+            raise IllegalMoveError(f"{where}{message}", RULE, refusal=refusal, params=params)
 
     def play(self, seat: int, move: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(move, Mapping):
             raise _invalid("a move is a JSON object with 'rails' (a turn) or 'step'", "move")
         if self.seat < 0:
-            raise NotYourTurnError("the game is over", "RULES-UNDERGROUND.md §4")
+            raise NotYourTurnError(
+                "the game is over", "RULES-UNDERGROUND.md §4", refusal="game_over"
+            )
         if seat != self.seat:
             raise NotYourTurnError(
                 f"it is seat {self.seat}'s turn, not seat {seat}'s", "RULES-UNDERGROUND.md §3"
@@ -617,10 +756,14 @@ class UndergroundState:
             legs = [self._parse_leg(r, "route") for r in raw_route]
         if self.laid or self.phase != BUILD or self.cur_steps:
             raise IllegalMoveError(
-                "this turn is under way: continue it step by step", "RULES-UNDERGROUND.md §3"
+                "this turn is under way: continue it step by step",
+                "RULES-UNDERGROUND.md §3",
+                refusal="underground.turn_under_way",
             )
         if len(rails) > 4:
-            raise IllegalMoveError("a turn lays at most 4 rails", RULE)
+            raise IllegalMoveError(
+                "a turn lays at most 4 rails", RULE, refusal="underground.four_rails"
+            )
         trial = self.copy()
         for i, rail in enumerate(rails):
             trial._check_rail(seat, rail, f"rail {i}: ")
@@ -637,6 +780,8 @@ class UndergroundState:
             raise IllegalMoveError(
                 f"the route names {len(legs)} legs; the passenger made {len(taken)}",
                 "RULES-UNDERGROUND.md §3 (the passenger)",
+                refusal="underground.route_legs",
+                params={"count": len(legs), "made": len(taken)},
             )
         trial.plan = None
         trial.auto_route = False
@@ -647,16 +792,22 @@ class UndergroundState:
         if isinstance(move, Leg):
             if self.phase != ROUTE:
                 raise IllegalMoveError(
-                    "the passenger is not waiting for a route choice", "RULES-UNDERGROUND.md §3"
+                    "the passenger is not waiting for a route choice",
+                    "RULES-UNDERGROUND.md §3",
+                    refusal="underground.no_route_choice",
                 )
             if self._way(move) not in self.ways:
                 raise IllegalMoveError(
                     f"{move.to} by {list(move.lines)} is not one of the tied best ways",
                     "RULES-UNDERGROUND.md §3 (the passenger)",
+                    refusal="underground.not_a_best_way",
+                    params={"to": self.board.stations[self.board.index[move.to]].name},
                 )
         elif self.phase == ROUTE:
             raise IllegalMoveError(
-                "choose the passenger's route first (a 'route' step)", "RULES-UNDERGROUND.md §3"
+                "choose the passenger's route first (a 'route' step)",
+                "RULES-UNDERGROUND.md §3",
+                refusal="underground.route_first",
             )
         elif isinstance(move, Rail):
             self._check_rail(seat, move, "")
@@ -706,7 +857,7 @@ class UndergroundState:
     def outcome(self) -> Any:
         from games.base import Outcome
 
-        return Outcome.from_scores(self.scores) if self.is_over else None
+        return Outcome.from_scores(self.scores, self.retired) if self.is_over else None
 
     def view(self, seat: int | None) -> dict[str, Any]:
         from games.underground.view import view
@@ -737,9 +888,8 @@ class UndergroundState:
         rules = UndergroundRules.parse(data["rules"])
         s = cls.deal_new(rules, data["connections"], data["destinations"], int(data["seed"]))
         for m in data["moves"]:
-            s.play(int(m["seat"]), {"rails": m["rails"], "route": m["route"]})
-        for step in data["steps"]:
-            s.play(s.seat, step)
+            s.replay_entry(m)
+        s.play_steps(data["steps"])
         return s
 
     def __repr__(self) -> str:

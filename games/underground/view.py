@@ -3,7 +3,9 @@
 The view, for every seat and for spectators alike (nothing is private to one seat):
 
     {"game": "underground", "status": "playing" | "over", "rules": {"players": n, "map": id},
-     "seats": [{"seat": i, "score": int, "colours": ["red", ...], "branch_tokens": int}, ...],
+     "seats": [{"seat": i, "score": int, "colours": ["red", ...], "branch_tokens": int,
+                "retired": bool}, ...],
+     "retired": [seat, ...]            (seats out for good, `retire`, in the order they left),
      "to_move": [seat] | [], "turn_number": int (steps applied), "turns": int (turns complete),
      "winners": [seat, ...]            (only once over),
      "map": "london"                   (the map itself: the `map` query),
@@ -19,7 +21,9 @@ The view, for every seat and for spectators alike (nothing is private to one sea
                                         line touches, which score their rail/terminus points),
      "turn": {"seat": i, "step": "build" | "route", "rails": [rails laid this turn],
               "legs": [legs taken this turn], "ways": [tied best ways to choose from]} | null,
-     "moves": [{"seat", "rails", "route"}, ...]  (completed turns, as in a record),
+     "moves": [{"seat", "rails", "route"}, ...]  (completed turns and retirements, as in a
+                                                 record: a retirement adds "action": "retire"
+                                                 and "steps"),
      "steps": [step json, ...]                    (the steps of the turn under way)}
 
 `branch_tokens` of the seat building now counts the tokens for the rails it has not laid (what it
@@ -73,9 +77,11 @@ def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
                 "score": state.scores[i],
                 "colours": [COLOURS[c] for c in state.colours_of[i]],
                 "branch_tokens": state.held_tokens(i),
+                "retired": bool(state.retired_mask >> i & 1),
             }
             for i in range(n)
         ],
+        "retired": list(state.retired),
         "to_move": list(state.to_move()),
         "turn_number": state.steps,
         "turns": state.turns,
@@ -92,7 +98,7 @@ def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
         "moves": [dict(m) for m in state.history],
         "steps": [dict(s) for s in state.cur_steps],
     }
-    if state.is_over:
-        best = max(state.scores)
-        out["winners"] = [i for i, s in enumerate(state.scores) if s == best]
+    outcome = state.outcome()
+    if outcome is not None:
+        out["winners"] = list(outcome.winners)
     return out

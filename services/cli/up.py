@@ -147,8 +147,13 @@ def redis_maxmemory() -> str:
 
 
 def redact(url: str) -> str:
-    """A Redis URL fit for printing: the password, if any, is replaced."""
+    """A Redis URL fit for printing: the password, if any, is replaced (and a Sentinel
+    password given as ?sentinel_password=)."""
     parts = urlsplit(url)
+    if "sentinel_password=" in parts.query:
+        query = re.sub(r"(sentinel_password=)[^&]*", r"\1***", parts.query)
+        parts = parts._replace(query=query)
+        url = urlunsplit(parts)
     if parts.password is None:
         return url
     netloc = parts.netloc.rsplit("@", 1)[1]
@@ -249,13 +254,17 @@ class Stack:
     def start_redis(self) -> str:
         url = os.environ.get("REDIS_URL", "")
         if url:
-            import redis  # imported here: `metro up --help` needs none of this
+            # Imported here: `metro up --help` needs none of this.
+            import redis
+            from redis.exceptions import RedisClusterException
 
-            try:
-                client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+            from services.common.redis_url import sync_client
+
+            try:  # one server, a cluster or Sentinel's primary (services/common/redis_url.py)
+                client = sync_client(url, socket_connect_timeout=3, socket_timeout=3)
                 client.ping()
                 client.close()
-            except (redis.RedisError, ValueError, OSError) as exc:
+            except (redis.RedisError, RedisClusterException, ValueError, OSError) as exc:
                 raise StartFailed(f"REDIS_URL={redact(url)} does not answer PING: {exc}") from exc
             self.say(f"redis: using REDIS_URL {redact(url)}")
             return url

@@ -40,7 +40,7 @@ class Settings:
         engine_port = _int("ENGINE_PORT", 50051)
         ai_port = _int("AI_PORT", 50052)
         return cls(
-            redis_url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            redis_url=_redis_url("REDIS_URL", "redis://127.0.0.1:6379/0"),
             engine_host=os.environ.get("ENGINE_HOST", "127.0.0.1"),
             engine_port=engine_port,
             engine_target=os.environ.get("ENGINE_TARGET", f"127.0.0.1:{engine_port}"),
@@ -55,6 +55,45 @@ class Settings:
             waiting_ttl_s=_int("GAME_TTL_WAITING_S", 3600),
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
         )
+
+
+def _redis_url(name: str, default: str) -> str:
+    """A Redis URL for one server, a cluster or Sentinel (services/common/redis_url.py),
+    checked here so that a typo stops the start with a sentence."""
+    from services.common.redis_url import RedisUrlError, parse
+
+    raw = os.environ.get(name, "").strip() or default
+    try:
+        parse(raw)
+    except RedisUrlError as err:
+        raise SystemExit(f"configuration: {name}: {err}") from None
+    return raw
+
+
+@dataclass(frozen=True)
+class Durability:
+    """How many replicas must hold a change before the engine answers it (WAIT after each
+    commit). 0, the default, suits one server; with replicas (a cluster, or Sentinel) set
+    REDIS_MIN_REPLICAS=1 so that a promoted replica never lacks an acknowledged move. A change
+    not confirmed within REDIS_REPLICA_WAIT_MS is answered "storage unavailable" instead; the
+    client's retry (same move_id) is answered once the replicas have it."""
+
+    min_replicas: int
+    wait_ms: int
+
+    @classmethod
+    def from_env(cls) -> Durability:
+        min_replicas = _int("REDIS_MIN_REPLICAS", 0)
+        wait_ms = _int("REDIS_REPLICA_WAIT_MS", 1000)
+        if min_replicas < 0:
+            raise SystemExit(
+                f"configuration: REDIS_MIN_REPLICAS must be 0 or more, got {min_replicas}"
+            )
+        if wait_ms < 1:
+            raise SystemExit(
+                f"configuration: REDIS_REPLICA_WAIT_MS must be 1 or more, got {wait_ms}"
+            )
+        return cls(min_replicas=min_replicas, wait_ms=wait_ms)
 
 
 @dataclass(frozen=True)
@@ -83,8 +122,9 @@ class GatewayLimits:
         return cls(
             enabled=os.environ.get("RATE_LIMIT_ENABLED", "1").strip().lower()
             not in ("0", "false", "no", "off"),
-            storage_url=os.environ.get("RATE_LIMIT_STORAGE_URL", "")
-            or os.environ.get("REDIS_URL", ""),
+            storage_url=_redis_url("RATE_LIMIT_STORAGE_URL", "")
+            if os.environ.get("RATE_LIMIT_STORAGE_URL", "").strip()
+            else os.environ.get("REDIS_URL", ""),
             create=_rate("RATE_LIMIT_CREATE", "30/minute"),
             join=_rate("RATE_LIMIT_JOIN", "60/minute"),
             moves=_rate("RATE_LIMIT_MOVES", "600/minute"),

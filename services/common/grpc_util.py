@@ -141,11 +141,14 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | No
 REASON_KEY = "metro-error-reason"
 FIELD_KEY = "metro-error-field"
 RULE_KEY = "metro-error-rule"
+REFUSAL_KEY = "metro-error-refusal"  # a rule refusal's stable code (games/errors.py)
+PARAMS_KEY = "metro-error-params"  # its parameters, as JSON (ASCII-escaped)
 
 
 class ServiceError(Exception):
     """An answer other than OK: a status code, a sentence for people, and machine-readable
-    details (reason, and the field or rule it concerns) sent as trailing metadata."""
+    details (reason, and the field or rule it concerns; for a rule refusal its code and
+    parameters, which the page words in the player's language) sent as trailing metadata."""
 
     def __init__(
         self,
@@ -155,6 +158,8 @@ class ServiceError(Exception):
         reason: str,
         field: str = "",
         rule: str = "",
+        refusal: str = "",
+        params: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -162,6 +167,8 @@ class ServiceError(Exception):
         self.reason = reason
         self.field = field
         self.rule = rule
+        self.refusal = refusal
+        self.params = dict(params or {})
 
     def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
         pairs = [(REASON_KEY, self.reason)]
@@ -169,6 +176,9 @@ class ServiceError(Exception):
             pairs.append((FIELD_KEY, self.field))
         if self.rule:
             pairs.append((RULE_KEY, self.rule))
+        if self.refusal:
+            pairs.append((REFUSAL_KEY, self.refusal))
+            pairs.append((PARAMS_KEY, json.dumps(self.params, separators=(",", ":"))))
         # Metadata values must be printable ASCII; "§" is not, nor is a control character of a
         # field name a client made up (which gRPC would refuse as "Invalid metadata").
         return tuple((k, _printable_ascii(v)) for k, v in pairs)
@@ -197,6 +207,8 @@ def from_game_error(err: GameError) -> ServiceError:
             _with_rule(str(err), err.rule),
             reason="not_your_turn",
             rule=err.rule,
+            refusal=err.refusal,
+            params=err.params,
         )
     if isinstance(err, IllegalMoveError):
         return ServiceError(
@@ -204,6 +216,8 @@ def from_game_error(err: GameError) -> ServiceError:
             _with_rule(str(err), err.rule),
             reason="illegal_move",
             rule=err.rule,
+            refusal=err.refusal,
+            params=err.params,
         )
     if isinstance(err, RulesError):
         return ServiceError(
@@ -228,9 +242,16 @@ def from_game_error(err: GameError) -> ServiceError:
 
 
 def error_details(error: grpc.RpcError) -> dict[str, str]:
-    """Client side: {"reason", "field", "rule"} from a failed call's trailing metadata."""
+    """Client side: {"reason", "field", "rule", "refusal", "params" (JSON)} from a failed
+    call's trailing metadata."""
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    keys = {REASON_KEY: "reason", FIELD_KEY: "field", RULE_KEY: "rule"}
+    keys = {
+        REASON_KEY: "reason",
+        FIELD_KEY: "field",
+        RULE_KEY: "rule",
+        REFUSAL_KEY: "refusal",
+        PARAMS_KEY: "params",
+    }
     out: dict[str, str] = {}
     for key, value in trailing or ():
         if key in keys:

@@ -1,7 +1,9 @@
 """Who is calling, and which seat they may act or look as (engine.proto, "Authorisation").
 
-Three kinds of caller: a seat token (that seat only), the AI service credential (AI seats only,
-named in the request), and nobody (a spectator: the public view and nothing else).
+Three kinds of caller: a seat token (that seat only), the AI service credential (seats the AI plays,
+named in the request), and nobody (a spectator: the public view and nothing else). A seat token is
+either the one the seat was given (its hash is in the game's meta) or one its player claimed for
+another device (players.py; the service looks it up only for a token no seat of the meta knows).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import grpc
 
 from services.common.auth import MAX_TOKEN_LENGTH, is_service_credential, token_hash
 from services.common.grpc_util import ServiceError, bearer_token, invalid_argument
-from services.engine.meta import AI, GameMeta
+from services.engine.meta import GameMeta
 
 
 def denied(message: str) -> ServiceError:
@@ -24,6 +26,7 @@ def denied(message: str) -> ServiceError:
 class Caller:
     token: str | None
     is_ai_service: bool
+    claimed_seat: int | None = None  # the seat a claimed token speaks for (players.py)
 
     @classmethod
     def from_metadata(cls, metadata: object, ai_credential: str) -> Caller:
@@ -58,16 +61,32 @@ class Caller:
                 raise invalid_argument(
                     "seat", f"seat must be 0-{len(meta.seats) - 1}; got {requested}"
                 )
-            if meta.seats[requested].kind != AI:
+            if not meta.seats[requested].played_by_ai:
                 raise denied(
-                    f"seat {requested} is not an AI seat; "
-                    "the AI service credential acts for AI seats only"
+                    f"seat {requested} is not played by the AI; "
+                    "the AI service credential acts for AI seats (and seats the AI took over)"
                 )
             return requested
+        index = self._issued_seat(meta, game_id)
+        if index is None:
+            index = self.claimed_seat
+        if index is None:
+            raise denied(f"the token is not valid for game {game_id}")
+        if requested is not None and requested != index:
+            raise denied(f"this token is seat {index}'s, not seat {requested}'s")
+        return index
+
+    def _issued_seat(self, meta: GameMeta, game_id: str) -> int | None:
+        """The seat whose own token this is, if any."""
+        assert self.token is not None
         presented = token_hash(game_id, self.token)  # once, then compared with every seat's
         for index, info in enumerate(meta.seats):
             if info.token_hash and hmac.compare_digest(info.token_hash, presented):
-                if requested is not None and requested != index:
-                    raise denied(f"this token is seat {index}'s, not seat {requested}'s")
                 return index
-        raise denied(f"the token is not valid for game {game_id}")
+        return None
+
+    def may_be_claimed(self, meta: GameMeta, game_id: str) -> bool:
+        """A person's token that no seat was given: worth looking up among claimed tokens."""
+        if self.token is None or self.is_ai_service or self.claimed_seat is not None:
+            return False
+        return self._issued_seat(meta, game_id) is None

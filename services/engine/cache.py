@@ -8,8 +8,11 @@ never a wrong answer. Snapshot states are shared: copy before playing a move on 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from metro.v1 import engine_pb2
 
 from games.base import GameState
 from services.engine.meta import GameMeta
@@ -37,6 +40,24 @@ class Snapshot:
     turn_version: int = 0  # the version the current turn began at
     from_cache: bool = False
     unresolved: dict[str, Any] | None = None
+    # The views built from this snapshot, by seat (None: the public one). Never passed on by
+    # `replace`: a changed snapshot starts empty, so a view is only ever its own version's.
+    views: dict[int | None, engine_pb2.GameView] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+
+def view_of(
+    snap: Snapshot, seat: int | None, build: Callable[[], engine_pb2.GameView]
+) -> engine_pb2.GameView:
+    """`seat`'s view of `snap`, built once per snapshot: every watcher of a game fetches the
+    view after each event, and all but the first get the one already made. The answer is
+    shared: callers must not change it."""
+    view = snap.views.get(seat)
+    if view is None:
+        view = build()
+        snap.views[seat] = view
+    return view
 
 
 class GameCache:

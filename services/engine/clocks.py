@@ -1,7 +1,7 @@
 """Table clocks: how long each seat may take, and what happens when its time runs out.
 
 Pure arithmetic on milliseconds (no I/O, no reading of the wall clock): the engine passes `now_ms`
-in, stores the result with the game, and its clock keeper (clock_keeper.py) acts on deadlines
+in, stores the result with the game, and its clock keeper (timeouts.py) acts on deadlines
 that have passed, so a clock runs out even when no browser is open and across engine restarts.
 
 Two kinds of clock, chosen by the table (`"clock"` when the game is created):
@@ -9,7 +9,7 @@ Two kinds of clock, chosen by the table (`"clock"` when the game is created):
   shrinks: the time a move takes beyond `move_s` comes out of it);
 - correspondence: `move_s` (e.g. a day) for each move, no bank.
 In a simultaneous turn the clock is per turn: every seat that must choose has the same deadline,
-`move_s` plus its own bank from the turn's start (real time), or `move_s` (correspondence).
+`move_s` from the turn's start; banks are for turns a seat plays alone.
 
 When a seat's time runs out (`on_timeout`): "ai" (the default) lets the AI play for the seat at the
 table's `ai_level` until its player takes it back; "lose" freezes the seat's score and skips its
@@ -147,11 +147,13 @@ class Clock:
         `new_turn`: the change began a new turn (else the running deadlines stay as they are).
         """
         banks = list(self.banks_ms)
-        if rules.mode == REAL_TIME and self.turn_started_ms:
+        moved = tuple(moved)
+        if rules.mode == REAL_TIME and self.turn_started_ms and len(moved) == 1:
+            # (A simultaneous turn's choosers all had the turn's time; no bank is drawn on.)
             used = now_ms - self.turn_started_ms
             overrun = max(0, used - rules.move_s * 1000)
-            for seat in moved:
-                banks[seat] = max(0, banks[seat] - overrun)
+            banks[moved[0]] = max(0, banks[moved[0]] - overrun)
+        timed = tuple(timed)
         if not new_turn:
             keep = set(timed)
             return Clock(
@@ -159,11 +161,21 @@ class Clock:
                 self.turn_started_ms,
                 tuple((s, d) for s, d in self.deadlines_ms if s in keep),
             )
+        with_bank = rules.mode == REAL_TIME and len(timed) == 1
         deadlines = tuple(
-            (seat, now_ms + rules.move_s * 1000 + (banks[seat] if rules.mode == REAL_TIME else 0))
+            (seat, now_ms + rules.move_s * 1000 + (banks[seat] if with_bank else 0))
             for seat in sorted(timed)
         )
         return Clock(tuple(banks), now_ms, deadlines)
+
+    def resume(self, rules: ClockRules, seats: Iterable[int], now_ms: int) -> Clock:
+        """Start `seats`' clocks afresh mid-turn (taken back from the AI): a whole move's time
+        plus their banks from now."""
+        running = dict(self.deadlines_ms)
+        for seat in seats:
+            bank = self.banks_ms[seat] if rules.mode == REAL_TIME else 0
+            running[seat] = now_ms + rules.move_s * 1000 + bank
+        return Clock(self.banks_ms, self.turn_started_ms, tuple(sorted(running.items())))
 
     def remaining_ms(self, now_ms: int) -> list[int | None]:
         """Each seat's time left now: its running deadline's distance, or its bank when its

@@ -38,6 +38,7 @@ COMMIT_LUA = (
 -- KEYS[4] bot-turns stream (jobs for AI workers, consumer group ARGV[12])
 -- KEYS[5..7] status indexes: waiting, playing, over (zsets scored by created_at)
 -- KEYS[8] pending hash   (seat -> hidden choice of the open simultaneous turn): emptied
+-- KEYS[9] clock index    (zset of game ids by their next clock deadline, ms)
 --
 -- ARGV[1]  expected version, or "" to create the game (the hash must not exist yet)
 -- ARGV[2]  request key: a repeat of it returns the stored answer and changes nothing
@@ -48,13 +49,14 @@ COMMIT_LUA = (
 -- ARGV[9]  number of seats          ARGV[10] game id     ARGV[11] game kind
 -- ARGV[12] bot consumer group       ARGV[13] bot stream MAXLEN (approximate)
 -- ARGV[14] created_at (ms; create only)   ARGV[15] the new state's turn number
+-- ARGV[16] the game's next clock deadline (ms), or "" when nothing is timed
 --
 -- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"conflict", version}
 -- | {"gone"} | {"exists"}.
 
 local game, events, answers, bots = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local index = {waiting = KEYS[5], playing = KEYS[6], over = KEYS[7]}
-local pending = KEYS[8]
+local pending, clocks = KEYS[8], KEYS[9]
 
 local prior = redis.call('HGET', answers, ARGV[2])
 if prior then
@@ -112,6 +114,13 @@ for item in string.gmatch(ARGV[8], '[^,]+') do
   redis.call('HSET', game, 'bot:' .. seat, job)
 end
 
+-- The clock index the clock keeper reads (timeouts.py): one entry per game with a deadline.
+if ARGV[16] == '' then
+  redis.call('ZREM', clocks, ARGV[10])
+else
+  redis.call('ZADD', clocks, ARGV[16], ARGV[10])
+end
+
 expire_all(tonumber(ARGV[7]), game, events, answers)
 return {'ok', event_id, tostring(version)}
 """
@@ -164,3 +173,17 @@ expire_all(tonumber(ARGV[7]), game, events, answers, pending)
 return {'ok', event_id, tostring(version), redis.call('HLEN', pending)}
 """
 )
+
+# The read of a game with its pending choices, in one atomic step: a script, not MULTI/EXEC,
+# because redis-py's asyncio cluster client runs transactions through a helper thread that
+# blocks the event loop and breaks when a node dies (seen with redis-py 8.1). Flagged
+# no-writes, so that it runs when the server is out of memory (reads go on; store_limits).
+LOAD_LUA = r"""#!lua flags=no-writes
+-- KEYS[1] game hash   KEYS[2] pending hash
+-- Returns {the game's fields (nil when missing), pending as a flat field/value list}.
+return {
+  redis.call('HMGET', KEYS[1], 'version', 'status', 'state', 'meta', 'created_at',
+             'last_event_id', 'turn_version'),
+  redis.call('HGETALL', KEYS[2]),
+}
+"""

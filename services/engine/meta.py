@@ -7,6 +7,9 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from services.common.levels import DEFAULT_LEVEL
+from services.engine.clocks import Clock, ClockRules
+
 HUMAN, OPEN, AI = "human", "open", "ai"
 SEAT_KINDS = (HUMAN, OPEN, AI)
 
@@ -17,6 +20,8 @@ class SeatInfo:
     name: str = ""
     level: str = ""
     token_hash: str = ""
+    away: bool = False  # a person's seat the AI plays (time ran out, or the player left)
+    lost: bool = False  # retired by a time-out at a table where that loses
 
     def public(self) -> dict[str, Any]:
         """The seat as anyone may see it (never the token hash)."""
@@ -24,6 +29,10 @@ class SeatInfo:
         if self.kind == AI:
             out["level"] = self.level
         return out
+
+    @property
+    def played_by_ai(self) -> bool:
+        return self.kind == AI or self.away
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +42,8 @@ class GameMeta:
     seats: tuple[SeatInfo, ...]
     created_at_ms: int
     extra: dict[str, Any] = field(default_factory=dict)
+    clock_rules: ClockRules | None = None
+    clock: Clock | None = None  # where the clocks stand (None: the table has no clock)
 
     @property
     def open_seats(self) -> list[int]:
@@ -44,7 +55,15 @@ class GameMeta:
         return "waiting" if self.open_seats else "playing"
 
     def is_ai(self, seat: int | None) -> bool:
-        return seat is not None and 0 <= seat < len(self.seats) and self.seats[seat].kind == AI
+        """Whether the AI plays `seat` now (an AI seat, or a person's seat while away)."""
+        return seat is not None and 0 <= seat < len(self.seats) and self.seats[seat].played_by_ai
+
+    def ai_level(self, seat: int) -> str:
+        """The level the AI plays `seat` at: its own, or the table's for an away seat."""
+        info = self.seats[seat]
+        if info.kind == AI:
+            return info.level
+        return self.clock_rules.ai_level if self.clock_rules else DEFAULT_LEVEL
 
     def with_seat(self, seat: int, info: SeatInfo) -> GameMeta:
         seats = list(self.seats)
@@ -52,15 +71,17 @@ class GameMeta:
         return replace(self, seats=tuple(seats))
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "kind": self.kind,
-                "rules": self.rules,
-                "seats": [asdict(s) for s in self.seats],
-                "created_at_ms": self.created_at_ms,
-            },
-            separators=(",", ":"),
-        )
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "rules": self.rules,
+            "seats": [asdict(s) for s in self.seats],
+            "created_at_ms": self.created_at_ms,
+        }
+        if self.clock_rules is not None:
+            data["clock_rules"] = self.clock_rules.to_json()
+        if self.clock is not None:
+            data["clock"] = self.clock.to_json()
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameMeta:
@@ -69,4 +90,6 @@ class GameMeta:
             rules=data["rules"],
             seats=tuple(SeatInfo(**s) for s in data["seats"]),
             created_at_ms=int(data.get("created_at_ms", 0)),
+            clock_rules=ClockRules(**data["clock_rules"]) if "clock_rules" in data else None,
+            clock=Clock.from_json(data["clock"]) if "clock" in data else None,
         )

@@ -21,6 +21,7 @@ from services.common.grpc_util import SERVER_OPTIONS
 from services.engine.bots import POLL_SLICE_MS, BotQueue
 from services.engine.service import WATCH_SLICE_MS, EngineService, close_quietly
 from services.engine.store import STORAGE_ERRORS, GameStore, connect
+from services.engine.timeouts import ClockKeeper
 
 log = logging.getLogger("metro.engine")
 
@@ -62,9 +63,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         await bots.ensure_group()  # also done lazily, should Redis be down at start
 
     server, health = aio_server(SERVICE_NAME, SERVER_OPTIONS)
-    engine_pb2_grpc.add_EngineServicer_to_server(
-        EngineService(settings, store, bots, blocking), server
-    )
+    service = EngineService(settings, store, bots, blocking)
+    engine_pb2_grpc.add_EngineServicer_to_server(service, server)
     address = f"{settings.engine_host}:{settings.engine_port}"
     server.add_insecure_port(address)
     if not settings.ai_service_token:
@@ -78,6 +78,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
 
     await server.start()
     watcher = asyncio.create_task(_watch_health(store, health))
+    keeper = asyncio.create_task(ClockKeeper(service).run())  # deadlines, with or without browsers
+    sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
     log.info("engine serving on %s (redis %s)", address, settings.redis_url)
     try:
         await stop.wait()
@@ -85,6 +87,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         log.info("engine stopping")
         await health.enter_graceful_shutdown()
         watcher.cancel()
+        keeper.cancel()
+        sweeper.cancel()
         await server.stop(grace=3.0)
         await close_quietly(blocking)
         await close_quietly(client)

@@ -11,7 +11,6 @@ import contextlib
 import json
 import logging
 import secrets
-import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
@@ -19,6 +18,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import grpc
+import orjson
 import redis.asyncio as aioredis
 from google.protobuf.timestamp_pb2 import Timestamp
 from metro.v1 import engine_pb2, engine_pb2_grpc
@@ -36,11 +36,14 @@ from services.common.grpc_util import (
     invalid_argument,
 )
 from services.common.levels import DEFAULT_LEVEL
-from services.engine import messages, validation
+from services.engine import messages, timeouts, validation
 from services.engine.access import Caller
-from services.engine.bots import BotQueue
-from services.engine.cache import GameCache, Snapshot
+from services.engine.bots import BotQueue, parse_job_id
+from services.engine.cache import GameCache, Snapshot, view_of
+from services.engine.clocks import Clock, ClockError, ClockRules
 from services.engine.meta import AI, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
+from services.engine.players_rpc import PlayerCalls
+from services.engine.shards import new_game_id
 from services.engine.store import (
     STORAGE_ERRORS,
     Change,
@@ -67,8 +70,9 @@ MAX_ERROR_SENTENCE = 240  # longer ones quote the client's input: see _bounded
 
 
 def _state_json(state: GameState) -> str:
-    """The stored form of a state (compact: it is written on every move)."""
-    return json.dumps(state.to_dict(), separators=(",", ":"), check_circular=False)
+    """The stored form of a state (compact: it is written on every move; orjson, a tenth of
+    the standard library's time for the same JSON)."""
+    return orjson.dumps(state.to_dict(), option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _failed(reason: str, message: str, rule: str = "") -> ServiceError:
@@ -115,10 +119,12 @@ def _bounded(err: ServiceError) -> ServiceError:
         reason=err.reason,
         field=err.field,
         rule=err.rule,
+        refusal=err.refusal,
+        params=err.params,
     )
 
 
-class EngineService(engine_pb2_grpc.EngineServicer):
+class EngineService(PlayerCalls, engine_pb2_grpc.EngineServicer):
     def __init__(
         self,
         settings: Settings,
@@ -183,6 +189,24 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     def _caller(self, context: grpc.aio.ServicerContext) -> Caller:
         return Caller.from_metadata(context.invocation_metadata(), self.settings.ai_service_token)
+
+    async def _seat(
+        self,
+        caller: Caller,
+        meta: GameMeta,
+        game_id: str,
+        requested: int | None,
+        *,
+        required: bool,
+    ) -> int | None:
+        """The caller's seat (Caller.seat), a token its player claimed for another device
+        included (looked up only for a token that no seat was given)."""
+        if caller.may_be_claimed(meta, game_id):
+            assert caller.token is not None
+            claimed = await self.players.claimed_seat(game_id, caller.token)
+            if claimed is not None:
+                caller = replace(caller, claimed_seat=claimed)
+        return caller.seat(meta, game_id, requested, required=required)
 
     # ---- loading ------------------------------------------------------------------------
 
@@ -249,29 +273,51 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             log.info("game %s: turn resolved at version %d", snap.game_id, result.version)
 
     async def _commit_state(
-        self, snap: Snapshot, state: GameState, event: dict[str, Any], request_key: str
+        self,
+        snap: Snapshot,
+        state: GameState,
+        event: dict[str, Any],
+        request_key: str,
+        *,
+        meta: GameMeta | None = None,
+        new_turn: bool = True,
+        resumed: tuple[int, ...] = (),
     ) -> Committed | Duplicate | Conflict:
-        """Commit a public change of the game's state (a move, a resolved turn)."""
-        status = self._status(snap.meta, state)
+        """Commit a public change of the game's state (a move, a resolved turn, a seat changing
+        hands). `meta`: the game's meta after the change, when it changes; the table's clock (if
+        any) moves on here: the seats that were to move made this change when `new_turn`."""
+        changed = meta or snap.meta
+        status = self._status(changed, state)
+        if changed.clock is not None:
+            base = snap.base if snap.base is not None else snap.state
+            moved = base.to_move() if new_turn else ()
+            changed = timeouts.clocked(
+                changed, state, status, timeouts.now_ms(),
+                moved=moved, new_turn=new_turn, resumed=resumed,
+            )  # fmt: skip
+        meta_json = changed.to_json() if changed is not snap.meta else ""
         event = {**event, "status": status}
         result = await self.store.commit(
             Change(
                 game_id=snap.game_id,
-                kind=snap.meta.kind,
+                kind=changed.kind,
                 expected_version=snap.version,
                 request_key=request_key,
                 state_json=_state_json(state),
-                meta_json="",
+                meta_json=meta_json,
                 status=status,
                 event=event,
-                ttl_s=self._ttl(status),
-                seats=len(snap.meta.seats),
+                ttl_s=self._ttl(status, changed),
+                seats=len(changed.seats),
                 turn_number=state.turn_number,
-                bots=self._bots_due(snap.meta, state, status),
+                bots=self._bots_due(changed, state, status),
+                deadline_ms=timeouts.deadline_of(changed),
             )
         )
         if isinstance(result, Committed):
-            self._remember(snap, result, state, status)
+            self._remember(snap, result, state, status, changed, meta_json)
+            if status == "over" and snap.status != "over":
+                await self.game_ended(snap.game_id, changed.kind)  # ratings: players_rpc
         return result
 
     def _remember(
@@ -301,27 +347,53 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             )
         )
 
-    def _ttl(self, status: str) -> int:
+    def _ttl(self, status: str, meta: GameMeta | None = None) -> int:
         """How long a game's keys live after this change: a game still waiting for players
-        (that nobody joins) far shorter than a running one."""
+        (that nobody joins) far shorter than a running one; a running one with a clock at least
+        a day past its longest deadline (a correspondence clock may give two weeks a move)."""
         if status == "over":
             return self.settings.finished_ttl_s
         if status == "waiting":
             return self.settings.waiting_ttl_s
+        rules = meta.clock_rules if meta is not None else None
+        if rules is not None:
+            return max(self.settings.idle_ttl_s, rules.move_s + rules.bank_s + 86400)
         return self.settings.idle_ttl_s
 
     @staticmethod
     def _view(snap: Snapshot, seat: int | None) -> engine_pb2.GameView:
-        return messages.game_view(
-            game_id=snap.game_id,
-            meta=snap.meta,
-            version=snap.version,
-            status=snap.status,
-            last_event_id=snap.last_event_id,
-            view=snap.state.view(seat),
-            seat=seat,
-            turn_version=snap.turn_version,
+        return view_of(  # built once per snapshot and seat (cache.py)
+            snap,
+            seat,
+            lambda: messages.game_view(
+                game_id=snap.game_id,
+                meta=snap.meta,
+                version=snap.version,
+                status=snap.status,
+                last_event_id=snap.last_event_id,
+                view=snap.state.view(seat),
+                seat=seat,
+                turn_version=snap.turn_version,
+            ),
         )
+
+    @staticmethod
+    def _clock_rules(clock_json: str) -> ClockRules | None:
+        """The table's clock from a create request; INVALID_ARGUMENT naming a bad setting."""
+        raw = validation.json_object(clock_json, "clock") if clock_json else None
+        try:
+            return ClockRules.parse(raw)
+        except ClockError as err:
+            raise invalid_argument(err.field, str(err)) from None
+
+    @staticmethod
+    def _taken_back(meta: GameMeta, seat: int, caller: Caller) -> GameMeta | None:
+        """The meta with `seat` back in its player's hands when its own token moves on a seat
+        the AI plays while the player is away; None when nothing changes hands."""
+        info = meta.seats[seat]
+        if not info.away or caller.is_ai_service:
+            return None
+        return meta.with_seat(seat, replace(info, away=False))
 
     @staticmethod
     def _status(meta: GameMeta, state: GameState) -> str:
@@ -332,7 +404,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         """The AI seats that must move now, with their levels: each gets a job."""
         if status != "playing":
             return ()
-        return tuple((s, meta.seats[s].level) for s in state.to_move() if meta.is_ai(s))
+        return tuple((s, meta.ai_level(s)) for s in state.to_move() if meta.is_ai(s))
 
     # ---- CreateGame ---------------------------------------------------------------------
 
@@ -373,7 +445,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise invalid_argument(
                 "seats", f"{len(specs)} seats given, but the rules are for {seat_count} players"
             )
-        game_id = secrets.token_urlsafe(9)
+        game_id = new_game_id()
         token, creator, seats = "", None, []
         for index, spec in enumerate(specs):
             field = f"seats[{index}]"
@@ -402,10 +474,19 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 seats.append(SeatInfo(AI, name or f"AI {index + 1}", level))
             else:
                 seats.append(SeatInfo(OPEN, name))
-        now_ms = int(time.time() * 1000)
-        meta = GameMeta(kind=kind, rules=rules, seats=tuple(seats), created_at_ms=now_ms)
-        meta_json = meta.to_json()
+        now_ms = timeouts.now_ms()
+        clock_rules = self._clock_rules(request.clock_json)
+        meta = GameMeta(
+            kind=kind,
+            rules=rules,
+            seats=tuple(seats),
+            created_at_ms=now_ms,
+            clock_rules=clock_rules,
+            clock=Clock.start(clock_rules, len(seats)) if clock_rules else None,
+        )
         status = self._status(meta, state)
+        meta = timeouts.clocked(meta, state, status, now_ms)
+        meta_json = meta.to_json()
         event = {
             "action": "create",
             "status": status,
@@ -422,11 +503,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 meta_json=meta_json,
                 status=status,
                 event=event,
-                ttl_s=self._ttl(status),
+                ttl_s=self._ttl(status, meta),
                 seats=len(seats),
                 turn_number=state.turn_number,
                 bots=self._bots_due(meta, state, status),
                 created_at_ms=now_ms,
+                deadline_ms=timeouts.deadline_of(meta),
             )
         )
         if isinstance(result, Conflict):  # a 72-bit id collided: vanishingly rare
@@ -524,6 +606,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             )
             state = snap.state
             status = self._status(meta, state)
+            meta = timeouts.clocked(meta, state, status, timeouts.now_ms())
             meta_json = meta.to_json()
             event = {
                 "action": "join",
@@ -543,10 +626,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                     meta_json=meta_json,
                     status=status,
                     event=event,
-                    ttl_s=self._ttl(status),
+                    ttl_s=self._ttl(status, meta),
                     seats=len(meta.seats),
                     turn_number=state.turn_number,
                     bots=self._bots_due(meta, state, status),
+                    deadline_ms=timeouts.deadline_of(meta),
                 )
             )
             if isinstance(result, Committed):
@@ -570,7 +654,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         game_id = validation.game_id(request.game_id)
         snap = await self._load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = caller.seat(snap.meta, game_id, requested, required=False)
+        seat = await self._seat(caller, snap.meta, game_id, requested, required=False)
         return self._view(snap, seat)
 
     async def ListLegalMoves(
@@ -584,7 +668,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         game_id = validation.game_id(request.game_id)
         snap = await self._load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = caller.seat(snap.meta, game_id, requested, required=True)
+        seat = await self._seat(caller, snap.meta, game_id, requested, required=True)
         assert seat is not None
         out = engine_pb2.ListLegalMovesResponse(seat=seat, version=snap.version)
         if snap.status == "playing":
@@ -651,7 +735,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         """One attempt: the new view, a Conflict that calls for a fresh look, or None when the
         game is gone."""
         game_id, meta = snap.game_id, snap.meta
-        seat = caller.seat(meta, game_id, requested, required=True)
+        seat = await self._seat(caller, meta, game_id, requested, required=True)
         assert seat is not None
         answer_key = f"move:{seat}:{move_id}" if move_id else ""
         try:
@@ -678,9 +762,19 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise
         request_key = answer_key or f"req:{uuid.uuid4().hex}"
         base = snap.base if snap.base is not None else snap.state
-        if state.turn_number == before and len(base.to_move()) > 1:
+        if seat not in base.to_move():
+            # A choice made before another seat left mid-turn is part of the committed state
+            # (the retirement was a public change): it is final, or the turn's count of hidden
+            # choices would no longer match the seats still to choose.
+            raise _failed("choice_final", "your choice for this turn is already final")
+        back = self._taken_back(meta, seat, caller)
+        if state.turn_number == before and len(base.to_move()) > 1 and back is None:
             return await self._choose(snap, state, seat, move, event, request_key)
-        result = await self._commit_state(snap, state, event, request_key)
+        if back is not None:  # the player moves on a seat the AI was playing: it is theirs again
+            event = {**event, "returned": [seat]}
+        result = await self._commit_state(
+            snap, state, event, request_key, meta=back, new_turn=state.turn_number != before
+        )
         if isinstance(result, Committed):
             cached = self.cache.get(game_id)
             assert cached is not None
@@ -713,7 +807,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 move_json=choice,
                 event={**event, "status": snap.status},
                 choosers=len(base.to_move()),
-                ttl_s=self._ttl(snap.status),
+                ttl_s=self._ttl(snap.status, snap.meta),
             )
         )
         if isinstance(result, Conflict):
@@ -748,6 +842,83 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             return None
         _REPLAYED.set(True)
         return self._view(await self._load(game_id), seat)
+
+    # ---- seats changing hands (timeouts.py) ---------------------------------------------
+
+    async def SetAway(
+        self, request: engine_pb2.SetAwayRequest, context: grpc.aio.ServicerContext
+    ) -> engine_pb2.GameView:
+        return await self._call(context, lambda: self._set_away(request, self._caller(context)))
+
+    async def _set_away(
+        self, request: engine_pb2.SetAwayRequest, caller: Caller
+    ) -> engine_pb2.GameView:
+        game_id = validation.game_id(request.game_id)
+        if caller.is_ai_service:
+            raise invalid_argument("away", "only a seat's own player leaves or comes back")
+        for _ in range(MOVE_ATTEMPTS):
+            snap = await self._load(game_id)
+            seat = await self._seat(caller, snap.meta, game_id, None, required=True)
+            assert seat is not None
+            info = snap.meta.seats[seat]
+            if snap.status != "playing" or info.lost or info.away == request.away:
+                return self._view(snap, seat)  # nothing to hand over (or done already)
+            if request.away:
+                result = await self._hand_over(snap, (seat,), "left")
+            else:
+                meta = snap.meta.with_seat(seat, replace(info, away=False))
+                result = await self._commit_state(
+                    snap, snap.state, {"action": "returned", "seats": [seat]},
+                    timeouts.request_key(), meta=meta, new_turn=False, resumed=(seat,),
+                )  # fmt: skip
+            if isinstance(result, Committed | Duplicate):
+                return self._view(await self._load(game_id), seat)
+            if result.current_version is None:
+                raise _not_found(game_id)
+        raise _aborted(game_id, None, -1)
+
+    async def settle_clock(self, game_id: str, at_ms: int) -> None:
+        """Act on `game_id`'s passed deadlines at `at_ms` (the clock keeper calls this)."""
+        for _ in range(COMMIT_ATTEMPTS):
+            try:
+                snap = await self._load(game_id)
+            except ServiceError:
+                await self.store.clear_deadline(game_id)  # gone
+                return
+            clock = snap.meta.clock
+            due = set(timeouts.timed_seats(snap.meta, snap.state, snap.status))
+            expired = tuple(s for s in clock.expired(at_ms) if s in due) if clock else ()
+            if not expired:
+                # Early, or already settled by another replica: index the true deadline.
+                await self.store.set_deadline(game_id, timeouts.deadline_of(snap.meta))
+                return
+            result = await self._hand_over(snap, expired, "timeout")
+            if not isinstance(result, Conflict) or result.current_version is None:
+                return
+
+    async def _hand_over(
+        self, snap: Snapshot, seats: tuple[int, ...], why: str
+    ) -> Committed | Duplicate | Conflict:
+        """Commit `seats` leaving: the AI plays them, or (a table whose time-out loses) they
+        retire for good, scores frozen (the rules core's `retire`)."""
+        meta, state = snap.meta, snap.state
+        loses = meta.clock_rules is not None and meta.clock_rules.on_timeout == "lose"
+        event: dict[str, Any] = {"action": why, "seats": list(seats), "then": "ai"}
+        if loses:
+            state = state.copy()
+            for seat in seats:
+                event.setdefault("retired", []).append(state.retire(seat))
+                meta = meta.with_seat(seat, replace(meta.seats[seat], lost=True))
+            event["then"] = "lose"
+        else:
+            for seat in seats:
+                meta = meta.with_seat(seat, replace(meta.seats[seat], away=True))
+        if why == "timeout":
+            log.info("game %s: time ran out for seats %s (%s)", snap.game_id, seats, event["then"])
+        return await self._commit_state(
+            snap, state, event, timeouts.request_key(), meta=meta,
+            new_turn=state.turn_number != snap.state.turn_number,
+        )  # fmt: skip
 
     # ---- WatchGame ----------------------------------------------------------------------
 
@@ -863,7 +1034,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.AckBotTurnResponse:
         async def ack() -> engine_pb2.AckBotTurnResponse:
             self._caller(context).require_ai_service()
-            if not validation.JOB_ID.fullmatch(request.job_id):
+            if parse_job_id(request.job_id) is None:
                 raise invalid_argument("job_id", "job_id must be a job id from ClaimBotTurn")
             place = await self.bots.job_place(request.job_id)
             if place is not None and await self.bots.is_current_id(*place, request.job_id):

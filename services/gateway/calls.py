@@ -14,15 +14,17 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+import orjson
 from flask import current_app, request
 from google.protobuf.message import Message
 
 from services.common.grpc_util import bearer
 from services.gateway.backends import Backends, Clients
+from services.gateway.delta import ViewMemory
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
 
 M = TypeVar("M", bound=Message)
@@ -47,6 +49,8 @@ class Gateway:
     deadline_s: float
     heartbeat_s: float
     watch_max_s: float
+    # The last view sent of each game and seat, for delta answers (delta.py).
+    views: ViewMemory = field(default_factory=ViewMemory)
 
 
 def gateway() -> Gateway:
@@ -80,8 +84,8 @@ def json_body(*, optional: bool = False) -> dict[str, Any]:
             return {}
         raise bad_request("The request needs a JSON object as its body.")
     try:
-        data = request.get_json(force=True, silent=False)
-    except Exception:
+        data = orjson.loads(raw)  # (orjson: a move's body is read on every move)
+    except orjson.JSONDecodeError:
         raise bad_request("The body is not valid JSON.") from None
     if not isinstance(data, dict):
         raise bad_request("The body must be a JSON object.")

@@ -34,7 +34,7 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.headers: dict[str, str] = {}  # e.g. Retry-After of a 429 or 503
-        self.extra = {k: v for k, v in extra.items() if v}
+        self.extra: dict[str, Any] = {k: v for k, v in extra.items() if v}
 
     def response(self) -> Response:
         body: dict[str, Any] = {"code": self.code, "message": self.message, **self.extra}
@@ -137,11 +137,28 @@ def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         status = _BY_REASON.get(reason, 409)
     message = details or reason.replace("_", " ")
+    params = _params(extra.pop("params", ""))
     if extra.get("rule"):
         extra["rule"] = _rule_text(extra["rule"])
         if extra["rule"] not in message:
             message = f"{message} ({extra['rule']})"  # API.md: the message names the rule
-    return ApiError(status, reason, message, **extra)
+    answer = ApiError(status, reason, message, **extra)
+    if answer.extra.get("refusal"):
+        answer.extra["params"] = params  # the page words the refusal from its catalogue
+    return answer
+
+
+def _params(text: str) -> dict[str, str | int]:
+    """A refusal's parameters from their JSON metadata: an object of texts and integers only."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(k): v for k, v in value.items() if isinstance(v, str | int) and not isinstance(v, bool)
+    }
 
 
 def _rule_text(rule: str) -> str:

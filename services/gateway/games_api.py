@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from flask import Blueprint, Response, request
 from google.protobuf.json_format import MessageToDict
 from metro.v1 import ai_pb2, engine_pb2
@@ -18,7 +19,8 @@ from metro.v1 import ai_pb2, engine_pb2
 import games
 from games.queries import answer as answer_query
 from services.common.levels import level_table
-from services.gateway.calls import bearer_token, clients, json_body, rpc
+from services.gateway.calls import bearer_token, clients, gateway, json_body, rpc
+from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip, guard
 
@@ -27,7 +29,7 @@ bp = Blueprint("games", __name__, url_prefix="/api")
 LIST_STATUSES = ("open", "playing", "over")
 LIST_LIMIT_MAX = 200  # the engine's own limit: one number for both
 SEAT_FIELDS = {"kind", "name", "level"}
-CREATE_FIELDS = {"game", "rules", "seats"}
+CREATE_FIELDS = {"game", "rules", "seats", "clock"}
 HINT_FIELDS = {"level", "budget_ms", "seed", "max_suggestions"}
 
 
@@ -96,7 +98,15 @@ def create_game() -> tuple[Response, int] | Response:
             if not isinstance(seat.get(key, ""), str):
                 raise bad_request(f"'seats[{i}].{key}' must be a string.", f"seats[{i}].{key}")
         specs.append(engine_pb2.SeatSpec(**seat))
-    message = engine_pb2.CreateGameRequest(game=game, rules_json=json.dumps(rules), seats=specs)
+    clock = body.get("clock")
+    if clock is not None and not isinstance(clock, dict):
+        raise bad_request("'clock' must be a JSON object (see the README's clocks).", "clock")
+    message = engine_pb2.CreateGameRequest(
+        game=game,
+        rules_json=json.dumps(rules),
+        seats=specs,
+        clock_json=json.dumps(clock) if clock else "",
+    )
     reply = rpc(clients().engine.CreateGame, message)
     out: dict[str, Any] = {"game_id": reply.game_id, "seat": None, "token": reply.token}
     if reply.HasField("seat"):
@@ -156,15 +166,47 @@ def join_game(game_id: str) -> Response:
     return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 
+def _since() -> int | None:
+    """The `since` query parameter: the view version the client holds (docs/api-deltas.md)."""
+    text = request.args.get("since")
+    if text is None:
+        return None
+    if not text.isdigit() or len(text) > 18:
+        raise bad_request("'since' must be the version of the view you hold: a whole number "
+                          "0 or more (0 when you hold none).", field="since")  # fmt: skip
+    return int(text)
+
+
+def _view_answer(game_id: str, reply: engine_pb2.GameView, since: int | None) -> Response:
+    """The view, or with `since` (a delta-aware client) the patch from the view of that version
+    when this process sent it to this seat last; else the full view (docs/api-deltas.md)."""
+    if since is None:
+        return _raw(reply.json)
+    seat = reply.seat if reply.HasField("seat") else None
+    memory = gateway().views
+    held = memory.get(game_id, seat, since)
+    memory.put(game_id, seat, reply.version, reply.json)
+    if held is None:
+        answer = _raw(reply.json)
+        answer.headers["Metro-View"] = "full"
+        return answer
+    answer = Response(
+        delta_json(game_id, since, reply.version, held, reply.json), mimetype="application/json"
+    )
+    answer.headers["Metro-View"] = "delta"
+    return answer
+
+
 @bp.get("/games/<game_id>")
 def get_view(game_id: str) -> Response:
+    since = _since()
     reply = rpc(
         clients().engine.GetView,
         engine_pb2.GetViewRequest(game_id=game_id),
         token=bearer_token(),
         idempotent=True,
     )
-    return _raw(reply.json)
+    return _view_answer(game_id, reply, since)
 
 
 @bp.get("/games/<game_id>/legal")
@@ -184,6 +226,7 @@ def legal_moves(game_id: str) -> Response:
 @bp.post("/games/<game_id>/moves")
 def apply_move(game_id: str) -> Response:
     token = bearer_token()
+    since = _since()
     body = json_body()
     _in_game(body)
     move = dict(body)
@@ -196,12 +239,36 @@ def apply_move(game_id: str) -> Response:
         raise bad_request("The body must hold the move itself, besides any "
                           "expected_version and move_id.", field="move")  # fmt: skip
     message = engine_pb2.ApplyMoveRequest(
-        game_id=game_id, move_id=move_id, move_json=json.dumps(move, separators=(",", ":"))
+        game_id=game_id, move_id=move_id, move_json=orjson.dumps(move).decode()
     )
     if expected is not None:
         message.expected_version = expected
     # With a move_id the engine applies the move once, however often it is sent.
     reply = rpc(clients().engine.ApplyMove, message, token=token, idempotent=bool(move_id))
+    return _view_answer(game_id, reply, since)
+
+
+@bp.post("/games/<game_id>/leave")
+def leave_seat(game_id: str) -> Response:
+    """The player hands the seat to the AI (or, at a table where time-outs lose, retires)."""
+    return _set_away(game_id, away=True)
+
+
+@bp.post("/games/<game_id>/return")
+def return_to_seat(game_id: str) -> Response:
+    """The player takes back the seat the AI was playing."""
+    return _set_away(game_id, away=False)
+
+
+def _set_away(game_id: str, *, away: bool) -> Response:
+    token = bearer_token()
+    _only(json_body(optional=True), set())
+    reply = rpc(
+        clients().engine.SetAway,
+        engine_pb2.SetAwayRequest(game_id=game_id, away=away),
+        token=token,
+        idempotent=True,  # setting the same state twice changes nothing
+    )
     return _raw(reply.json)
 
 

@@ -32,9 +32,11 @@ import redis
 from flask import Flask, Response, current_app, jsonify, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
+from redis.exceptions import RedisClusterException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from services.common.config import GatewayLimits
+from services.common.redis_url import SENTINEL, SINGLE, parse, redacted, sync_client
 from services.gateway.errors import ApiError, retry_later
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ EXTENSION = "metro_limits"
 STREAM_RETRY_AFTER_S = 5
 HINT_RETRY_AFTER_S = 2
 REDIS_TIMEOUT_S = 1.0
+# A cluster with no reachable node raises RedisClusterException, which is no RedisError.
+REDIS_ERRORS = (redis.RedisError, RedisClusterException)
 KEY_PREFIX = "metro:limits"
 
 # Endpoint -> which rate of GatewayLimits applies.
@@ -119,27 +123,51 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
             "rate limits are counted in memory, per gateway process: set "
             "RATE_LIMIT_STORAGE_URL (or REDIS_URL) so that every process counts together"
         )
-    options: dict[str, str | int] = {}
-    if url.startswith(("redis://", "rediss://", "unix://", "redis+unix://")):
-        options = {"socket_timeout": 1, "socket_connect_timeout": 1}
-    limiter = Limiter(
-        client_ip,
-        app=app,
-        storage_uri=url or "memory://",
-        storage_options=options,
-        strategy="sliding-window-counter",
-        key_prefix=KEY_PREFIX,
-        # A Redis that stops answering costs no request: counts go on in memory meanwhile.
-        swallow_errors=True,
-        in_memory_fallback_enabled=True,
-        headers_enabled=False,
-        on_breach=_breached,
-    )
+    storage_uri, options = _storage(url)
+    try:
+        limiter = Limiter(
+            client_ip,
+            app=app,
+            storage_uri=storage_uri,
+            storage_options=options,
+            strategy="sliding-window-counter",
+            key_prefix=KEY_PREFIX,
+            # A Redis that stops answering costs no request: counts go on in memory meanwhile.
+            swallow_errors=True,
+            in_memory_fallback_enabled=True,
+            headers_enabled=False,
+            on_breach=_breached,
+        )
+    except RedisClusterException as err:
+        # Unlike one server, a cluster's client needs its slot map before the first count.
+        raise SystemExit(
+            f"gateway: the Redis Cluster for rate limits ({redacted(url)}) does not answer: "
+            f"{str(err).rstrip('.')}. Start it first (or set RATE_LIMIT_ENABLED=0)."
+        ) from None
     for endpoint, which in RATED_ENDPOINTS.items():
         view = app.view_functions[endpoint]
         rate: str = getattr(settings, which)
         app.view_functions[endpoint] = limiter.limit(rate, scope=which)(view)  # type: ignore[assignment]
     return limiter
+
+
+def _storage(url: str) -> tuple[str, dict[str, Any]]:
+    """flask-limiter's storage URI and options for a Redis URL of any form (one server, a
+    cluster, Sentinel: services/common/redis_url.py). The `limits` package reads the same
+    redis+cluster:// and redis+sentinel:// schemes, but not their TLS forms nor a password of
+    the Sentinels' own, so those travel as options."""
+    if not url:
+        return "memory://", {}
+    target = parse(url)
+    timeouts: dict[str, Any] = {"socket_timeout": 1, "socket_connect_timeout": 1}
+    if target.mode == SINGLE:
+        return url, timeouts
+    scheme, _, rest = url.partition("://")
+    uri = scheme.lower().replace("rediss+", "redis+") + "://" + rest.partition("?")[0]
+    options = {**timeouts, **({"ssl": True} if target.tls else {})}
+    if target.mode == SENTINEL:
+        options["sentinel_kwargs"] = {"password": target.sentinel_password, **timeouts}
+    return uri, options
 
 
 def _breached(limit: RequestLimit) -> Response:
@@ -180,13 +208,9 @@ class HintSlots:
         self.per_game = per_game
         self.per_client = per_client
         self.hold_ms = max(1000, int(hold_s * 1000))
-        self._redis: redis.Redis | None = None
+        self._url = url
+        self._redis: Any = None  # redis.Redis, or a RedisCluster (the same commands)
         self._take: Any = None
-        if url:
-            self._redis = redis.Redis.from_url(
-                url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
-            )
-            self._take = self._redis.register_script(_TAKE_LUA)
         self._lock = threading.Lock()
         self._local: Counter[str] = Counter()
         self._warned_at = 0.0
@@ -194,19 +218,33 @@ class HintSlots:
     @contextlib.contextmanager
     def hold(self, game_id: str, client: str) -> Iterator[None]:
         """A slot for one hint of `client` in `game_id` while the block runs; 429 when full."""
-        keys = [f"{KEY_PREFIX}:hints:game:{game_id[:64]}", f"{KEY_PREFIX}:hints:client:{client}"]
+        # One hash tag for both sets: the script takes them at once, so on a Redis Cluster
+        # they must share a slot (hints are few; one slot carries them all).
+        keys = [f"{KEY_PREFIX}:{{hints}}:game:{game_id[:64]}",
+                f"{KEY_PREFIX}:{{hints}}:client:{client}"]  # fmt: skip
         release = self._take_slot(keys)
         try:
             yield
         finally:
             release()
 
+    def _connect(self) -> None:
+        """The client, made on first use: a cluster client asks its nodes for the slot map
+        as it is made, and a cluster down when the gateway starts must not stop the gateway."""
+        if self._redis is None:
+            client = sync_client(
+                self._url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+            )
+            self._take = client.register_script(_TAKE_LUA)
+            self._redis = client
+
     def _take_slot(self, keys: list[str]) -> Callable[[], None]:
-        if self._redis is not None:
+        if self._url:
             member = uuid.uuid4().hex
             try:
+                self._connect()
                 full = int(self._take(keys=keys, args=[member, self.hold_ms, *self._caps()]))
-            except redis.RedisError as err:
+            except REDIS_ERRORS as err:
                 self._warn(err)
             else:
                 if full:
@@ -224,7 +262,7 @@ class HintSlots:
             for key in keys:
                 pipe.zrem(key, member)
             pipe.execute()
-        except redis.RedisError as err:
+        except REDIS_ERRORS as err:
             self._warn(err)  # the slot frees itself when its hold ends
 
     def _take_local(self, keys: list[str]) -> Callable[[], None]:

@@ -118,14 +118,49 @@ MOVE_ENVELOPE: JSON = {
 }
 
 
-def _game_parts() -> tuple[list[JSON], list[JSON], list[JSON]]:
-    """Per game: the create body, the move body and the view, each an alternative of a oneOf."""
-    creates, moves, views = [], [], []
+def view_schema_name(kind: str) -> str:
+    """The component holding one game kind's view (`View`'s discriminator maps `game` to it)."""
+    return f"View_{kind}"
+
+
+CLOCK_RULES: JSON = {
+    "type": "object",
+    "description": "The table's clock (README, Clocks); absent or mode none: no clock.",
+    "properties": {
+        "mode": {"enum": ["none", "realtime", "correspondence"]},
+        "move_s": {
+            "type": "integer",
+            "description": "seconds per move: 5-3600 real time, 600-1209600 correspondence",
+        },
+        "bank_s": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 7200,
+            "description": "real time: a reserve the overruns come out of",
+        },
+        "on_timeout": {"enum": ["ai", "lose"]},
+        "ai_level": {"type": "string", "description": "the AI level that plays absent seats"},
+    },
+    "additionalProperties": False,
+}
+
+
+def _game_parts() -> tuple[list[JSON], list[JSON], dict[str, JSON]]:
+    """Per game: the create body and the move body, each an alternative of a oneOf, and the
+    view, a component of its own that `View` picks by the view's `game`."""
+    creates: list[JSON] = []
+    moves: list[JSON] = []
+    views: dict[str, JSON] = {}
     for game in games.all_games():
         kind = {"const": game.kind}
         creates.append(
             _object(
-                {"game": kind, "rules": game.rules_schema(), "seats": _ref("SeatSpecs")},
+                {
+                    "game": kind,
+                    "rules": game.rules_schema(),
+                    "seats": _ref("SeatSpecs"),
+                    "clock": _ref("ClockRules"),
+                },
                 ["game", "seats"],
                 title=game.name,
                 additionalProperties=False,
@@ -133,12 +168,10 @@ def _game_parts() -> tuple[list[JSON], list[JSON], list[JSON]]:
         )
         move = _with_envelope(game.move_schema(), MOVE_ENVELOPE)
         moves.append({"title": game.name, **move})
-        views.append(
-            {
-                "title": game.name,
-                "allOf": [_ref("CommonView"), _object({"game": kind}), game.view_schema()],
-            }
-        )
+        views[view_schema_name(game.kind)] = {
+            "title": f"{game.name} view",
+            "allOf": [_ref("CommonView"), _object({"game": kind}, ["game"]), game.view_schema()],
+        }
     return creates, moves, views
 
 
@@ -181,6 +214,18 @@ def _schemas() -> JSON:
                     "message": {"type": "string", "description": "for people"},
                     "field": {"type": "string", "description": "the request's field at fault"},
                     "rule": {"type": "string", "description": "the rule a refused move breaks"},
+                    "refusal": {
+                        "type": "string",
+                        "description": "a rule refusal's stable code (\"<game>.<code>\", or one "
+                        "every game shares, e.g. game_over): the page words it in the player's "
+                        "language from its catalogue",
+                    },
+                    "params": {
+                        "type": "object",
+                        "additionalProperties": {"type": ["string", "integer"]},
+                        "description": "the values the refusal's sentence names (rows and "
+                        "columns counted from 1, names as the board shows them)",
+                    },
                 },
                 ["code", "message"],
             )
@@ -252,6 +297,7 @@ def _schemas() -> JSON:
         "SeatSpecs": {"type": "array", "items": _ref("SeatSpec"), "minItems": 1},
         "Seat": seat,
         "CreateGame": {"oneOf": creates},
+        "ClockRules": CLOCK_RULES,
         "Created": _object(
             {
                 "game_id": {"type": "string"},
@@ -270,7 +316,19 @@ def _schemas() -> JSON:
         ),
         "GameList": _object({"games": {"type": "array", "items": summary}}, ["games"]),
         "CommonView": common_view,
-        "View": {"oneOf": views},
+        "View": {
+            "oneOf": [_ref(name) for name in views],
+            "discriminator": {
+                "propertyName": "game",
+                "mapping": {
+                    game.kind: f"#/components/schemas/{view_schema_name(game.kind)}"
+                    for game in games.all_games()
+                },
+            },
+            "description": "A game as one seat (or a spectator) sees it: the fields every "
+            "game has (CommonView) and the game's own, picked by `game`.",
+        },
+        **views,
         "Move": {"oneOf": moves},
         "LegalMoves": _object(
             {
@@ -459,6 +517,29 @@ def _paths() -> JSON:
                 ),
             },
         },
+        **{
+            f"/api/games/{{game_id}}/{name}": {
+                "parameters": game_path,
+                "post": {
+                    "operationId": operation,
+                    "summary": summary,
+                    "tags": ["games"],
+                    "security": SEAT_ONLY,
+                    "responses": _responses(
+                        200, _ref("View"), "The seat's new view.", 400, 403, 404, 409, 429, 503
+                    ),
+                },
+            }
+            for name, operation, summary in (
+                (
+                    "leave",
+                    "leaveSeat",
+                    "Hand the token's seat to the AI (at a table whose "
+                    "time-out loses: leave the game for good, score frozen).",
+                ),
+                ("return", "returnToSeat", "Take back the token's seat from the AI."),
+            )
+        },
         "/api/games/{game_id}/hint": {
             "parameters": game_path,
             "post": {
@@ -541,7 +622,7 @@ def document() -> JSON:
 
 @functools.cache
 def _document_text() -> str:
-    schemas = _schemas()
+    schemas = {**_schemas(), **players_schemas()}
     schemas["ServerSentEvent"] = _object(
         {
             "id": _ref("EventId"),
@@ -571,8 +652,8 @@ def _document_text() -> str:
             "game uses the same paths; its rules, moves and view fields are its own.",
         },
         "servers": [{"url": "/"}],
-        "tags": [{"name": "games"}, {"name": "meta"}],
-        "paths": _paths(),
+        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}],
+        "paths": {**_paths(), **players_paths()},
         "components": {
             "schemas": schemas,
             "securitySchemes": {
@@ -590,3 +671,232 @@ def _document_text() -> str:
 @bp.get("/api/openapi.json")
 def openapi_json() -> Response:
     return Response(_document_text(), mimetype="application/json")
+
+
+# ---- players, ratings and rematch (services/gateway/players_api.py, docs/api-players.md) -------
+
+PLAYER_KEY: JSON = {
+    "name": "X-Player-Key",
+    "in": "header",
+    "required": False,
+    "description": "The player's device key, as `POST /api/players` (or `/recover`) gave it.",
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+}
+
+
+def _player_op(
+    op_id: str, summary: str, ok: int, ok_schema: JSON, errors: tuple[int, ...], **extra: Any
+) -> JSON:
+    out: JSON = {
+        "operationId": op_id,
+        "summary": summary,
+        "tags": ["players"],
+        "responses": _responses(ok, ok_schema, summary, *errors, 429, 503),
+    }
+    out.update(extra)
+    return out
+
+
+def _body(schema: JSON) -> JSON:
+    return {"required": True, "content": _json_content(schema)}
+
+
+def players_schemas() -> JSON:
+    """The players' part of the document's schemas."""
+    string, integer, boolean = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+    seats = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+    return {
+        "PlayerCredentials": _object(
+            {
+                "player_id": string,
+                "name": string,
+                "device_key": {**string, "description": "secret: send it as X-Player-Key"},
+                "recovery_code": {**string, "description": "secret; only when created"},
+            },
+            ["player_id", "name", "device_key"],
+        ),
+        "Player": _object({"player_id": string, "name": string}, ["player_id", "name"]),
+        "PlayerGames": _object(
+            {
+                "games": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "game_id": string,
+                            "game": string,
+                            "rules": {"type": "object"},
+                            "seats": {"type": "array", "items": _ref("Seat")},
+                            "status": {"enum": ["waiting", "playing", "over"]},
+                            "created_at": {"type": ["string", "null"]},
+                            "seat": integer,
+                            "to_move": seats,
+                            "your_turn": boolean,
+                            "rated": boolean,
+                        },
+                        ["game_id", "game", "status", "seat", "to_move", "your_turn", "rated"],
+                    ),
+                },
+                "next_offset": {"type": ["integer", "null"]},
+            },
+            ["games", "next_offset"],
+        ),
+        "Seated": _object(
+            {"game_id": string, "seat": integer, "player_id": string, "rated": boolean},
+            ["game_id", "seat", "player_id", "rated"],
+        ),
+        "Table": _object(
+            {
+                "game_id": string,
+                "rated": boolean,
+                "seats": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "seat": integer,
+                            "player_id": {"type": ["string", "null"]},
+                            "name": string,
+                        },
+                        ["seat", "player_id", "name"],
+                    ),
+                },
+            },
+            ["game_id", "rated", "seats"],
+        ),
+        "Leaderboard": _object(
+            {
+                "game": string,
+                "players": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "rank": integer,
+                            "player_id": string,
+                            "name": string,
+                            "ai": boolean,
+                            "rating": {"type": "number"},
+                            "mu": {"type": "number"},
+                            "sigma": {"type": "number"},
+                            "games": integer,
+                        },
+                        ["rank", "player_id", "name", "ai", "rating", "mu", "sigma", "games"],
+                    ),
+                },
+            },
+            ["game", "players"],
+        ),
+        "Rematch": _object(
+            {
+                "rematch": {
+                    "oneOf": [
+                        {"type": "null", "description": "no rematch offered (yet)"},
+                        _object(
+                            {
+                                "game_id": string,
+                                "accepted": seats,
+                                "declined": seats,
+                                "started": boolean,
+                            },
+                            ["game_id", "accepted", "declined", "started"],
+                        ),
+                    ]
+                },
+                "game_id": {"type": ["string", "null"], "description": "the new game's id"},
+                "seat": {"type": ["integer", "null"], "description": "the caller's new seat"},
+                "token": {**string, "description": "the new seat's secret, once"},
+            },
+            ["rematch", "game_id", "seat"],
+        ),
+    }
+
+
+def players_paths() -> JSON:
+    """The players' part of the document's paths."""
+    game_path = [GAME_ID]
+    name = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
+    return {
+        "/api/players": {
+            "post": _player_op(
+                "createPlayer", "A new player: its device key and recovery code, once.",
+                201, _ref("PlayerCredentials"), (400, 413),
+                requestBody=_body(_object({"name": name}, ["name"], additionalProperties=False)),
+            )
+        },
+        "/api/players/recover": {
+            "post": _player_op(
+                "recoverPlayer", "A new device key for the player of a recovery code.",
+                200, _ref("PlayerCredentials"), (400, 403, 413),
+                requestBody=_body(
+                    _object({"recovery_code": {"type": "string"}}, ["recovery_code"],
+                            additionalProperties=False)
+                ),
+            )
+        },
+        "/api/players/me": {
+            "get": _player_op(
+                "me", "Who the device key is.", 200, _ref("Player"), (403,),
+                parameters=[PLAYER_KEY],
+            )
+        },
+        "/api/players/me/games": {
+            "get": _player_op(
+                "myGames", "The key's player's games, newest first, with whose turn it is.",
+                200, _ref("PlayerGames"), (400, 403),
+                parameters=[
+                    PLAYER_KEY,
+                    {"name": "limit", "in": "query",
+                     "schema": {"type": "integer", "minimum": 0, "maximum": 100}},
+                    {"name": "offset", "in": "query",
+                     "schema": {"type": "integer", "minimum": 0, "maximum": 10_000}},
+                ],
+            )
+        },
+        "/api/games/{game_id}/player": {
+            "parameters": game_path,
+            "post": _player_op(
+                "sitPlayer", "The key's player takes the token's seat; `rated` rates the table.",
+                200, _ref("Seated"), (400, 403, 404, 409, 413),
+                parameters=[PLAYER_KEY], security=SEAT_ONLY,
+                requestBody={"required": False, "content": _json_content(
+                    _object({"rated": {"type": "boolean"}}, additionalProperties=False))},
+            ),
+        },
+        "/api/games/{game_id}/claim": {
+            "parameters": game_path,
+            "post": _player_op(
+                "claimSeat", "A seat token for this device of a player who sits at the game.",
+                200, _object({"game_id": {"type": "string"}, "seat": {"type": "integer"},
+                              "token": {"type": "string"}}, ["game_id", "seat", "token"]),
+                (400, 403, 404, 413, 429), parameters=[PLAYER_KEY],
+            ),
+        },
+        "/api/games/{game_id}/table": {
+            "parameters": game_path,
+            "get": _player_op(
+                "table", "The players on a game's seats and whether it is rated.",
+                200, _ref("Table"), (400, 404),
+            ),
+        },
+        "/api/leaderboard/{game}": {
+            "parameters": [{"name": "game", "in": "path", "required": True,
+                            "schema": {"enum": list(games.kinds())}}],
+            "get": _player_op(
+                "leaderboard", "The ratings of one game kind, best first (AI levels too).",
+                200, _ref("Leaderboard"), (400,),
+                parameters=[{"name": "limit", "in": "query",
+                             "schema": {"type": "integer", "minimum": 0, "maximum": 200}}],
+            ),
+        },
+        "/api/games/{game_id}/rematch": {
+            "parameters": game_path,
+            "post": _player_op(
+                "rematch", "Accept (offering it when none is) or decline a rematch.",
+                200, _ref("Rematch"), (400, 403, 404, 409, 413), security=SEAT_ONLY,
+                requestBody=_body(_object({"answer": {"enum": ["accept", "decline"]}},
+                                          ["answer"], additionalProperties=False)),
+            ),
+            "get": _player_op(
+                "rematchState", "Where the rematch offer after this game stands.",
+                200, _ref("Rematch"), (400, 403, 404), security=SPECTATOR_OR_SEAT,
+            ),
+        },
+    }  # fmt: skip

@@ -86,13 +86,24 @@ def test_simultaneous_turn_keeps_its_deadlines_while_seats_choose() -> None:
     seat's clock."""
     assert REAL is not None
     clock = Clock.start(REAL, 3).after_change(REAL, (), (0, 1, 2), now_ms=0, new_turn=True)
-    assert clock.next_deadline_ms == 210_000
+    assert clock.deadlines_ms == ((0, 30_000), (1, 30_000), (2, 30_000))
     clock = clock.after_change(REAL, (), (0, 2), now_ms=40_000, new_turn=False)
     assert [s for s, _ in clock.deadlines_ms] == [0, 2]
     assert clock.turn_started_ms == 0
+    # The turn resolves late: nobody's bank pays for it.
+    clock = clock.after_change(REAL, (0, 1, 2), (0, 1, 2), now_ms=90_000, new_turn=True)
+    assert clock.banks_ms == (180_000,) * 3
 
 
 def test_round_trip() -> None:
     assert REAL is not None
     clock = Clock.start(REAL, 2).after_change(REAL, (), (0,), now_ms=7, new_turn=True)
     assert Clock.from_json(clock.to_json()) == clock
+
+
+def test_a_seat_taken_back_mid_turn_gets_a_fresh_deadline() -> None:
+    assert REAL is not None
+    clock = Clock.start(REAL, 2).after_change(REAL, (), (), now_ms=0, new_turn=True)
+    assert clock.next_deadline_ms is None
+    clock = clock.resume(REAL, (1,), now_ms=100_000)
+    assert clock.deadlines_ms == ((1, 100_000 + 30_000 + 180_000),)

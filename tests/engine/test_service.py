@@ -12,6 +12,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from services.engine.store import answers_key, events_key, game_key
 from tests.engine.helpers import choose, moves_of, play_out
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 
@@ -58,13 +59,13 @@ def test_ttls_follow_the_status(engine: RunningEngine, engine_client: EngineClie
     game_id, tokens = c.create_full({"players": 2})
     r = redis.Redis.from_url(engine.redis_url)
     try:
-        keys = [f"game:{game_id}", f"game:{game_id}:events", f"game:{game_id}:answers"]
+        keys = [game_key(game_id), events_key(game_id), answers_key(game_id)]
         for key in keys:
             assert 3600 < r.ttl(key) <= 7200  # GAME_TTL_IDLE_S of the session engine
         play_out(c, game_id, tokens, random.Random(4))
         for key in keys:
             assert 0 < r.ttl(key) <= 3600  # GAME_TTL_FINISHED_S
-        state = r.hget(f"game:{game_id}", "state")
+        state = r.hget(game_key(game_id), "state")
         assert state and b"deck0" in state  # the secret state is stored, never sent
     finally:
         r.close()

@@ -15,7 +15,15 @@ import redis
 
 import games
 from services.engine.commit_lua import SUBMIT_LUA
-from services.engine.store import BOT_GROUP, BOT_STREAM
+from services.engine.shards import shard_of
+from services.engine.store import (
+    BOT_GROUP,
+    answers_key,
+    bot_stream,
+    events_key,
+    game_key,
+    pending_key,
+)
 from tests.engine.helpers import code, moves_of, record_of
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 
@@ -179,8 +187,10 @@ def test_a_turn_whose_resolver_died_is_resolved_by_the_next_reader(engine: Runni
     before = client.view(game_id)
     # What the dead call had done: run the submit script for seat 1's choice, then nothing.
     with redis.Redis.from_url(engine.redis_url, decode_responses=True) as r:
-        keys = [f"game:{game_id}", f"game:{game_id}:events", f"game:{game_id}:answers",
-                f"game:{game_id}:pending", BOT_STREAM]  # fmt: skip
+        shard = shard_of(game_id)
+        assert shard is not None
+        keys = [game_key(game_id), events_key(game_id), answers_key(game_id),
+                pending_key(game_id), bot_stream(shard)]  # fmt: skip
         args = ["req:dead", doc(before)["turn_index"], 1, json.dumps(last),
                 '"seat":1,"action":"choose","status":"playing"}', 2, 3600, BOT_GROUP]  # fmt: skip
         reply = r.eval(SUBMIT_LUA, len(keys), *keys, *args)

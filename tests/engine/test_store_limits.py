@@ -12,6 +12,7 @@ import redis
 
 from services.common.grpc_util import error_details
 from services.common.redis_server import RedisServer
+from services.engine.store import events_key, game_key
 from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
 
 
@@ -22,7 +23,7 @@ def test_a_waiting_game_lives_an_hour_not_a_week(
     created = c.create({"players": 2}, metro_seats("human", "open"))
     r = redis.Redis.from_url(engine.redis_url)
     try:
-        keys = [f"game:{created.game_id}", f"game:{created.game_id}:events"]
+        keys = [game_key(created.game_id), events_key(created.game_id)]
         for key in keys:
             assert 0 < r.ttl(key) <= 1800  # GAME_TTL_WAITING_S of the session engine
         c.join(created.game_id, "Bo")  # now it runs: the idle TTL
@@ -57,6 +58,6 @@ def test_a_full_store_refuses_writes_and_keeps_serving_reads(
             assert body["error"]["code"] == "storage_full", body
             status, view = api.get(f"/api/games/{game_id}", token=tokens[0])
             assert status == 200, view
-            assert r.exists(f"game:{game_id}")  # nothing was evicted
+            assert r.exists(game_key(game_id))  # nothing was evicted
         finally:
             r.close()

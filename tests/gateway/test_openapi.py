@@ -11,6 +11,7 @@ get past the 404 into the engine; the rest use the generated ids and tokens.
 from __future__ import annotations
 
 import collections
+import copy
 import os
 import threading
 import time
@@ -24,8 +25,10 @@ import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import FailureGroup
 from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -37,7 +40,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 import games
 from services.gateway.app import create_app
 from services.gateway.errors import JsonErrorRequestHandler
-from services.gateway.openapi import document
+from services.gateway.openapi import document, view_schema_name
 from tests.fixtures.gateway import GatewayApi, gateway_config
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -95,6 +98,82 @@ def test_document_covers_every_path_and_game(api: GatewayApi) -> None:
         rules = alt["properties"]["rules"]
         assert set(rules["properties"]) == {o.name for o in game.options}
         assert rules["additionalProperties"] is False
+
+
+def _validator(doc: dict[str, Any], name: str) -> Draft202012Validator:
+    """A validator of the document's component `name`, its `$ref`s resolved in the document."""
+    return Draft202012Validator({"$ref": f"#/components/schemas/{name}", **doc})
+
+
+def _views_of_every_kind(api: GatewayApi) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(kind, what, view) for each game kind: waiting, playing (each seat, a spectator, the
+    answer to a move) and over (an AI-only game of random play)."""
+    for game in games.all_games():
+        players = max(2, game.players[0])
+        seats = [{"kind": "human", "name": "Ada"}] + [{"kind": "open"}] * (players - 1)
+        body = {"game": game.kind, "rules": {"players": players}, "seats": seats}
+        status, made = api.post("/api/games", body)
+        assert status == 201, made
+        game_id, tokens = made["game_id"], [made["token"]]
+        yield game.kind, "waiting", api.view_when(game_id, tokens[0], lambda v: True)
+        for i in range(1, players):
+            status, joined = api.post(f"/api/games/{game_id}/join", {"name": f"P{i}"})
+            assert status == 200, joined
+            tokens.append(joined["token"])
+        for seat, token in [*enumerate(tokens), (None, None)]:
+            yield game.kind, f"playing, seat {seat}", api.view_when(game_id, token, lambda v: True)
+        mover = api.view_when(game_id, None, lambda v: True)["to_move"][0]
+        status, legal = api.get(f"/api/games/{game_id}/legal", token=tokens[mover])
+        assert status == 200 and legal["moves"], legal
+        status, moved = api.post(f"/api/games/{game_id}/moves", legal["moves"][0], tokens[mover])
+        assert status == 200, moved
+        yield game.kind, "a move's answer", moved
+        ai_seats = [{"kind": "ai", "level": "random"}] * players
+        status, made = api.post("/api/games", {**body, "seats": ai_seats})
+        assert status == 201, made
+        over = api.view_when(made["game_id"], None, lambda v: v["status"] == "over", timeout=90)
+        yield game.kind, "over", over
+
+
+def test_every_games_views_match_their_own_schema_only(api: GatewayApi) -> None:
+    """`View` is one schema per game kind (the game's `view_schema()`), picked by `game`: real
+    views from the engine match `View` and their own kind's schema, and no other kind's."""
+    _, doc = api.get("/api/openapi.json")
+    view = doc["components"]["schemas"]["View"]
+    kinds = [g.kind for g in games.all_games()]
+    assert set(view["discriminator"]["mapping"]) == set(kinds)
+    assert view["discriminator"]["propertyName"] == "game"
+    by_kind = {kind: _validator(doc, view_schema_name(kind)) for kind in kinds}
+    whole = _validator(doc, "View")
+    seen = collections.Counter[str]()
+    for kind, what, data in _views_of_every_kind(api):
+        errors = [e.message for e in whole.iter_errors(data)]
+        assert not errors, f"{kind} {what}: {errors[:3]}"
+        for other, validator in by_kind.items():
+            assert validator.is_valid(data) == (other == kind), f"{kind} {what} vs {other}"
+        seen[kind] += 1
+    assert set(seen) == set(kinds)
+
+
+def test_a_view_missing_a_games_own_field_breaks_its_schema(api: GatewayApi) -> None:
+    """The per-game schemas say something: drop each required field of the game's own part
+    (or give it 0.5, a number no field of any view is) and the view no longer matches."""
+    _, doc = api.get("/api/openapi.json")
+    for game in games.all_games():
+        players = max(2, game.players[0])
+        ai_seats = [{"kind": "ai", "level": "random"}] * players
+        body = {"game": game.kind, "rules": {"players": players}, "seats": ai_seats}
+        status, made = api.post("/api/games", body)
+        assert status == 201, made
+        data = api.view_when(made["game_id"], None, lambda v: True)
+        validator = _validator(doc, view_schema_name(game.kind))
+        assert validator.is_valid(data)
+        required = game.view_schema()["required"]
+        assert required, game.kind
+        for field in required:
+            broken = {k: v for k, v in data.items() if k != field}
+            assert not validator.is_valid(broken), f"{game.kind} without {field}"
+            assert not validator.is_valid({**data, field: 0.5}), f"{game.kind}: {field} 0.5"
 
 
 def test_move_with_a_control_character_in_a_field_name_is_a_400(api: GatewayApi) -> None:
@@ -207,6 +286,31 @@ def _tame_hint(body: Any) -> None:
         body["budget_ms"] = 200
 
 
+def test_the_fuzzers_schema_check_reaches_each_games_view(
+    fuzz_url: str, targets: list[Target]
+) -> None:
+    """The fuzzing's response check is no `type: object`: with a document whose view of one
+    game kind demands a field no view has, schemathesis fails that kind's real views (and only
+    that kind's), so the passing run above did check every view against its game's schema."""
+    served = requests.get(f"{fuzz_url}/api/openapi.json", timeout=10).json()
+    kinds = {
+        t.game_id: requests.get(f"{fuzz_url}/api/games/{t.game_id}", timeout=10).json()["game"]
+        for t in targets
+    }
+    for kind in {g.kind for g in games.all_games()}:
+        doc = copy.deepcopy(served)
+        own = doc["components"]["schemas"][view_schema_name(kind)]
+        own["allOf"].append({"type": "object", "required": ["not_a_view_field"]})
+        operation = schemathesis.openapi.from_dict(doc)["/api/games/{game_id}"]["GET"]
+        for game_id, game_kind in kinds.items():
+            case = operation.Case(path_parameters={"game_id": game_id})
+            if game_kind == kind:
+                with pytest.raises(FailureGroup, match="Response violates schema"):
+                    case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=10)
+            else:
+                case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=10)
+
+
 @pytest.mark.parametrize(("label", "mode"), _cases())
 def test_fuzz_operation(
     label: str, mode: GenerationMode, schema: Any, fuzz_url: str, targets: list[Target]
@@ -242,6 +346,14 @@ def test_fuzz_operation(
 
 
 def test_fuzz_summary() -> None:
-    """What the fuzzing reached, per operation and status (shown with -s; nothing to check)."""
+    """What the fuzzing reached, per operation and status (printed with -s): every operation
+    fuzzed above was answered, and those on a game got past the 404 into the engine."""
+    if not STATUSES:
+        pytest.skip("no fuzzing ran in this session")
     for label, counts in sorted(STATUSES.items()):
-        print(f"{label}: {dict(sorted(counts.items()))}")
+        print(f"{label}: {dict(sorted(counts.items()))}  ({sum(counts.values())} cases)")
+    print(f"fuzzed cases: {sum(sum(c.values()) for c in STATUSES.values())}")
+    for label, counts in STATUSES.items():
+        assert counts, label
+        if "{game_id}" in label:
+            assert set(counts) - {404}, f"{label} never reached a game: {counts}"

@@ -130,6 +130,53 @@ def test_redis_persists_with_aof_on_a_volume(config: dict[str, Any]) -> None:
     assert "redis-data" in config["volumes"]
 
 
+def test_redis_takes_the_networks_clients_and_never_evicts(config: dict[str, Any]) -> None:
+    """Debian's redis-server (the image build-base-image.sh makes) starts in protected mode and
+    refuses every client but loopback: found by running the stack for real. The official image
+    turns it off in its entrypoint; the command says so for both."""
+    command = config["services"]["redis"]["command"]
+    assert command[command.index("--protected-mode") + 1] == "no"
+    assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
+    assert "ports" not in config["services"]["redis"]
+
+
+def test_base_images_come_from_the_environment(tmp_path: Path, monkeypatch) -> None:
+    """Without a registry the stack builds on local images (deploy/build-base-image.sh):
+    BASE_IMAGE and REDIS_IMAGE pick them; unset, the official ones."""
+    services = resolved(tmp_path)["services"]
+    for name in ("engine", "ai", "gateway"):
+        assert services[name]["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim", name
+    assert services["redis"]["image"] == "redis:7.4-alpine"
+    monkeypatch.setenv("BASE_IMAGE", "metro-python:3.11-bookworm")
+    monkeypatch.setenv("REDIS_IMAGE", "metro-redis:7-bookworm")
+    services = resolved(tmp_path)["services"]
+    for name in ("engine", "ai", "gateway"):
+        assert services[name]["build"]["args"]["BASE_IMAGE"] == "metro-python:3.11-bookworm"
+    assert services["redis"]["image"] == "metro-redis:7-bookworm"
+    dockerfile = (ROOT / "deploy/Dockerfile").read_text()
+    assert dockerfile.index("ARG BASE_IMAGE=python:3.11-slim") < dockerfile.index("FROM")
+    assert re.findall(r"^FROM (\S+) AS", dockerfile, re.MULTILINE) == ["${BASE_IMAGE}"] * 2
+
+
+def test_base_image_script_parses_and_names_what_is_missing(tmp_path: Path) -> None:
+    """The script itself needs root, debootstrap and Docker; here it is only parsed, and run
+    where its tools are not on PATH, which it must refuse naming the first missing one."""
+    script = ROOT / "deploy/build-base-image.sh"
+    bash = shutil.which("bash")
+    assert bash is not None
+    parsed = subprocess.run([bash, "-n", str(script)], capture_output=True, text=True)
+    assert parsed.returncode == 0, parsed.stderr
+    done = subprocess.run(
+        [bash, str(script)],
+        env={"PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 1
+    assert "build-base-image: debootstrap is missing" in done.stderr
+
+
 def test_start_order_waits_for_health(config: dict[str, Any]) -> None:
     services = config["services"]
     assert services["engine"]["depends_on"]["redis"]["condition"] == "service_healthy"

@@ -3,10 +3,14 @@
 // squares, a hover preview, the AI's hints). Rendering only: page.js decides what to show.
 
 import { SAFE_SHADES, seatSymbol } from "/dom.js";
+import { has, t as say } from "/i18n.js";
 import { CENTRE, SIZE, connectorPoint, isCentre, station, trackPath, tracks } from "./tiles.js";
 
 const NS = "http://www.w3.org/2000/svg";
 export const CELL = 60;
+// Seat i's routes: solid, long dashes, dots, dash-dot, short dashes, dash-dot-dot. The gaps
+// outgrow the round caps of a 5-unit stroke, so each pattern still reads as one.
+const ROUTE_DASHES = [null, "14 9", "0.1 9", "14 9 0.1 9", "5 9", "14 8 0.1 8 0.1 8"];
 const MARGIN = 48;
 // At phone width the margin shrinks so that the squares reach 44 px (tap targets) on a 390 px screen.
 const COMPACT_MARGIN = 23;
@@ -22,6 +26,9 @@ const SEAT_COLOURS = ["yellow", "blue", "orange", "green", "purple", "black"];
 const LIGHT_TEXT = new Set(["blue", "black"]);
 
 /** The colour name of a seat: the view's `color`, else the seat-order default. */
+/** A colour's name in the page's language ("yellow" -> "sárga"). */
+export const colourWord = (name) => (has(`metro.colour.${name}`) ? say(`metro.colour.${name}`) : String(name ?? ""));
+
 export function colourName(seats, seat) {
   if (seat === null || seat === undefined) return null;
   const named = seats?.[seat]?.color;
@@ -52,8 +59,8 @@ export function tileGroup(code, x, y, size, { ghost = false } = {}) {
 /** A small standalone SVG of one tile, for the hand and the hint list. */
 export function tileIcon(code, px = 64, label = null) {
   const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img",
-    "aria-label": label || `tile ${code}` });
-  el("title", {}, svg).textContent = label || `tile ${code}`;
+    "aria-label": label || say("metro.tile", { code }) });
+  el("title", {}, svg).textContent = label || say("metro.tile", { code });
   svg.appendChild(tileGroup(code, 0, 0, 60));
   return svg;
 }
@@ -61,7 +68,7 @@ export function tileIcon(code, px = 64, label = null) {
 /** The back of a tile, for "draw & place" in lists: the tile is unknown until drawn. */
 export function deckIcon(px = 30) {
   const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img" });
-  el("title", {}, svg).textContent = "a tile from the deck";
+  el("title", {}, svg).textContent = say("metro.deck_tile");
   el("rect", { x: 1, y: 1, width: 58, height: 58, rx: 5, class: "tile-back" }, svg);
   el("text", { x: 30, y: 41, class: "tile-back-mark" }, svg).textContent = "?";
   return svg;
@@ -101,7 +108,7 @@ export class BoardView {
     svg.classList.toggle("compact", this.compact);
     svg.replaceChildren();
     this.layers = {};
-    for (const name of ["grid", "tiles", "routes", "stations", "marks", "recent", "highlight", "preview", "hints", "cursor"]) {
+    for (const name of ["grid", "tiles", "routes", "coords", "stations", "marks", "recent", "highlight", "preview", "hints", "cursor"]) {
       // Only the grid's cells speak to screen readers: they name what is on each square.
       this.layers[name] = el("g", { class: `layer-${name}`, "aria-hidden": name === "grid" ? null : "true" }, svg);
     }
@@ -120,13 +127,13 @@ export class BoardView {
         if (isCentre(r, c)) {
           // The central station's four squares: cells too, so every row has eight.
           const cell = el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL, class: "centre-cell",
-            role: "gridcell", id: this.cellId(r, c), "aria-label": `row ${r + 1}, column ${c + 1}, central station` }, row);
+            role: "gridcell", id: this.cellId(r, c), "aria-label": say("metro.cell_centre", { row: r + 1, col: c + 1 }) }, row);
           this.cells.set(`${r},${c}`, cell);
           continue;
         }
         const sq = el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL,
           class: "square", "data-square": `${r}${c}`, role: "gridcell", id: this.cellId(r, c),
-          "aria-label": `row ${r + 1}, column ${c + 1}, empty` }, row);
+          "aria-label": say("metro.cell_empty", { row: r + 1, col: c + 1 }) }, row);
         sq.addEventListener("mouseenter", () => this.handlers.hover?.(r, c));
         sq.addEventListener("mouseleave", () => this.handlers.leave?.());
         sq.addEventListener("click", () => this.handlers.click?.(r, c));
@@ -151,8 +158,23 @@ export class BoardView {
       }
     }
     el("circle", { cx: 4 * CELL, cy: 4 * CELL, r: 27, class: "centre-roundel" }, centre);
+    this.#drawCoords();
     const label = el("text", { x: 4 * CELL, y: 4 * CELL + 10, class: "centre-label" }, centre);
     label.textContent = "M";
+  }
+
+  /** Row and column numbers, as the hints and the screen reader count them (from 1): column
+   *  numbers in the top row's corners, row numbers in the left column's, above the tiles. */
+  #drawCoords() {
+    const g = this.layers.coords;
+    g.setAttribute("pointer-events", "none");
+    const look = { "font-size": 10, "font-weight": 600, fill: "#4d5360" };
+    for (let c = 0; c < SIZE; c++) {
+      el("text", { x: c * CELL + 4, y: 12, class: "coord coord-col", ...look }, g).textContent = String(c + 1);
+    }
+    for (let r = 0; r < SIZE; r++) {
+      el("text", { x: 4, y: r * CELL + CELL - 5, class: "coord coord-row", ...look }, g).textContent = String(r + 1);
+    }
   }
 
   /** Set what a screen reader says for square (r, c). */
@@ -204,8 +226,11 @@ export class BoardView {
     const complete = route.end && route.end !== "open";
     const g = el("g", { class: `route ${complete ? "complete" : "open"}`, "data-station": route.station },
       this.layers.routes);
+    // A dash pattern per seat as well as its colour: routes stay apart under colour blindness.
+    const dash = owner === null ? null : ROUTE_DASHES[owner % ROUTE_DASHES.length];
     for (const [r, c, a, b] of (route.path || []).map(pathStep)) {
-      el("path", { d: trackPath(a, b, CELL, c * CELL, r * CELL), stroke: colour, class: "route-track" }, g);
+      el("path", { d: trackPath(a, b, CELL, c * CELL, r * CELL), stroke: colour, class: "route-track",
+        "stroke-dasharray": dash, "data-dash": dash ?? "solid" }, g);
     }
   }
 
@@ -270,7 +295,7 @@ export class BoardView {
         badge);
       el("text", { x: bx, y: by + (compact ? 3.2 : 3.8) }, badge).textContent = String(route.points);
       el("title", {}, badge).textContent =
-        `station ${s}: ${route.points} points (${route.end === "centre" ? "into the centre, doubled" : "to the edge"})`;
+        say(route.end === "centre" ? "metro.route_centre" : "metro.route_edge", { station: s, count: route.points });
     }
   }
 

@@ -11,8 +11,10 @@
 
 import { MoveLog, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, nearestInDirection,
   saveLastSeen, seatGlyph, seatGlyphName } from "/dom.js";
-import { BoardView, colourName, deckIcon, formatValue, tileIcon } from "./board.js";
-import { boardFrom, completions, traceAll } from "./routes.js";
+import { BoardView, colourName, colourWord, deckIcon, formatValue, tileIcon } from "./board.js";
+import { seatLabel } from "/panel.js";
+import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
+import { t } from "/i18n.js";
 import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
 
 
@@ -60,7 +62,7 @@ class MetroPage {
     svg.setAttribute("class", "board");
     svg.setAttribute("role", "grid");
     svg.setAttribute("tabindex", "0");
-    svg.setAttribute("aria-label", "Metro board, 8 rows by 8 columns");
+    svg.setAttribute("aria-label", t("metro.board_label"));
     svg.setAttribute("aria-describedby", "board-keys");
     parts.board.replaceChildren(svg);
     this.svg = svg;
@@ -86,19 +88,18 @@ class MetroPage {
     });
 
     this.keysNote = h("p", { id: "board-keys", class: "visually-hidden",
-      text: "Arrow keys move over the squares where the selected tile may go; Enter places it, R turns it, " +
-        "1 to 9 pick a tile of your hand, Escape cancels." });
-    this.handTitle = h("h3", { id: "hand-title", text: "Your hand" });
-    this.drawnNote = h("span", { id: "drawn-note", class: "drawn-note", hidden: true, text: "drawn tile — place it" });
-    this.hand = h("div", { id: "hand", class: "hand", role: "group", "aria-label": "Your tiles" });
-    this.drawButton = h("button", { type: "button", id: "draw-button", text: "Draw & place" });
+      text: t("metro.keys") });
+    this.handTitle = h("h3", { id: "hand-title", text: t("metro.your_hand") });
+    this.drawnNote = h("span", { id: "drawn-note", class: "drawn-note", hidden: true, text: t("metro.drawn_note") });
+    this.hand = h("div", { id: "hand", class: "hand", role: "group", "aria-label": t("metro.your_tiles") });
+    this.drawButton = h("button", { type: "button", id: "draw-button", text: t("metro.draw_place") });
     this.rotateButton = h("button", {
-      type: "button", id: "rotate-button", hidden: true, title: "Turn the tile 90° clockwise (R)", text: "↻ Rotate",
+      type: "button", id: "rotate-button", hidden: true, title: t("metro.rotate_title"), text: t("metro.rotate"),
     });
     this.confirmBox = h("div", { id: "confirm-box", class: "confirm-box", hidden: true });
     this.confirmText = h("p", { id: "confirm-text", class: "confirm-text" });
-    this.confirmButton = h("button", { type: "button", id: "confirm-button", class: "primary", text: "Confirm" });
-    this.cancelButton = h("button", { type: "button", id: "cancel-button", class: "ghost-button", text: "Cancel" });
+    this.confirmButton = h("button", { type: "button", id: "confirm-button", class: "primary", text: t("metro.confirm") });
+    this.cancelButton = h("button", { type: "button", id: "cancel-button", class: "ghost-button", text: t("metro.cancel") });
     this.confirmBox.append(this.confirmText, h("div", { class: "actions" }, this.confirmButton, this.cancelButton));
     this.playBox = h(
       "div",
@@ -112,7 +113,7 @@ class MetroPage {
     this.hintBox = h(
       "div",
       { id: "hint-box", class: "hint-box", hidden: true },
-      h("h3", { text: "AI suggestions" }),
+      h("h3", { text: t("metro.hints_title") }),
       this.hintList,
     );
     this.tilesLeft = h("p", { id: "tiles-left", class: "tiles-left" });
@@ -172,7 +173,7 @@ class MetroPage {
     this.#renderHand();
     this.#updateHighlights();
     const placed = (view.board || []).length;
-    this.tilesLeft.textContent = `${view.deck_count ?? "?"} tiles left in the deck · ${placed}/60 placed`;
+    this.tilesLeft.textContent = t("metro.tiles_left", { count: view.deck_count ?? 0, placed });
   }
 
   showHints(suggestions) {
@@ -189,13 +190,13 @@ class MetroPage {
         const key = `${p.row},${p.col}`;
         if (!this.hintAt.has(key)) this.hintAt.set(key, move);
         button.append(tileIcon(p.code, 30, describeTile(p.code)));
-        button.title = "Select this tile and rotation; click its square to place it";
+        button.title = t("access.hint_pick_title");
       } else {
         button.append(deckIcon(30));
-        button.title = "Draw a tile and place it";
+        button.title = t("metro.draw_place_title");
       }
       button.append(
-        h("span", { text: p ? `${p.code} on (${p.row}, ${p.col})` : "Draw & place" }),
+        h("span", { text: p ? t("access.hint_at", { code: p.code, row: p.row + 1, col: p.col + 1 }) : t("metro.draw_place") }),
         h("span", { class: "value", text: formatValue(s.value, true) }),
       );
       button.addEventListener("click", () => this.#pickHint(move));
@@ -213,12 +214,12 @@ class MetroPage {
     return {
       length,
       describe: (i) => {
-        if (i <= 0) return "The empty board.";
+        if (i <= 0) return t("metro.replay_start");
         const move = moves[Math.min(i, length) - 1];
         const p = parsePlacement(move.placement);
         const who = seatName(seats, move.seat);
-        const how = move.action === "draw_place" ? "drew and placed" : "placed";
-        return p ? `${who} ${how} ${p.code} on row ${p.row + 1}, column ${p.col + 1}.` : `${who}: ${move.action}`;
+        const how = move.action === "draw_place" ? "metro.replay_drew_placed" : "metro.replay_placed";
+        return p ? t(how, { name: who, tile: p.code, row: p.row + 1, col: p.col + 1 }) : `${who}: ${move.action}`;
       },
       show: (i) => {
         const pos = Math.max(0, Math.min(length, i));
@@ -241,6 +242,12 @@ class MetroPage {
           this.#labelSquares(board);
         }
         this.#updateHighlights();
+      },
+      // Every seat's points at position i: its complete routes on the board as it was then.
+      scores: (i) => {
+        const shown = moves.slice(0, Math.max(0, Math.min(length, i)));
+        const board = boardFrom(shown.map((m) => m.placement));
+        return routeScores(traceAll(board, seats), seats.length);
       },
     };
   }
@@ -309,23 +316,25 @@ class MetroPage {
   /** Placement j of `placements`, by `seat`, as a log entry with the points it completed. */
   #entry(placements, j, seat, view) {
     const p = parsePlacement(placements[j]);
-    if (!p) return { index: j, seat, text: `${seatName(view.seats, seat)} moved.` };
+    if (!p) return { index: j, seat, text: t("metro.log_moved", { name: seatName(view.seats, seat) }) };
     const board = boardFrom(placements.slice(0, j));
     const gains = completions(board, view.seats, p.code, p.row, p.col);
     const pts = gains
       .filter((g) => g.owner !== null && g.owner !== undefined)
-      .map((g) => `+${g.points} for ${seatName(view.seats, g.owner)}`);
-    const who = this.host.seat === seat ? "You" : seatName(view.seats, seat);
-    const text = `${who} placed ${p.code} on row ${p.row + 1}, column ${p.col + 1}${pts.length ? ` (${pts.join(", ")})` : ""}.`;
+      .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
+    const mine = this.host.seat === seat;
+    const words = { name: seatName(view.seats, seat), tile: p.code, row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
+    const key = `metro.log_${mine ? "you_" : ""}placed${pts.length ? "_points" : ""}`;
+    const text = t(key, words);
     return { index: j, seat, text, glyph: seatGlyph(seat) };
   }
 
   #turnWords(view) {
-    if (view.status === "over") return "The game is over.";
+    if (view.status === "over") return t("metro.over");
     if (view.status !== "playing") return "";
-    const t = (view.to_move || [])[0];
-    if (t === undefined) return "";
-    return t === this.host.seat ? "Your turn." : `${seatName(view.seats, t)} to play.`;
+    const mover = (view.to_move || [])[0];
+    if (mover === undefined) return "";
+    return mover === this.host.seat ? t("metro.your_turn") : t("metro.to_play", { name: seatName(view.seats, mover) });
   }
 
   /** Squares placed since the viewer's last move. */
@@ -381,7 +390,7 @@ class MetroPage {
       const shown = rotate(code, this.turns);
       const now = i === this.selected ? shown : code;
       const b = h("button", { type: "button", class: "hand-tile", "data-code": code, "data-shown": shown,
-        "aria-pressed": String(i === this.selected), title: `tile ${now}`,
+        "aria-pressed": String(i === this.selected), title: t("metro.tile", { code: now }),
         "aria-label": `${i + 1}: ${describeTile(now)}` });
       b.appendChild(tileIcon(now, 64, describeTile(now)));
       b.firstChild.setAttribute("aria-hidden", "true");
@@ -389,9 +398,9 @@ class MetroPage {
       this.hand.appendChild(b);
     });
     if (focusedTile >= 0) this.hand.children[focusedTile]?.focus();
-    if (!tiles.length) this.hand.appendChild(h("p", { class: "muted", text: "No tiles in hand." }));
+    if (!tiles.length) this.hand.appendChild(h("p", { class: "muted", text: t("metro.no_tiles") }));
     this.drawnNote.hidden = !view.drawn;
-    this.handTitle.textContent = view.drawn ? "Drawn tile" : "Your hand";
+    this.handTitle.textContent = view.drawn ? t("metro.drawn_tile") : t("metro.your_hand");
     const canDraw = this.#myTurn && this.legal.some((m) => m.action === "draw");
     this.drawButton.disabled = !canDraw || this.pending;
     this.rotateButton.hidden = !view.rules?.rotation;
@@ -439,20 +448,20 @@ class MetroPage {
       for (let c = 0; c < SIZE; c++) {
         if (isCentre(r, c)) continue;
         const key = `${r},${c}`;
-        const words = [`row ${r + 1}, column ${c + 1}`];
+        const words = [t("metro.square", { row: r + 1, col: c + 1 })];
         const code = shown.get(key);
         if (code) words.push(describeTile(code));
-        else words.push("empty");
-        if (recent.has(key)) words.push("placed since your last move");
+        else words.push(t("metro.empty"));
+        if (recent.has(key)) words.push(t("metro.since_last"));
         if (legal.has(key)) {
-          words.push("legal");
+          words.push(t("metro.legal"));
           if (this.cursor && this.cursor.r === r && this.cursor.c === c) {
             const gains = completions(this.board, view.seats, this.#selectedCode, r, c);
-            if (gains.length) words.push(`completes ${gainWords(gains, view.seats)}`);
+            if (gains.length) words.push(t("metro.completes", { gains: gainWords(gains, view.seats) }));
           }
         }
         const hinted = this.hintAt.get(key);
-        if (hinted) words.push(`hint: ${parsePlacement(hinted.placement)?.code}`);
+        if (hinted) words.push(t("metro.hint_mark", { tile: parsePlacement(hinted.placement)?.code }));
         for (const s of stationsAt.get(key) || []) words.push(s);
         this.boardView.label(r, c, words.join(", "));
       }
@@ -479,7 +488,7 @@ class MetroPage {
     this.proposed = null;
     this.#renderHand();
     this.#updateHighlights();
-    this.log.announce(`Turned: ${describeTile(this.#selectedCode)}.`);
+    this.log.announce(t("metro.turned", { tile: describeTile(this.#selectedCode) }));
   }
 
   /** Select the hand tile and rotation of a suggested placement (exactly its code). */
@@ -492,13 +501,15 @@ class MetroPage {
     if (!p) return;
     const tiles = this.#tiles;
     for (let i = 0; i < tiles.length; i++) {
-      for (let t = 0; t < (this.view.rules?.rotation ? 4 : 1); t++) {
-        if (rotate(tiles[i], t) === p.code) {
+      for (let turn = 0; turn < (this.view.rules?.rotation ? 4 : 1); turn++) {
+        if (rotate(tiles[i], turn) === p.code) {
           this.selected = i;
-          this.turns = t;
+          this.turns = turn;
           this.proposed = null;
           this.#renderHand();
           this.#updateHighlights();
+          // Exactly the hinted move, shown with its points and ready to confirm.
+          if (this.#myTurn) this.#propose(p.row, p.col, move);
           return;
         }
       }
@@ -619,7 +630,7 @@ class MetroPage {
       if (i < this.#tiles.length) {
         ev.preventDefault();
         this.#select(i);
-        this.log.announce(`Selected ${describeTile(this.#selectedCode)}.`);
+        this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
       }
     }
   }
@@ -634,7 +645,7 @@ class MetroPage {
     const code = this.#selectedCode;
     const move = hinted || (code ? { action: "place", placement: placementText(code, r, c) } : null);
     if (!move) {
-      this.host.notify("You have no tile to place.", "error");
+      this.host.notify(t("metro.no_tile_to_place"), "error");
       return;
     }
     // With "Confirm moves" a tap on a legal square shows the move and its points first; the same
@@ -667,8 +678,8 @@ class MetroPage {
     this.confirmBox.hidden = !p;
     if (!p || !this.view) return;
     const gains = completions(this.board, this.view.seats, p.code, p.r, p.c);
-    const pts = gains.length ? ` — completes ${gainWords(gains, this.view.seats)}` : " — completes no route";
-    this.confirmText.textContent = `Place ${p.code} on row ${p.r + 1}, column ${p.c + 1}${pts}. Tap the square again or Confirm.`;
+    const where = { tile: p.code, row: p.r + 1, col: p.c + 1, gains: gains.length ? gainWords(gains, this.view.seats) : "" };
+    this.confirmText.textContent = t(gains.length ? "metro.confirm_place" : "metro.confirm_place_none", where);
     this.confirmButton.disabled = this.pending;
   }
 
@@ -723,14 +734,14 @@ class MetroPage {
 function gainWords(gains, seats) {
   return gains
     .map((g, i) => {
-      const who = g.owner === null || g.owner === undefined ? "nobody" : seatWords(seats, g.owner);
-      return `${g.points}${i === 0 ? ` point${g.points === 1 ? "" : "s"}` : ""} for ${who}`;
+      const who = g.owner === null || g.owner === undefined ? t("metro.nobody") : seatWords(seats, g.owner);
+      return i === 0 ? t("metro.gain_first", { count: g.points, name: who }) : t("metro.log_gain_plain", { points: g.points, name: who });
     })
     .join(", ");
 }
 
 function seatWords(seats, i) {
-  return `${seatName(seats, i)} (${colourName(seats, i)} ${seatGlyphName(i)})`;
+  return t("metro.seat_words", { name: seatName(seats, i), colour: colourWord(colourName(seats, i)), symbol: seatGlyphName(i) });
 }
 
 /** For each border square, the stations beside it in words ("station 8 above: Ada's, yellow circle"). */
@@ -738,7 +749,7 @@ function stationsBySquare(seats) {
   const out = new Map();
   const owner = new Map();
   (seats || []).forEach((seat, i) => (seat.stations || []).forEach((s) => owner.set(s, i)));
-  const where = { top: "above", bottom: "below", left: "to the left", right: "to the right" };
+  const where = (side) => t(`metro.where.${side}`);
   for (let s = 1; s <= 32; s++) {
     let row;
     let col;
@@ -749,7 +760,9 @@ function stationsBySquare(seats) {
     else [row, col, side] = [32 - s, 7, "right"];
     const key = `${row},${col}`;
     const o = owner.get(s);
-    const text = `station ${s} ${where[side]}${o === undefined ? "" : `: ${seatWords(seats, o)}`}`;
+    const text = o === undefined
+      ? t("metro.station_at", { n: s, where: where(side) })
+      : t("metro.station_owned", { n: s, where: where(side), owner: seatWords(seats, o) });
     if (!out.has(key)) out.set(key, []);
     out.get(key).push(text);
   }
@@ -763,7 +776,5 @@ function stripHint(s) {
 }
 
 function seatName(seats, i) {
-  const seat = seats?.[i];
-  if (!seat) return `Seat ${i + 1}`;
-  return seat.name || (seat.kind === "ai" ? `AI ${seat.level || ""}`.trim() : `Player ${i + 1}`);
+  return seatLabel(seats?.[i], i);
 }

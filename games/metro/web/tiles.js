@@ -1,6 +1,8 @@
 // Tile codes, connectors and stations (RULES.md §1–§3): the facts the board needs to draw
 // and to preview, kept in one module so the drawing code never re-derives them.
 
+import { t } from "/i18n.js";
+
 export const SIZE = 8;
 export const CENTRE = new Set(["3,3", "3,4", "4,3", "4,4"]);
 
@@ -96,13 +98,13 @@ const SIDES = ["top", "right", "bottom", "left"];
  * U-turn back to the same side.
  */
 export function describeTile(code) {
-  if (!TILE_CODE.test(code || "")) return `tile ${code}`;
+  if (!TILE_CODE.test(code || "")) return t("metro.tile", { code });
+  const side = (i) => t(`metro.side.${SIDES[i % 4]}`);
   const parts = [...code].map((letter, i) => {
-    const from = SIDES[i];
-    if (letter === "a") return `straight ${from} to ${SIDES[(i + 2) % 4]}`;
-    if (letter === "b") return `curve ${from} to ${SIDES[(i + 1) % 4]}`;
-    if (letter === "c") return `curve ${from} to ${SIDES[(i + 3) % 4]}`;
-    return `U-turn on the ${from}`;
+    if (letter === "a") return t("metro.track_straight", { from: side(i), to: side(i + 2) });
+    if (letter === "b") return t("metro.track_curve", { from: side(i), to: side(i + 1) });
+    if (letter === "c") return t("metro.track_curve", { from: side(i), to: side(i + 3) });
+    return t("metro.track_uturn", { side: side(i) });
   });
-  return `tile ${code}: ${parts.join("; ")}`;
+  return t("metro.tile_words", { code, tracks: parts.join("; ") });
 }

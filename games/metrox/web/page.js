@@ -5,6 +5,8 @@
 
 import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, nearestInDirection, reducedMotion, saveLastSeen,
   seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
+import { t } from "/i18n.js";
+import { seatLabel } from "/panel.js";
 import {
   breakdown,
   cardInfo,
@@ -74,8 +76,8 @@ export function cardFace(code, size = "big") {
   const c = cardInfo(code);
   const el = html("span", { className: `mx-card mx-card-${size} ${c ? `kind-${c.kind}` : "none"}` });
   el.setAttribute("role", "img");
-  el.setAttribute("aria-label", c ? `card ${code}: ${cardWords(code)}` : "no card");
-  el.title = c ? cardWords(code) : "no card";
+  el.setAttribute("aria-label", c ? t("metrox.card_label", { code, words: cardWords(code) }) : t("metrox.no_card"));
+  el.title = c ? cardWords(code) : t("metrox.no_card");
   const face = html("span", { className: "mx-face", "aria-hidden": "true" }, el);
   if (!c) face.textContent = "–";
   else if (c.kind === "number") face.textContent = String(c.n);
@@ -175,19 +177,25 @@ class MetroXPage {
       describe: (i) => {
         if (!positions.length) return "";
         i = Math.max(0, Math.min(length, i));
-        if (i === 0) return `Start: every sheet is empty; the first card is ${record.cards[0]} (${cardWords(record.cards[0])}).`;
+        if (i === 0) return t("metrox.replay_start", { code: record.cards[0], words: cardWords(record.cards[0]) });
         const code = record.cards[i - 1];
         const moves = record.turns[i - 1]
           .map((mv, p) => `${names(p)}: ${moveWords(index, mv)}`)
           .join("; ");
         const scores = positions[i].sheets.map((s, p) => `${names(p)} ${breakdown(index, s).total}`).join(", ");
-        return `Turn ${i} of ${length}: card ${code} (${cardWords(code)}) — ${moves}. Scores now: ${scores}.`;
+        return t("metrox.replay_turn", { turn: i, length, code, words: cardWords(code), moves, scores });
       },
       show: (i) => {
         if (!positions.length) return;
         i = Math.max(0, Math.min(length, i));
         this.replayPos = i === length ? null : { ...positions[i], index: i, length, record };
         this.#render();
+      },
+      // Every seat's total at turn i, so the shell's score table follows the replay.
+      scores: (i) => {
+        if (!positions.length) return null;
+        const at = positions[Math.max(0, Math.min(length, i))];
+        return at.sheets.map((sheet) => breakdown(index, sheet).total);
       },
     };
   }
@@ -207,10 +215,7 @@ class MetroXPage {
 
   #seatName(p) {
     const s = this.view?.seats?.[p];
-    if (!s) return `Player ${p + 1}`;
-    if (s.name) return s.name;
-    if (s.kind === "ai") return `AI ${s.level || ""}`.trim();
-    return `Player ${p + 1}`;
+    return s ? seatLabel(s, p) : t("seat.player", { n: p + 1 });
   }
 
   #colour(p) {
@@ -302,19 +307,19 @@ class MetroXPage {
       if (!old) continue;
       const had = new Set(old.filled);
       const gained = s.filled.filter((x) => !had.has(x));
-      let what = "passed";
+      let what = t("metrox.log_passed");
       const line = Object.keys(s.windows || {}).find((id) => (s.windows[id] || []).length > (old.windows?.[id] || []).length);
-      if (line) what = `took line ${line} (${gained.length} station${gained.length === 1 ? "" : "s"})`;
-      else if (gained.length) what = `filled ${this.index.stations.get(gained[0])?.name || gained[0]}`;
-      const who = s.seat === this.#seat ? "You" : this.#seatName(s.seat);
+      if (line) what = t("metrox.log_took_line", { line, count: gained.length });
+      else if (gained.length) what = t("metrox.log_filled", { station: this.index.stations.get(gained[0])?.name || gained[0] });
+      const who = s.seat === this.#seat ? t("metrox.you") : this.#seatName(s.seat);
       entries.push({ seat: s.seat, glyph: seatGlyph(s.seat), recent: s.seat !== this.#seat,
-        text: `Turn ${(before.turn_index ?? 0) + 1}${card ? ` (card ${card})` : ""}: ${who} ${what}.` });
+        text: t(card ? "metrox.log_turn_card" : "metrox.log_turn", { turn: (before.turn_index ?? 0) + 1, card, name: who, what }) });
     }
     if (!entries.length) return;
     this.log.markRecent(() => false);
     this.log.add(entries);
     const others = entries.filter((e) => e.seat !== this.#seat).map((e) => e.text);
-    const next = view.status === "over" ? "The game is over." : view.card ? `Next card: ${cardWords(view.card)}.` : "";
+    const next = view.status === "over" ? t("metrox.over") : view.card ? t("metrox.next_card", { words: cardWords(view.card) }) : "";
     this.log.announce([...others, next].filter(Boolean).join(" "));
   }
 
@@ -340,7 +345,7 @@ class MetroXPage {
       class: "mx-map",
       role: "group",
       tabindex: 0,
-      "aria-label": `Metro X map ${map.name || map.id}`,
+      "aria-label": t("metrox.map_label", { map: map.name || map.id }),
       "aria-describedby": "mx-map-keys",
     });
     root.addEventListener("keydown", (ev) => this.#mapKey(ev));
@@ -373,7 +378,7 @@ class MetroXPage {
       const casing = svg("polyline", { class: "mx-line-casing", points }, gLines);
       const path = svg("polyline", { class: "mx-line", points, stroke: line.colour, "data-line": line.id }, gLines);
       const hit = svg("polyline", { class: "mx-line-hit", points, "data-line": line.id }, gHit);
-      svg("title", {}, hit).textContent = `Line ${line.id} ${line.name || ""}`;
+      svg("title", {}, hit).textContent = t("metrox.line_name", { line: line.id, name: line.name || "" });
       hit.addEventListener("mouseenter", () => this.#hoverLine(line.id));
       hit.addEventListener("mouseleave", () => this.#hoverLine(null));
       hit.addEventListener("click", () => this.#pickLine(line.id));
@@ -394,7 +399,7 @@ class MetroXPage {
       const mark = svg("path", { class: "mx-cross", d: "M-6,-6L6,6M6,-6L-6,6" }, g);
       const text = svg("text", { class: "mx-tnum", "text-anchor": "middle", dy: "0.35em" }, g);
       const title = svg("title", {}, g);
-      title.textContent = `${s.name || s.id}${deg >= 2 ? ` (${deg} lines)` : ""}`;
+      title.textContent = deg >= 2 ? t("metrox.station_lines", { station: s.name || s.id, count: deg }) : s.name || s.id;
       g.addEventListener("click", () => this.#pickStation(s.id));
       g.addEventListener("mouseenter", () => {
         const lineId = this.#lineAtStation(s.id);
@@ -490,7 +495,7 @@ class MetroXPage {
       x += 30;
     });
     const title = svg("title", {}, g);
-    title.textContent = `Line ${line.id} ${line.name || ""}`;
+    title.textContent = t("metrox.line_name", { line: line.id, name: line.name || "" });
     g.addEventListener("mouseenter", () => this.#hoverLine(line.id));
     g.addEventListener("mouseleave", () => this.#hoverLine(null));
     g.addEventListener("click", () => this.#pickLine(line.id));
@@ -509,7 +514,7 @@ class MetroXPage {
   #render() {
     if (!this.view) return;
     if (!this.index) {
-      this.prompt.textContent = this.view.status === "waiting" ? "The game starts when every seat is taken." : "";
+      this.prompt.textContent = this.view.status === "waiting" ? t("metrox.starts_when_full") : "";
       return;
     }
     this.#renderCard();
@@ -547,7 +552,7 @@ class MetroXPage {
     const chosen = this.replayPos ? null : this.view.choice;
     const fresh = this.replayPos ? new Set() : this.lastFilled.get(p) || new Set();
     const complete = new Set(completeLines(index, sheet));
-    this.svgRoot.setAttribute("aria-label", `Metro X map ${index.map.name || index.map.id}: sheet of ${this.#seatName(p)}`);
+    this.svgRoot.setAttribute("aria-label", t("metrox.map_sheet_label", { map: index.map.name || index.map.id, name: this.#seatName(p) }));
     this.svgRoot.dataset.seat = String(p);
     this.svgRoot.classList.toggle("choosing", choosing);
 
@@ -580,9 +585,11 @@ class MetroXPage {
       if (previewSet.has(id) && preview.transfer !== null && preview.stations[0] === id) text = String(preview.transfer);
       el.text.textContent = text;
       el.g.classList.toggle("preview-tnum", previewSet.has(id) && preview?.transfer !== null);
-      el.title.textContent =
-        `${el.name}${el.deg >= 2 ? ` (${el.deg} lines)` : ""}: ${filled ? "filled" : "empty"}` +
-        `${tnum !== undefined ? `, transfer ${tnum}` : ""}`;
+      const where = el.deg >= 2 ? t("metrox.station_lines", { station: el.name, count: el.deg }) : el.name;
+      const state = filled ? t("metrox.filled") : t("metrox.empty");
+      el.title.textContent = tnum !== undefined
+        ? t("metrox.station_state_transfer", { station: where, state, transfer: tnum })
+        : t("metrox.station_state", { station: where, state });
     }
 
     const lineState = new Map(this.#lines().map((l) => [l.line, l]));
@@ -611,14 +618,14 @@ class MetroXPage {
           svg("circle", { cx: b.x, cy: b.y, r: 6.5, fill: "#fff", stroke: "#222", "stroke-width": 1 }, b.mark);
           seatSymbol(seat, b.x, b.y, 3.8, { fill: "#222" }, b.mark);
         }
-        const names = who.map((e) => `${this.#seatName(e.seat)} (turn ${e.turn + 1})`).join(", ");
-        b.title.textContent = `${label} bonus ${b.value}: ${names || "not taken yet"}`;
+        const names = who.map((e) => t("metrox.bonus_taker", { name: this.#seatName(e.seat), turn: e.turn + 1 })).join(", ");
+        b.title.textContent = t(`metrox.bonus_${label}`, { value: b.value, names: names || t("metrox.not_taken") });
       };
-      paintBonus(lab.bonus[0], firsts, "First");
-      paintBonus(lab.bonus[1], laters, "Later");
-      lab.title.textContent =
-        `Line ${line.id} ${line.name || ""}: windows ${marks.join(" ") || "empty"} (${marks.length}/${line.windows}); ` +
-        `bonus ${line.bonus[0]} first, ${line.bonus[1]} later`;
+      paintBonus(lab.bonus[0], firsts, "first");
+      paintBonus(lab.bonus[1], laters, "later");
+      lab.title.textContent = t("metrox.line_title", {
+        line: line.id, name: line.name || "", marks: marks.join(" ") || t("metrox.empty"), used: marks.length,
+        windows: line.windows, first: line.bonus[0], later: line.bonus[1] });
     }
     this.#paintHintsOnMap();
     this.#paintCursor();
@@ -645,7 +652,7 @@ class MetroXPage {
       const g = svg("g", { class: "mx-hint", "data-rank": h.rank, transform: `translate(${at.x},${at.y})` }, this.gHints);
       svg("circle", { r: 13, class: "mx-hint-badge" }, g);
       svg("text", { "text-anchor": "middle", dy: "0.35em", class: "mx-hint-rank" }, g).textContent = String(h.rank);
-      svg("title", {}, g).textContent = `Hint ${h.rank}: ${moveWords(this.index, h.move)} (value ${formatValue(h.value)})`;
+      svg("title", {}, g).textContent = t("metrox.hint_title", { rank: h.rank, move: moveWords(this.index, h.move), value: formatValue(h.value) });
       g.addEventListener("click", () => this.#select(h.move));
     }
     for (const [id, el] of this.lineEls) {
@@ -660,48 +667,47 @@ class MetroXPage {
     this.root = c;
     this.parts.controls.replaceChildren(c);
 
-    const cardBox = html("section", { className: "mx-cardbox", "aria-label": "Card" }, c);
+    const cardBox = html("section", { className: "mx-cardbox", "aria-label": t("metrox.card") }, c);
     this.cardSlot = html("div", { className: "mx-card-slot" }, cardBox);
     const info = html("div", { className: "mx-card-info" }, cardBox);
     this.cardWords = html("p", { className: "mx-card-words" }, info);
-    this.revealed = html("div", { className: "mx-revealed", role: "group", "aria-label": "Cards revealed since the shuffle" }, info);
+    this.revealed = html("div", { className: "mx-revealed", role: "group", "aria-label": t("metrox.revealed_label") }, info);
     this.counts = html("p", { className: "mx-counts" }, info);
 
-    const pick = html("label", { className: "mx-sheet-pick" }, c, "Sheet ");
-    this.sheetSelect = html("select", { className: "mx-sheet-select", "aria-label": "Whose sheet to show" }, pick);
+    const pick = html("label", { className: "mx-sheet-pick" }, c, `${t("metrox.sheet")} `);
+    this.sheetSelect = html("select", { className: "mx-sheet-select", "aria-label": t("metrox.whose_sheet") }, pick);
     this.sheetSelect.addEventListener("change", () => {
       this.sheetSeat = Number(this.sheetSelect.value);
       this.#render();
     });
 
     html("p", { id: "mx-map-keys", className: "visually-hidden" }, c,
-      "On the map, arrow keys move over the lines (or, with a free card, the stations) you may choose; " +
-      "Enter selects, Enter again confirms, Escape clears.");
-    const choose = html("section", { className: "mx-choose", "aria-label": "Your choice" }, c);
+      t("metrox.keys"));
+    const choose = html("section", { className: "mx-choose", "aria-label": t("metrox.your_choice") }, c);
     this.prompt = html("p", { className: "mx-prompt", "aria-live": "polite" }, choose);
     this.lineList = html("div", { className: "mx-line-list" }, choose);
-    this.stationPick = html("label", { className: "mx-station-pick", hidden: true }, choose, "Station ");
-    this.stationSelect = html("select", { className: "mx-station-select", "aria-label": "Empty station to fill" }, this.stationPick);
+    this.stationPick = html("label", { className: "mx-station-pick", hidden: true }, choose, `${t("metrox.station")} `);
+    this.stationSelect = html("select", { className: "mx-station-select", "aria-label": t("metrox.station_to_fill") }, this.stationPick);
     this.stationSelect.addEventListener("change", () => {
       if (this.stationSelect.value) this.#select({ station: this.stationSelect.value });
     });
     const actions = html("div", { className: "mx-actions" }, choose);
-    this.confirmBtn = html("button", { type: "button", className: "primary mx-confirm" }, actions, "Confirm");
+    this.confirmBtn = html("button", { type: "button", className: "primary mx-confirm" }, actions, t("metrox.confirm"));
     this.confirmBtn.addEventListener("click", () => this.#confirm());
-    this.passBtn = html("button", { type: "button", className: "mx-pass", hidden: true }, actions, "Pass");
+    this.passBtn = html("button", { type: "button", className: "mx-pass", hidden: true }, actions, t("metrox.pass"));
     this.passBtn.addEventListener("click", () => this.#select({ pass: true }, true));
-    this.clearBtn = html("button", { type: "button", className: "ghost-button mx-clear" }, actions, "Clear");
+    this.clearBtn = html("button", { type: "button", className: "ghost-button mx-clear" }, actions, t("metrox.clear"));
     this.clearBtn.addEventListener("click", () => {
       this.sel = null;
       this.#render();
     });
     this.waiting = html("p", { className: "mx-waiting", "aria-live": "polite" }, choose);
 
-    this.hintBox = html("section", { className: "mx-hints", hidden: true, "aria-label": "AI suggestions" }, c);
-    html("h3", {}, this.hintBox, "AI suggestions");
+    this.hintBox = html("section", { className: "mx-hints", hidden: true, "aria-label": t("metrox.hints_title") }, c);
+    html("h3", {}, this.hintBox, t("metrox.hints_title"));
     this.hintList = html("ol", { className: "mx-hint-list" }, this.hintBox);
 
-    this.finalBox = html("section", { className: "mx-final", hidden: true, "aria-label": "Final scores" }, c);
+    this.finalBox = html("section", { className: "mx-final", hidden: true, "aria-label": t("metrox.final_scores") }, c);
     this.replayNote = html("p", { className: "mx-replay-note", hidden: true }, c);
   }
 
@@ -712,21 +718,21 @@ class MetroXPage {
     this.cardSlot.replaceChildren(cardFace(code, "big"));
     this.cardSlot.parentElement.hidden = v.status === "over" && !rp;
     if (rp) {
-      this.cardWords.textContent = code ? `Replay, turn ${rp.index + 1}: ${cardWords(code)}` : "Replay";
+      this.cardWords.textContent = code ? t("metrox.replay_card", { turn: rp.index + 1, words: cardWords(code) }) : t("metrox.replay");
     } else if (v.status === "over") {
-      this.cardWords.textContent = "Game over: every window is filled.";
+      this.cardWords.textContent = t("metrox.over_filled");
     } else {
-      this.cardWords.textContent = code ? `Turn ${(v.turn_index ?? 0) + 1}: ${cardWords(code)}` : "No card yet.";
+      this.cardWords.textContent = code ? t("metrox.turn_card", { turn: (v.turn_index ?? 0) + 1, words: cardWords(code) }) : t("metrox.no_card_yet");
     }
     this.revealed.replaceChildren();
     if (!rp) {
       const shown = (v.revealed || []).slice(0, -1);
-      if (shown.length) html("span", { className: "mx-revealed-label" }, this.revealed, "Earlier since the shuffle:");
+      if (shown.length) html("span", { className: "mx-revealed-label" }, this.revealed, t("metrox.earlier"));
       for (const r of shown) this.revealed.appendChild(cardFace(r, "mini"));
     }
     this.counts.textContent = rp
-      ? `Turn ${rp.index} of ${rp.length} resolved`
-      : `Deck: ${v.deck_left ?? "?"} left · Windows left: ${v.windows_left ?? "?"}`;
+      ? t("metrox.turn_resolved", { turn: rp.index, length: rp.length })
+      : t("metrox.counts", { deck: v.deck_left ?? "?", windows: v.windows_left ?? "?" });
   }
 
   #renderSheetPicker() {
@@ -734,7 +740,7 @@ class MetroXPage {
     const own = this.#seat;
     const shown = this.#shownSeat();
     const opts = (v.sheets || []).map((s) => {
-      const label = `${seatGlyph(s.seat)} ${this.#seatName(s.seat)}${s.seat === own ? " (you)" : ""}`;
+      const label = `${seatGlyph(s.seat)} ${this.#seatName(s.seat)}${s.seat === own ? ` ${t("seat.you_mark")}` : ""}`;
       return [String(s.seat), label];
     });
     const key = JSON.stringify(opts);
@@ -789,10 +795,11 @@ class MetroXPage {
         b.addEventListener("blur", () => this.#hoverLine(null));
         b.addEventListener("click", () => this.#pickLine(line.id));
       }
-      const who = [first.length ? `first bonus ${line.bonus[0]} taken by ${first.join(", ")}` : `first bonus ${line.bonus[0]}`,
-        later.length ? `later bonus ${line.bonus[1]} taken by ${later.join(", ")}` : `later bonus ${line.bonus[1]}`].join("; ");
-      const label = `Line ${line.id} ${line.name || ""}: ${marks.length} of ${line.windows} windows used; ${who}` +
-        (gain ? `; this card fills ${gain.startsWith("★") ? `a transfer worth ${gain.slice(1)}` : `${gain.slice(1)} stations`}` : "");
+      const who = [first.length ? t("metrox.first_taken", { value: line.bonus[0], names: first.join(", ") }) : t("metrox.first_bonus", { value: line.bonus[0] }),
+        later.length ? t("metrox.later_taken", { value: line.bonus[1], names: later.join(", ") }) : t("metrox.later_bonus", { value: line.bonus[1] })].join("; ");
+      const fills = !gain ? "" : gain.startsWith("★") ? t("metrox.fills_transfer", { value: gain.slice(1) }) : t("metrox.fills_stations", { count: Number(gain.slice(1)) });
+      const label = t(gain ? "metrox.line_button_fills" : "metrox.line_button", {
+        line: line.id, name: line.name || "", used: marks.length, windows: line.windows, bonus: who, fills });
       // The name is the visible text (line and gain); the rest is its description.
       b.title = label;
       html("span", { className: "visually-hidden" }, b, `: ${label}`);
@@ -809,7 +816,7 @@ class MetroXPage {
       const key = stations.join(",");
       if (this.stationSelect.dataset.key !== key) {
         this.stationSelect.replaceChildren(
-          html("option", { value: "" }, null, "— pick a station —"),
+          html("option", { value: "" }, null, t("metrox.pick_station")),
           ...stations.map((id) => html("option", { value: id }, null, this.index.stations.get(id)?.name || id)),
         );
         this.stationSelect.dataset.key = key;
@@ -824,25 +831,23 @@ class MetroXPage {
     const unsent = sel && !sameMove(sel, pending);
     this.confirmBtn.hidden = !choosing;
     this.confirmBtn.disabled = !unsent || this.busy;
-    this.confirmBtn.textContent = unsent ? `Confirm ${moveWords(this.index, sel)}` : "Confirm";
-    this.confirmBtn.setAttribute("aria-label", unsent ? `Confirm ${moveWords(this.index, sel)}` : "Confirm (pick a move first)");
+    this.confirmBtn.textContent = unsent ? t("metrox.confirm_move", { move: moveWords(this.index, sel) }) : t("metrox.confirm");
+    this.confirmBtn.setAttribute("aria-label", unsent ? t("metrox.confirm_move", { move: moveWords(this.index, sel) }) : t("metrox.confirm_first"));
     this.clearBtn.hidden = !choosing || !unsent;
 
     // What to do now, and who has chosen.
     let prompt = "";
     if (this.replayPos) prompt = "";
-    else if (v.status === "over") prompt = "The game is over.";
-    else if (v.status !== "playing") prompt = "The game starts when every seat is taken.";
-    else if (own === null) prompt = "You are watching.";
-    else if (!legal.length) prompt = "Nothing to choose right now.";
+    else if (v.status === "over") prompt = t("metrox.over");
+    else if (v.status !== "playing") prompt = t("metrox.starts_when_full");
+    else if (own === null) prompt = t("metrox.watching");
+    else if (!legal.length) prompt = t("metrox.nothing_now");
     else if (c.kind === "free") {
-      prompt = stations.length
-        ? "Free card: click an empty station on the map (or pick it below), then confirm."
-        : "Free card, but no station is empty: pass.";
+      prompt = stations.length ? t("metrox.prompt_free") : t("metrox.prompt_free_pass");
     } else {
-      prompt = `Card ${v.card} (${cardWords(v.card)}): pick a line with an empty window — on the map or below — then confirm.`;
+      prompt = t("metrox.prompt_line", { code: v.card, words: cardWords(v.card) });
     }
-    if (pending && choosing) prompt = `You chose ${moveWords(this.index, pending)}. You may change it until everyone has chosen.`;
+    if (pending && choosing) prompt = t("metrox.prompt_chosen", { move: moveWords(this.index, pending) });
     this.prompt.textContent = prompt;
     this.prompt.hidden = !prompt;
 
@@ -851,8 +856,8 @@ class MetroXPage {
       const parts = v.seats.map((s, i) => `${seatGlyph(i)} ${this.#seatName(i)} ${s.chosen ? "✓" : "…"}`);
       const left = v.seats.filter((s) => !s.chosen).length;
       waiting = pending && choosing
-        ? `Waiting for others (${left} still choosing): ${parts.join(" · ")}`
-        : `Chosen so far: ${parts.join(" · ")}`;
+        ? t("metrox.waiting_others", { count: left, seats: parts.join(" · ") })
+        : t("metrox.chosen_so_far", { seats: parts.join(" · ") });
     }
     this.waiting.textContent = waiting;
     this.waiting.hidden = !waiting;
@@ -889,7 +894,7 @@ class MetroXPage {
         type: "button",
         className: "mx-hint-btn",
         "data-rank": h.rank,
-        "aria-label": `Select hint ${h.rank}: ${words}, value ${formatValue(h.value)}`,
+        "aria-label": t("metrox.select_hint", { rank: h.rank, move: words, value: formatValue(h.value) }),
         "aria-pressed": String(sameMove(this.sel, h.move)),
       }, li);
       html("span", { className: "mx-hint-rank-text" }, b, `${h.rank}.`);
@@ -908,17 +913,17 @@ class MetroXPage {
       const i = this.replayPos.index;
       const rec = this.replayPos.record;
       this.replayNote.textContent = i === 0
-        ? "Replay: the start."
-        : `Replay: after turn ${i} (card ${rec.cards[i - 1]}).`;
+        ? t("metrox.replay_note_start")
+        : t("metrox.replay_note", { turn: i, card: rec.cards[i - 1] });
     }
     if (!over) return;
     this.finalBox.replaceChildren();
-    html("h3", {}, this.finalBox, "Final score");
+    html("h3", {}, this.finalBox, t("metrox.final_score"));
     const table = html("table", { className: "mx-final-table" }, this.finalBox);
     const head = html("tr", {}, html("thead", {}, table));
-    for (const [h, full] of [["Player", "Player"], ["Bonus", "Bonuses"], ["Transf.", "Transfer numbers"],
-      ["Empty", "Empty stations"], ["Pen.", "Penalty"], ["Total", "Total"]]) {
-      html("th", { scope: "col", title: full, "aria-label": full }, head, h);
+    for (const col of ["player", "bonus", "transfer", "empty", "penalty", "total"]) {
+      const full = t(`metrox.col.${col}`);
+      html("th", { scope: "col", title: full, "aria-label": full }, head, t(`metrox.col.${col}.short`));
     }
     const body = html("tbody", {}, table);
     const winners = new Set(v.winners || []);
@@ -929,8 +934,8 @@ class MetroXPage {
       const badge = seatBadge(f.seat, this.#colour(f.seat), 16, name);
       badge.classList.add("mx-swatch");
       html("span", { className: "visually-hidden" }, name, `(${seatGlyphName(f.seat)}) `);
-      name.append(`${this.#seatName(f.seat)}${f.seat === this.#seat ? " (you)" : ""}`);
-      if (winners.has(f.seat)) html("span", { className: "mx-winner", title: "winner", "aria-label": "winner" }, name, " ★");
+      name.append(`${this.#seatName(f.seat)}${f.seat === this.#seat ? ` ${t("seat.you_mark")}` : ""}`);
+      if (winners.has(f.seat)) html("span", { className: "mx-winner", title: t("final.winner"), "aria-label": t("final.winner") }, name, " ★");
       html("td", { className: "bonuses" }, tr, `+${f.bonuses}`);
       html("td", { className: "transfers" }, tr, `+${f.transfers}`);
       html("td", { className: "empty" }, tr, String(f.empty));
@@ -976,15 +981,15 @@ class MetroXPage {
 
   #cursorWords() {
     const k = this.cursor;
-    if (!k) return this.#canChoose() ? "" : "Nothing to choose now.";
+    if (!k) return this.#canChoose() ? "" : t("metrox.nothing_now");
     if (k.line) {
       const line = this.index.lines.get(k.line);
       const eff = lineEffect(this.index, this.#sheet(this.#seat), this.view.card, k.line);
-      const fills = eff.transfer !== null && eff.stations.length ? `a transfer worth ${eff.transfer}` : `${eff.stations.length} station${eff.stations.length === 1 ? "" : "s"}`;
+      const fills = eff.transfer !== null && eff.stations.length ? t("metrox.fills_transfer", { value: eff.transfer }) : t("metrox.fills_stations", { count: eff.stations.length });
       const marks = this.#sheet(this.#seat).windows[k.line] || [];
-      return `Line ${k.line} ${line?.name || ""}: fills ${fills}; ${marks.length} of ${line?.windows} windows used${sameMove(this.sel, k) ? "; selected, Enter confirms" : ""}.`;
+      return t(sameMove(this.sel, k) ? "metrox.cursor_line_selected" : "metrox.cursor_line", { line: k.line, name: line?.name || "", fills, used: marks.length, windows: line?.windows });
     }
-    return `${this.index.stations.get(k.station)?.name || k.station}: empty${sameMove(this.sel, k) ? "; selected, Enter confirms" : ""}.`;
+    return t(sameMove(this.sel, k) ? "metrox.cursor_station_selected" : "metrox.cursor_station", { station: this.index.stations.get(k.station)?.name || k.station });
   }
 
   #paintCursor() {
@@ -1033,11 +1038,11 @@ class MetroXPage {
     if (!this.#canChoose()) return;
     const c = cardInfo(this.view.card);
     if (c.kind === "free") {
-      this.host.notify("This is a free card: click an empty station instead.", "info");
+      this.host.notify(t("metrox.free_click_station"), "info");
       return;
     }
     if (!this.#isLegal({ line: lineId })) {
-      this.host.notify(`Line ${lineId} has no empty window left.`, "error");
+      this.host.notify(t("metrox.refusal.line_full", { line: lineId }), "error");
       return;
     }
     this.#select({ line: lineId });
@@ -1052,7 +1057,7 @@ class MetroXPage {
       return;
     }
     if (!this.#isLegal({ station: stationId })) {
-      this.host.notify(`${this.index.stations.get(stationId)?.name || stationId} is already filled.`, "error");
+      this.host.notify(t("metrox.refusal.station_filled", { station: this.index.stations.get(stationId)?.name || stationId }), "error");
       return;
     }
     this.#select({ station: stationId });
@@ -1063,7 +1068,7 @@ class MetroXPage {
     if (!this.#canChoose() || !move) return;
     if (this.sheetSeat !== null && this.sheetSeat !== this.#seat) this.sheetSeat = null;
     if (!this.#isLegal(move)) {
-      this.host.notify(`${moveWords(this.index, move)} is not possible with this card.`, "error");
+      this.host.notify(t("metrox.not_possible", { move: moveWords(this.index, move) }), "error");
       return;
     }
     const again = sameMove(this.sel, move) && !sameMove(move, this.view.choice);

@@ -2,6 +2,8 @@
 // sheet, for the choosing preview and for rebuilding sheets in a replay. The server stays the
 // judge; these functions only draw what it would do.
 
+import { t } from "/i18n.js";
+
 /** A card code ("3", "s2", "t", "f*", "5*") as {kind, n, shuffle}. */
 export function cardInfo(code) {
   if (!code) return null;
@@ -25,14 +27,9 @@ export function windowMark(code) {
 /** A card in words, for buttons, replays and screen readers. */
 export function cardWords(code) {
   const c = cardInfo(code);
-  if (!c) return "no card";
-  const base = {
-    number: `number ${c.n}`,
-    skip: `skip ${c.n}`,
-    transfer: "transfer (star)",
-    free: "free station (circle)",
-  }[c.kind];
-  return c.shuffle ? `${base}, then shuffle` : base;
+  if (!c) return t("metrox.no_card");
+  const base = t(`metrox.card_kind.${c.kind}`, { n: c.n });
+  return c.shuffle ? t("metrox.then_shuffle", { card: base }) : base;
 }
 
 /** Indexes of a map: stations by id, degree of each station, lines by id. */
@@ -178,8 +175,8 @@ export function replayPositions(index, record) {
 /** A move object in words: "line C", "station Quay", "pass". */
 export function moveWords(index, move) {
   if (!move) return "—";
-  if (move.pass) return "pass";
-  if (move.station !== undefined) return `station ${index.stations.get(move.station)?.name || move.station}`;
-  if (move.line !== undefined) return `line ${move.line}`;
+  if (move.pass) return t("metrox.move_pass");
+  if (move.station !== undefined) return t("metrox.move_station", { station: index.stations.get(move.station)?.name || move.station });
+  if (move.line !== undefined) return t("metrox.move_line", { line: move.line });
   return JSON.stringify(move);
 }

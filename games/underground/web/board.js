@@ -3,6 +3,8 @@
 // would score and explain what each rail did score), the passenger's rides, and the positions of a
 // finished game's record. The server is the judge; this only explains its numbers.
 
+import { has, t } from "/i18n.js";
+
 export const COLOURS = ["red", "yellow", "blue", "purple", "black", "pink", "orange", "green", "brown", "white", "grey"];
 export const LINES_PER_SEAT = { 2: 4, 3: 3, 4: 2, 5: 2 };
 export const SYMBOLS = ["a", "b", "c", "d"];
@@ -245,14 +247,6 @@ export class Network {
 
 export const sumPoints = (gains) => gains.reduce((t, g) => t + (g.points || 0), 0);
 
-const REASON_WORDS = {
-  rail: "national rail",
-  terminus: "terminus",
-  symbol: "connection",
-  enclosed: "enclosed",
-  branch: "branch",
-  ride: "ride",
-};
 
 /** "+3: national rail Euston, terminus Morden (+1 token)" or "no points". */
 export function gainWords(gains, index) {
@@ -261,13 +255,14 @@ export function gainWords(gains, index) {
   const enclosed = gains.filter((g) => g.reason === "enclosed").length;
   for (const g of gains) {
     if (g.reason === "enclosed") continue;
-    if (g.reason === "branch") parts.push("branch (−2 tokens)");
-    else if (g.reason === "terminus") parts.push(`terminus ${index.name(g.station)} (+1 token)`);
-    else if (g.reason === "symbol") parts.push(`connection ${g.symbol.toUpperCase()} joined`);
-    else parts.push(`${REASON_WORDS[g.reason] || g.reason} ${g.station ? index.name(g.station) : ""}`.trim());
+    if (g.reason === "branch") parts.push(t("underground.gain.branch"));
+    else if (g.reason === "terminus") parts.push(t("underground.gain.terminus", { station: index.name(g.station) }));
+    else if (g.reason === "symbol") parts.push(t("underground.gain.symbol", { symbol: g.symbol.toUpperCase() }));
+    else if (has(`underground.gain.${g.reason}`)) parts.push(t(`underground.gain.${g.reason}`, { station: g.station ? index.name(g.station) : "" }).trim());
+    else parts.push(`${g.reason} ${g.station ? index.name(g.station) : ""}`.trim());
   }
-  if (enclosed) parts.push(`loop encloses ${enclosed} station${enclosed === 1 ? "" : "s"}`);
-  const head = pts ? `+${pts}` : "no points";
+  if (enclosed) parts.push(t("underground.gain.enclosed", { count: enclosed }));
+  const head = pts ? `+${pts}` : t("underground.no_points");
   return parts.length ? `${head}: ${parts.join(", ")}` : head;
 }
 
@@ -291,13 +286,19 @@ export function analyse(index, view) {
     const owner = ownerOf(players, r.colour);
     if (breakdown[owner]) for (const g of gains) if (g.reason !== "branch") breakdown[owner][g.reason] += g.points;
   }
-  const legs = (view.moves || []).flatMap((m) => m.route || []).concat(view.turn?.legs || []);
-  for (const leg of legs) {
+  // A retired seat's lines score nothing from the rides after it left (its score is frozen).
+  const gone = new Set();
+  const ride = (leg) => {
     for (const c of leg.lines || []) {
       const owner = ownerOf(players, c);
-      if (breakdown[owner]) breakdown[owner].ride += 1;
+      if (breakdown[owner] && !gone.has(owner)) breakdown[owner].ride += 1;
     }
+  };
+  for (const m of view.moves || []) {
+    for (const leg of m.route || []) ride(leg);
+    if (m.action === "retire") gone.add(m.seat);
   }
+  for (const leg of view.turn?.legs || []) ride(leg);
   for (const b of breakdown) b.total = b.start + b.rail + b.terminus + b.symbol + b.enclosed + b.ride;
   return { net, railGains, breakdown };
 }
@@ -317,6 +318,7 @@ export function replayPositions(index, record) {
   const moves = [];
   const net = new Network(index, record.connections);
   const positions = [{ rails: [], passenger, faceUp: [...faceUp], pile: deal.length - drawn, scores: [...scores], moves: [], move: null }];
+  const gone = new Set(); // retired seats: rides on their lines score nothing
   for (const move of record.moves || []) {
     for (const r of move.rails || []) {
       const gains = net.lay(r.colour, r.a, r.b);
@@ -326,11 +328,12 @@ export function replayPositions(index, record) {
     for (const leg of move.route || []) {
       for (const c of leg.lines || []) {
         const o = ownerOf(players, c);
-        if (o >= 0) scores[o] += 1;
+        if (o >= 0 && !gone.has(o)) scores[o] += 1;
       }
       passenger = leg.to;
       faceUp = faceUp.filter((s) => s !== leg.to);
     }
+    if (move.action === "retire") gone.add(move.seat);
     if (passenger !== null) {
       while (faceUp.length < FACE_UP && drawn < deal.length) faceUp.push(deal[drawn++]);
       if (drawn >= deal.length) passenger = null;

@@ -19,6 +19,13 @@ import {
   secKey,
   sumPoints,
 } from "./board.js";
+import { has, t } from "/i18n.js";
+import { seatLabel } from "/panel.js";
+
+/** A line's colour in the page's language ("red" -> "piros"). */
+const cw = (c) => (has(`underground.colour.${c}`) ? t(`underground.colour.${c}`) : String(c ?? ""));
+/** The lines a leg rides, in words ("red + blue"), or on foot. */
+const riding = (lines) => (lines?.length ? lines.map(cw).join(" + ") : "");
 
 const SCALE = 12; // svg units per map unit
 const PAD = 4; // map units around the stations
@@ -63,9 +70,9 @@ function loadMap() {
       headers: { Accept: "application/json", "Content-Type": "application/json" },
       body: JSON.stringify({ op: "map", game: "underground" }),
     })
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the map query answered HTTP ${r.status}`))))
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(t("underground.map_http", { status: r.status })))))
       .then((m) => {
-        if (!m || !Array.isArray(m.stations)) throw new Error(m?.error || "the map query gave no map");
+        if (!m || !Array.isArray(m.stations)) throw new Error(m?.error || t("underground.map_none"));
         return m;
       })
       .catch((err) => {
@@ -94,8 +101,7 @@ function destIcon(kind, parent) {
 
 const seatName = (view, i) => {
   const s = view?.seats?.[i];
-  if (!s) return `Player ${i + 1}`;
-  return s.name || (s.kind === "ai" ? `AI ${s.level || ""}`.trim() : `Player ${i + 1}`);
+  return s ? seatLabel(s, i) : t("seat.player", { n: i + 1 });
 };
 
 const railMove = (r) => ({ step: "rail", colour: r.colour, a: r.a, b: r.b });
@@ -160,8 +166,7 @@ class UndergroundPage {
     box.id = "confirm-moves";
     this.settings = settings;
     html("p", { id: "ug-map-keys", className: "visually-hidden" }, this.after,
-      "On the map, arrow keys move over the stations you may lay a rail from (then to); Enter picks one, " +
-      "Escape goes back.");
+      t("underground.keys"));
     this.controls.addEventListener("click", (ev) => this.#onControlClick(ev));
     this.controls.addEventListener("pointerover", (ev) => this.#onControlHover(ev, true));
     this.controls.addEventListener("pointerout", (ev) => this.#onControlHover(ev, false));
@@ -184,8 +189,8 @@ class UndergroundPage {
         this.#render();
       },
       (err) => {
-        this.loading.textContent = `The map cannot be loaded: ${err.message}`;
-        this.host.notify(`The map cannot be loaded: ${err.message}`, "error");
+        this.loading.textContent = t("underground.map_failed", { reason: err.message });
+        this.host.notify(t("underground.map_failed", { reason: err.message }), "error");
       },
     );
   }
@@ -219,12 +224,14 @@ class UndergroundPage {
     return {
       length,
       describe: (i) => {
-        if (i <= 0) return `Start: the passenger waits at ${this.index?.name(this.index.map.start) || "Euston"}.`;
+        if (i <= 0) return t("underground.replay_start", { station: this.index?.name(this.index.map.start) || "Euston" });
         const m = record.moves[i - 1];
-        const rails = (m.rails || []).map((r) => `${r.colour} ${this.#n(r.a)}–${this.#n(r.b)}`).join(", ");
-        const route = (m.route || []).map((l) => `${this.#n(l.to)}${l.lines.length ? ` by ${l.lines.join("+")}` : " on foot"}`).join(", then ");
-        const built = rails ? `laid ${rails}` : "laid no rail";
-        return `Turn ${i}: ${names(m.seat)} ${built}${route ? `; the passenger rode to ${route}` : ""}.`;
+        const rails = (m.rails || []).map((r) => `${cw(r.colour)} ${this.#n(r.a)}–${this.#n(r.b)}`).join(", ");
+        const route = (m.route || []).map((l) => (l.lines.length
+          ? t("underground.leg_by", { station: this.#n(l.to), lines: riding(l.lines) })
+          : t("underground.leg_on_foot", { station: this.#n(l.to) }))).join(t("underground.then"));
+        const built = rails ? t("underground.laid", { rails }) : t("underground.laid_none");
+        return t(route ? "underground.replay_turn_route" : "underground.replay_turn", { turn: i, name: names(m.seat), built, route });
       },
       show: (i) => {
         const all = positions || (this.index ? replayPositions(this.index, record) : null);
@@ -238,6 +245,11 @@ class UndergroundPage {
           this.replayScene = { ...p, net, connections: record.connections, index: i, length, names };
         }
         this.#render();
+      },
+      // Every seat's points after move i, so the shell's score table follows the replay.
+      scores: (i) => {
+        const all = positions || (this.index ? replayPositions(this.index, record) : null);
+        return all ? all[Math.max(0, Math.min(length, i))]?.scores ?? null : null;
       },
     };
   }
@@ -347,7 +359,7 @@ class UndergroundPage {
         this.proposed = r;
         this.#render();
         const to = this.sel.from && r.a === this.sel.from ? r.b : r.a;
-        this.log.announce(`${r.colour} ${this.#n(this.sel.from || r.a)}–${this.#n(to === this.sel.from ? r.b : to)}: ${gainWords(this.#preview(r), this.index)}. Again or Confirm lays it.`);
+        this.log.announce(t("underground.preview_again", { colour: cw(r.colour), from: this.#n(this.sel.from || r.a), to: this.#n(to === this.sel.from ? r.b : to), gains: gainWords(this.#preview(r), this.index) }));
         return;
       }
     }
@@ -378,7 +390,7 @@ class UndergroundPage {
     }
     const colours = this.#myColours.filter((c) => rails.some((r) => r.colour === c && (r.a === id || r.b === id)));
     if (!colours.length) {
-      this.host.notify(`No rail of yours can be laid from ${this.#n(id)} now.`, "info");
+      this.host.notify(t("underground.no_rail_from", { station: this.#n(id) }), "info");
       return;
     }
     this.sel.colour = colours.includes(colour) ? colour : colours[0];
@@ -455,18 +467,20 @@ class UndergroundPage {
     let k = 0;
     const rails = (seat, list) => {
       for (const r of list || []) {
-        const who = seat === this.#mySeat ? "You" : seatName(view, seat);
+        const who = seat === this.#mySeat ? t("underground.you") : seatName(view, seat);
         out.push({ seat, glyph: seatGlyph(seat), rail: `${r.colour}|${r.a}|${r.b}`,
-          text: `${who} laid ${r.colour} ${this.#n(r.a)}–${this.#n(r.b)} (${gainWords(gains[k] || [], this.index)}).` });
+          text: t("underground.log_laid", { name: who, colour: cw(r.colour), a: this.#n(r.a), b: this.#n(r.b), gains: gainWords(gains[k] || [], this.index) }) });
         k++;
       }
     };
     for (const m of view.moves || []) {
       rails(m.seat, m.rails);
-      if (!(m.rails || []).length) out.push({ seat: m.seat, glyph: seatGlyph(m.seat), text: `${m.seat === this.#mySeat ? "You" : seatName(view, m.seat)} laid no rail.` });
+      if (!(m.rails || []).length) out.push({ seat: m.seat, glyph: seatGlyph(m.seat), text: t("underground.log_no_rail", { name: m.seat === this.#mySeat ? t("underground.you") : seatName(view, m.seat) }) });
       for (const leg of m.route || []) {
         out.push({ seat: m.seat, glyph: seatGlyph(m.seat),
-          text: `The passenger went to ${this.#n(leg.to)} ${leg.lines?.length ? `riding ${leg.lines.join(", ")}` : "on foot"}.` });
+          text: leg.lines?.length
+            ? t("underground.log_passenger", { station: this.#n(leg.to), lines: riding(leg.lines) })
+            : t("underground.log_passenger_walked", { station: this.#n(leg.to) }) });
       }
     }
     if (view.status === "playing" && view.turn) rails(view.turn.seat, view.turn.rails);
@@ -507,7 +521,7 @@ class UndergroundPage {
       this.log.add(fresh);
       for (const e of fresh) if (e.rail && e.seat !== me) this.arrive.add(e.rail);
       const theirs = fresh.filter((e) => e.seat !== me).map((e) => e.text);
-      const turn = view.status === "over" ? "The game is over." : (view.to_move || []).includes(me) ? "Your turn." : "";
+      const turn = view.status === "over" ? t("underground.over") : (view.to_move || []).includes(me) ? t("underground.your_turn") : "";
       if (theirs.length || turn) this.log.announce([...theirs, turn].filter(Boolean).join(" "));
     }
     this.logged = events.length;
@@ -549,7 +563,7 @@ class UndergroundPage {
     this.cursor = next ? next.id : null;
     this.#paintCursor();
     if (next) this.log.announce(this.#cursorWords(next.id));
-    else if (key) this.log.announce(this.#phase === "build" ? "Pick one of your lines first." : "Nothing to lay now.");
+    else if (key) this.log.announce(this.#phase === "build" ? t("underground.pick_line_first") : t("underground.nothing_to_lay"));
   }
 
   #cursorWords(id) {
@@ -557,10 +571,10 @@ class UndergroundPage {
     const name = this.stationEls.get(id)?.getAttribute("aria-label") || this.#n(id);
     if (from && id !== from) {
       const r = this.#legalRails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)));
-      if (r) return `${name}: ${colour} rail from ${this.#n(from)}, ${gainWords(this.#preview(r), this.index)}.`;
+      if (r) return t("underground.cursor_rail", { station: name, colour: cw(colour), from: this.#n(from), gains: gainWords(this.#preview(r), this.index) });
     }
-    if (id === from) return `${name}: the rail starts here; Enter lets go.`;
-    return `${name}: start a ${colour || ""} rail here.`;
+    if (id === from) return t("underground.cursor_from", { station: name });
+    return t("underground.cursor_start", { station: name, colour: cw(colour) });
   }
 
   #paintCursor() {
@@ -640,7 +654,7 @@ class UndergroundPage {
       class: "ug-map",
       viewBox: `0 0 ${w.toFixed(0)} ${h.toFixed(0)}`,
       role: "group",
-      "aria-label": `Map of ${ix.map.name || "London"}: ${ix.stations.length} stations`,
+      "aria-label": t("underground.map_label", { map: ix.map.name || "London", count: ix.stations.length }),
       "aria-describedby": "ug-map-keys",
       tabindex: 0,
     });
@@ -692,10 +706,10 @@ class UndergroundPage {
       const [x, y] = this.#xy(st.id);
       const kind = st.destination || "plain";
       const words = [st.name];
-      if (st.destination) words.push(`${st.destination} destination`);
-      if (st.rail) words.push("national rail");
-      if (st.terminus) words.push("terminus");
-      if (st.connection) words.push("connection spot");
+      if (st.destination) words.push(t(`underground.destination.${st.destination}`));
+      if (st.rail) words.push(t("underground.national_rail"));
+      if (st.terminus) words.push(t("underground.terminus"));
+      if (st.connection) words.push(t("underground.connection_spot"));
       const g = svg("g", { class: `ug-station dest-${kind}`, "data-station": st.id, id: `ug-st-${st.id}`, "aria-label": words.join(", ") }, this.layers.stations);
       svg("title", {}, g).textContent = words.join(" · ");
       svg("circle", { class: "ug-hit", cx: x, cy: y, r: 4.7 }, g);
@@ -761,7 +775,7 @@ class UndergroundPage {
         L.rails,
       );
       const owner = ownerOf(players, r.colour);
-      svg("title", {}, line).textContent = `${r.colour} line (${seatName(this.view, owner)}, ${seatGlyphName(owner)}): ${this.#n(r.a)} – ${this.#n(r.b)}`;
+      svg("title", {}, line).textContent = t("underground.rail_title", { colour: cw(r.colour), name: seatName(this.view, owner), symbol: seatGlyphName(owner), a: this.#n(r.a), b: this.#n(r.b) });
       if (recent.has(id)) {
         // laid since the viewer's last turn: a dashed halo in a colour no line has
         svg("line", { ...attrs, class: "ug-recent-halo" }, L.recent);
@@ -790,7 +804,7 @@ class UndergroundPage {
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
       svg("line", { ...attrs, class: "ug-cand-line", stroke: LINE_HEX[r.colour] }, g);
       svg("line", { ...attrs, class: "ug-cand-hit" }, g);
-      svg("title", {}, g).textContent = `Lay ${r.colour}: ${this.#n(r.a)} – ${this.#n(r.b)} (${gainWords(gains, this.index)})`;
+      svg("title", {}, g).textContent = t("underground.lay_title", { colour: cw(r.colour), a: this.#n(r.a), b: this.#n(r.b), gains: gainWords(gains, this.index) });
       g.addEventListener("click", () => this.#layRail(r));
       if (from && pts > 0) {
         const to = r.a === from ? r.b : r.a;
@@ -847,7 +861,7 @@ class UndergroundPage {
     if (scene.passenger && this.index.byId.has(scene.passenger)) {
       const [x, y] = this.#xy(scene.passenger);
       const g = svg("g", { class: "ug-passenger", transform: `translate(${x.toFixed(1)} ${(y - 4).toFixed(1)})`, "data-station": scene.passenger }, L.passenger);
-      svg("title", {}, g).textContent = `The passenger, at ${this.#n(scene.passenger)}`;
+      svg("title", {}, g).textContent = t("underground.passenger_title", { station: this.#n(scene.passenger) });
       svg("circle", { cx: 0, cy: -13, r: 3.2 }, g);
       svg("path", { d: "M-4 -1 L-3.2 -8.2 Q0 -10.2 3.2 -8.2 L4 -1 L1.6 -1 L1.4 4 L-1.4 4 L-1.6 -1 Z" }, g);
     }
@@ -921,9 +935,9 @@ class UndergroundPage {
     const v = this.view;
     const box = this.#section(parent, "ug-turn", null);
     const laid = v.turn?.rails || [];
-    html("h3", {}, box, `Build: up to 4 rails (${laid.length} laid)`);
+    html("h3", {}, box, t("underground.build_title", { count: laid.length }));
     const rails = this.#legalRails;
-    const row = html("div", { className: "ug-colours", role: "group", "aria-label": "Your lines" }, box);
+    const row = html("div", { className: "ug-colours", role: "group", "aria-label": t("underground.your_lines") }, box);
     for (const colour of this.#myColours) {
       const n = rails.filter((r) => r.colour === colour).length;
       const b = html("button", {
@@ -934,23 +948,23 @@ class UndergroundPage {
         "data-key": `colour-${colour}`,
         "aria-pressed": String(this.sel.colour === colour),
         disabled: this.busy || !n,
-        title: n ? `${n} rail${n === 1 ? "" : "s"} possible` : "no rail possible",
+        title: n ? t("underground.rails_possible", { count: n }) : t("underground.no_rail_possible"),
       });
       swatch(colour, b);
-      html("span", {}, b, `${colour} · ${n}`);
+      html("span", {}, b, `${cw(colour)} · ${n}`);
       row.appendChild(b);
     }
     const help = html("p", { className: "ug-help" }, box);
     const { colour, from } = this.sel;
-    if (!rails.length) help.textContent = "No more rails can be laid this turn: end the building.";
-    else if (!colour) help.textContent = "Pick a line, or click a station on one of your lines.";
+    if (!rails.length) help.textContent = t("underground.help_no_more");
+    else if (!colour) help.textContent = t("underground.help_pick_line");
     else if (!from) {
       const started = this.analysis?.net.railCount(colour) > 0;
       help.textContent = started
-        ? `Click a station of the ${colour} line (an end to extend it, another to branch), then a highlighted neighbour.`
-        : `The ${colour} line has no rail yet: click any station, then a neighbour.`;
+        ? t("underground.help_extend", { colour: cw(colour) })
+        : t("underground.help_first_rail", { colour: cw(colour) });
     } else {
-      help.textContent = `From ${this.#n(from)}: click a highlighted neighbour, or a rail below.`;
+      help.textContent = t("underground.help_from", { station: this.#n(from) });
       const list = html("ul", { className: "ug-targets" }, box);
       const cands = this.#candidates();
       for (const r of cands) {
@@ -971,9 +985,9 @@ class UndergroundPage {
         swatch(r.colour, b);
         html("span", { className: "ug-to" }, b, `→ ${this.#n(to)}`);
         html("span", { className: `ug-pts${sumPoints(gains) ? " some" : ""}`, title: gainWords(gains, this.index) }, b, gainWords(gains, this.index).split(":")[0]);
-        if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, "branch −2");
+        if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, t("underground.branch_cost"));
       }
-      html("button", { type: "button", className: "ghost-button small", "data-action": "clear", "data-key": "clear" }, box, "Choose another station");
+      html("button", { type: "button", className: "ghost-button small", "data-action": "clear", "data-key": "clear" }, box, t("underground.choose_another"));
     }
     if (this.proposed) {
       const r = this.proposed;
@@ -981,13 +995,13 @@ class UndergroundPage {
       const to = from === r.a ? r.b : r.a;
       const pend = html("div", { className: "ug-confirm", id: "confirm-box" }, box);
       html("p", { className: "ug-confirm-text", id: "confirm-text" }, pend,
-        `Lay ${r.colour} ${this.#n(from)}–${this.#n(to)}: ${gainWords(this.#preview(r), this.index)}. Tap it again or Confirm.`);
+        t("underground.confirm_lay", { colour: cw(r.colour), from: this.#n(from), to: this.#n(to), gains: gainWords(this.#preview(r), this.index) }));
       const row = html("div", { className: "ug-confirm-actions" }, pend);
-      html("button", { type: "button", className: "primary", id: "confirm-button", "data-action": "confirm", "data-key": "confirm", disabled: this.busy }, row, "Confirm");
-      html("button", { type: "button", className: "ghost-button", "data-action": "cancel", "data-key": "cancel" }, row, "Cancel");
+      html("button", { type: "button", className: "primary", id: "confirm-button", "data-action": "confirm", "data-key": "confirm", disabled: this.busy }, row, t("underground.confirm"));
+      html("button", { type: "button", className: "ghost-button", "data-action": "cancel", "data-key": "cancel" }, row, t("underground.cancel"));
     }
     if (laid.length) {
-      html("h4", {}, box, "This turn");
+      html("h4", {}, box, t("underground.this_turn"));
       const ol = html("ol", { className: "ug-laid" }, box);
       const gainsAll = this.analysis?.railGains || [];
       const offset = gainsAll.length - laid.length;
@@ -1005,13 +1019,13 @@ class UndergroundPage {
       "button",
       { type: "button", className: "primary ug-stop", "data-action": "stop", "data-key": "stop", disabled: this.busy || !canStop },
       box,
-      laid.length ? "End building" : "End building (lay no rail)",
+      laid.length ? t("underground.end_building") : t("underground.end_building_none"),
     );
   }
 
   #routeBox(parent) {
-    const box = this.#section(parent, "ug-route", "Choose the passenger's way");
-    html("p", { className: "ug-help" }, box, "These ways are equally good (walks, then lines). Each line ridden pays its owner 1.");
+    const box = this.#section(parent, "ug-route", t("underground.route_title"));
+    html("p", { className: "ug-help" }, box, t("underground.route_help"));
     const list = html("ul", { className: "ug-ways" }, box);
     const players = this.view.rules?.players || this.view.seats.length;
     for (const m of this.legal.filter((x) => x.step === "route")) {
@@ -1029,11 +1043,11 @@ class UndergroundPage {
       destIcon(this.index.byId.get(m.to)?.destination, b);
       html("span", { className: "ug-to" }, b, `To ${this.#n(m.to)}`);
       const by = html("span", { className: "ug-by" }, b);
-      if (!lines.length) by.textContent = "on foot";
+      if (!lines.length) by.textContent = t("underground.on_foot");
       for (const c of lines) {
         swatch(c, by, 12);
         const o = ownerOf(players, c);
-        html("span", {}, by, `${c} (${seatGlyph(o)} ${seatName(this.view, o)})`);
+        html("span", {}, by, `${cw(c)} (${seatGlyph(o)} ${seatName(this.view, o)})`);
       }
     }
   }
@@ -1045,7 +1059,7 @@ class UndergroundPage {
     const seat = v.turn?.seat ?? v.to_move?.[0];
     if (seat !== undefined && seat !== null) {
       const laid = v.turn?.rails || [];
-      html("p", {}, box, `${seatName(v, seat)} is building (${laid.length} rail${laid.length === 1 ? "" : "s"} laid).`);
+      html("p", {}, box, t("underground.is_building", { name: seatName(v, seat), count: laid.length }));
     }
     const last = (v.moves || [])[v.moves.length - 1];
     if (last) this.#turnSummary(box, last, v.moves.length - 1);
@@ -1054,7 +1068,7 @@ class UndergroundPage {
   /** One complete turn in words: its rails with their points, and the passenger's legs. */
   #turnSummary(box, move, k) {
     const v = this.view;
-    html("h4", {}, box, `Last turn: ${seatGlyph(move.seat)} ${seatName(v, move.seat)}`);
+    html("h4", {}, box, t("underground.last_turn", { seat: `${seatGlyph(move.seat)} ${seatName(v, move.seat)}` }));
     const ul = html("ul", { className: "ug-laid" }, box);
     // The rails of turn k are at the right offset of the view's rail list.
     let offset = 0;
@@ -1064,23 +1078,27 @@ class UndergroundPage {
       swatch(r.colour, li);
       html("span", {}, li, `${this.#n(r.a)}–${this.#n(r.b)}: ${gainWords(this.analysis?.railGains[offset + j] || [], this.index)}`);
     });
-    if (!(move.rails || []).length) html("li", {}, ul, "No rail laid.");
+    if (!(move.rails || []).length) html("li", {}, ul, t("underground.no_rail_laid"));
     for (const leg of move.route || []) {
-      html("li", {}, ul, `Passenger → ${this.#n(leg.to)} ${leg.lines.length ? `riding ${leg.lines.join(", ")}` : "on foot"}`);
+      html("li", {}, ul, leg.lines.length
+        ? t("underground.passenger_to_by", { station: this.#n(leg.to), lines: riding(leg.lines) })
+        : t("underground.passenger_to_walk", { station: this.#n(leg.to) }));
     }
   }
 
   #hintBox(parent) {
-    const box = this.#section(parent, "ug-hints", "Hints");
+    const box = this.#section(parent, "ug-hints", t("underground.hints_title"));
     const ol = html("ol", { className: "ug-hint-list" }, box);
     const myTurn = this.#phase === "build" || this.#phase === "route";
     this.hints.forEach((h, rank) => {
       const m = plainMove(h);
       if (!m) return;
       let words = "";
-      if (m.step === "rail") words = `${m.colour} ${this.#n(m.a)}–${this.#n(m.b)}`;
-      else if (m.step === "stop") words = "End building";
-      else words = `Passenger to ${this.#n(m.to)} by ${(m.lines || []).join("+") || "foot"}`;
+      if (m.step === "rail") words = `${cw(m.colour)} ${this.#n(m.a)}–${this.#n(m.b)}`;
+      else if (m.step === "stop") words = t("underground.end_building");
+      else words = (m.lines || []).length
+        ? t("underground.passenger_to_by", { station: this.#n(m.to), lines: riding(m.lines) })
+        : t("underground.passenger_to_walk", { station: this.#n(m.to) });
       const li = html("li", {}, ol);
       const b = html("button", {
         type: "button",
@@ -1099,8 +1117,8 @@ class UndergroundPage {
 
   #destBox(parent) {
     const scene = this.#scene();
-    const box = this.#section(parent, "ug-dest", "Destinations");
-    const where = scene.passenger ? `The passenger is at ${this.#n(scene.passenger)}.` : "The passenger has left the board.";
+    const box = this.#section(parent, "ug-dest", t("underground.destinations"));
+    const where = scene.passenger ? t("underground.passenger_at", { station: this.#n(scene.passenger) }) : t("underground.passenger_gone");
     html("p", { className: "ug-passenger-at" }, box, where);
     const ul = html("ul", { className: "ug-cards" }, box);
     for (const id of scene.faceUp) {
@@ -1108,28 +1126,28 @@ class UndergroundPage {
       const li = html("li", { "data-card": id, className: kind }, ul);
       destIcon(kind, li);
       html("span", {}, li, this.#n(id));
-      html("small", {}, li, kind);
+      html("small", {}, li, t(`underground.card_kind.${kind}`));
     }
-    if (!scene.faceUp.length) html("li", { className: "empty" }, ul, "No card face up.");
-    html("p", { className: "ug-pile" }, box, `Pile: ${scene.pile ?? 0} card${scene.pile === 1 ? "" : "s"}`);
+    if (!scene.faceUp.length) html("li", { className: "empty" }, ul, t("underground.no_face_up"));
+    html("p", { className: "ug-pile" }, box, t("underground.pile", { count: scene.pile ?? 0 }));
   }
 
   #linesBox(parent) {
     const v = this.view;
-    const box = this.#section(parent, "ug-lines", "Lines");
+    const box = this.#section(parent, "ug-lines", t("underground.lines"));
     const ul = html("ul", { className: "ug-seat-lines" }, box);
     v.seats.forEach((s, i) => {
       const li = html("li", { "data-seat": i, className: i === this.#mySeat ? "mine" : "" }, ul);
       html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, li, seatGlyph(i));
-      html("span", { className: "ug-seat-name" }, li, seatName(v, i) + (i === this.#mySeat ? " (you)" : ""));
+      html("span", { className: "ug-seat-name" }, li, seatName(v, i) + (i === this.#mySeat ? ` ${t("seat.you_mark")}` : ""));
       const cs = html("span", { className: "ug-seat-colours" }, li);
       for (const c of s.colours || []) {
-        const one = html("span", { className: "ug-seat-colour", title: `${c} line` }, cs);
+        const one = html("span", { className: "ug-seat-colour", title: t("underground.line_of", { colour: cw(c) }) }, cs);
         swatch(c, one, 12);
-        html("span", { className: "visually-hidden" }, one, c);
+        html("span", { className: "visually-hidden" }, one, cw(c));
       }
       const n = s.branch_tokens ?? 0;
-      html("span", { className: "ug-seat-tokens" }, li, `${n} token${n === 1 ? "" : "s"}`);
+      html("span", { className: "ug-seat-tokens" }, li, t("underground.tokens", { count: n }));
     });
   }
 
@@ -1137,21 +1155,15 @@ class UndergroundPage {
     const v = this.view;
     const a = this.analysis;
     if (!a) return;
-    const box = this.#section(parent, "ug-breakdown", v.status === "over" ? "Final scores" : "Scores");
+    const box = this.#section(parent, "ug-breakdown", v.status === "over" ? t("underground.final_scores") : t("underground.scores"));
     const wrap = html("div", { className: "ug-table-wrap" }, box);
     const table = html("table", { className: "ug-breakdown-table" }, wrap);
-    html("caption", { className: "visually-hidden" }, table, "Where each player's points come from");
-    const cols = [
-      ["start", "St", "starting score"],
-      ["rail", "NR", "national rail stations"],
-      ["terminus", "End", "termini"],
-      ["symbol", "Sym", "connection symbols"],
-      ["enclosed", "Loop", "stations enclosed by loops"],
-      ["ride", "Ride", "passenger rides"],
-    ];
+    html("caption", { className: "visually-hidden" }, table, t("underground.breakdown_caption"));
+    const cols = ["start", "rail", "terminus", "symbol", "enclosed", "ride"].map((key) => [
+      key, t(`underground.col.${key}.short`), t(`underground.col.${key}`)]);
     const hr = html("tr", {}, html("thead", {}, table));
-    html("th", { scope: "col" }, hr, "Player");
-    html("th", { scope: "col", className: "total" }, hr, "Total");
+    html("th", { scope: "col" }, hr, t("underground.col.player"));
+    html("th", { scope: "col", className: "total" }, hr, t("underground.col.total"));
     for (const [, short, long] of cols) {
       const th = html("th", { scope: "col" }, hr);
       html("abbr", { title: long }, th, short);
@@ -1165,7 +1177,7 @@ class UndergroundPage {
       html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, th, `${seatGlyph(i)} `);
       th.append(seatName(v, i));
       // The total is the server's; the parts are this page's reading of the same rails.
-      html("td", { className: "total", title: b.total === s.score ? null : "the parts are an estimate" }, tr, String(s.score ?? 0));
+      html("td", { className: "total", title: b.total === s.score ? null : t("underground.estimate") }, tr, String(s.score ?? 0));
       for (const [key] of cols) html("td", { className: key }, tr, String(b[key]));
     });
   }
@@ -1173,7 +1185,7 @@ class UndergroundPage {
   #replayNote(parent) {
     const r = this.replayScene;
     const box = this.#section(parent, "ug-replay-note", null);
-    html("p", {}, box, r.index === 0 ? "Replay: the start of the game." : `Replay: after turn ${r.index} of ${r.length}.`);
+    html("p", {}, box, r.index === 0 ? t("underground.replay_note_start") : t("underground.replay_note", { turn: r.index, length: r.length }));
     const ul = html("ul", { className: "ug-replay-scores" }, box);
     r.scores.forEach((s, i) => html("li", { "data-seat": i }, ul, `${r.names(i)}: ${s}`));
   }

@@ -151,6 +151,7 @@ def test_view_shows_only_the_viewers_choice() -> None:
         "rules",
         "seats",
         "to_move",
+        "retired",
         "map",
         "turn_index",
         "card",

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Build the two base images the compose stack needs from Debian packages alone, for machines that
+# cannot pull from a container registry (python:3.11-slim and redis:7.4-alpine are the defaults).
+#
+#   sudo deploy/build-base-image.sh            # needs root, debootstrap and a Docker daemon
+#   echo "BASE_IMAGE=metro-python:3.11-bookworm" >> .env
+#   echo "REDIS_IMAGE=metro-redis:7-bookworm"    >> .env
+#   docker compose up -d --build
+#
+# Images made:
+#   $BASE_TAG  (metro-python:3.11-bookworm) a minimal Debian bookworm (debootstrap minbase) with
+#              Debian's python3 (3.11), venv and pip wheels; deploy/Dockerfile's two stages
+#              build on it (build argument BASE_IMAGE).
+#   $REDIS_TAG (metro-redis:7-bookworm) the same system plus Debian's redis-server and
+#              redis-cli (Redis 7.0), run as the user redis in /data (the compose volume).
+#
+# Behind a TLS-intercepting proxy, pip in the image build must trust the proxy's authority: the
+# certificates in $EXTRA_CA_DIR (default /usr/local/share/ca-certificates, where Debian keeps
+# local ones; set it empty for none) are added to both images' store, and PIP_CERT points pip at
+# that store (pip's own bundle would not have them).
+#
+# Reproducible: the package set is fixed here and comes from one suite; set DEBIAN_MIRROR to a
+# snapshot (e.g. https://snapshot.debian.org/archive/debian/20261130T000000Z) to pin every
+# version, and SOURCE_DATE_EPOCH fixes the files' times in the imported layers.
+set -euo pipefail
+
+for tool in debootstrap docker tar chroot mount numfmt; do
+  command -v "$tool" >/dev/null || { echo "build-base-image: $tool is missing" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "build-base-image: debootstrap needs root" >&2; exit 1; }
+
+SUITE=bookworm
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+BASE_TAG=${BASE_TAG:-metro-python:3.11-bookworm}
+REDIS_TAG=${REDIS_TAG:-metro-redis:7-bookworm}
+PYTHON_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates
+EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
+EXTRA_CA_DIR=${EXTRA_CA_DIR-/usr/local/share/ca-certificates}
+
+work=$(mktemp -d /tmp/metro-base.XXXXXX)
+cleanup() {
+  umount "$work/redis/proc" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Trim what a container never uses: apt's lists and caches, docs, man pages, locales.
+trim() {
+  local root=$1
+  rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
+    "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
+    "$root"/var/log/*.log "$root"/var/log/apt/* "$root"/tmp/* "$root"/root/.cache
+  find "$root"/usr/share/locale -mindepth 1 -maxdepth 1 ! -name 'en*' -exec rm -rf {} + 2>/dev/null || true
+  find "$root"/usr/lib/python3* -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
+}
+
+# Import a root file system as an image, with fixed file times so the layer is reproducible.
+import_rootfs() {
+  local root=$1 tag=$2
+  shift 2
+  local changes=()
+  for change in "$@"; do changes+=(--change "$change"); done
+  tar -C "$root" --numeric-owner --sort=name --mtime="@$EPOCH" --clamp-mtime -c . \
+    | docker import "${changes[@]}" - "$tag" >/dev/null
+  echo "build-base-image: $tag $(docker image inspect -f '{{.Size}}' "$tag" | numfmt --to=iec)"
+}
+
+echo "build-base-image: debootstrap $SUITE from $MIRROR" >&2
+debootstrap --variant=minbase --include="$PYTHON_PACKAGES" "$SUITE" "$work/python" "$MIRROR" \
+  >"$work/debootstrap.log" 2>&1 || { tail -30 "$work/debootstrap.log" >&2; exit 1; }
+# A service started by a package's install script has no place in an image.
+printf '#!/bin/sh\nexit 101\n' >"$work/python/usr/sbin/policy-rc.d"
+chmod +x "$work/python/usr/sbin/policy-rc.d"
+if [ -n "$EXTRA_CA_DIR" ] && compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null; then
+  cp "$EXTRA_CA_DIR"/*.crt "$work/python/usr/local/share/ca-certificates/"
+  chroot "$work/python" update-ca-certificates >/dev/null
+  echo "build-base-image: trusting $(ls "$EXTRA_CA_DIR"/*.crt | wc -l) local CA certificate(s) from $EXTRA_CA_DIR" >&2
+fi
+
+# The Redis system is the same one plus redis-server, installed before the Python one is trimmed.
+cp -a "$work/python" "$work/redis"
+mount -t proc proc "$work/redis/proc"
+chroot "$work/redis" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends redis-server redis-tools' >"$work/redis.log" 2>&1 \
+  || { tail -30 "$work/redis.log" >&2; exit 1; }
+umount "$work/redis/proc"
+mkdir -p "$work/redis/data"
+chroot "$work/redis" chown redis:redis /data
+
+trim "$work/python"
+trim "$work/redis"
+
+PATH_ENV='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+import_rootfs "$work/python" "$BASE_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
+  'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' 'CMD ["python3"]'
+import_rootfs "$work/redis" "$REDIS_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' 'WORKDIR /data' \
+  'USER redis' 'EXPOSE 6379' 'VOLUME /data' 'CMD ["redis-server"]'

@@ -1,0 +1,294 @@
+"""Players, "my games", ratings and rematch over HTTP (docs/api-players.md): each endpoint makes
+one call to the engine (players_rpc.py there) and answers.
+
+A player's device key comes only in the `X-Player-Key` header and goes on as gRPC metadata
+`x-player-key`; it is never read from a URL, never logged. The client's address goes along as
+`x-client-id`, which the engine counts recovery attempts by.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import grpc
+from flask import Blueprint, Response, request
+from google.protobuf.message import Message
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import bearer
+from services.gateway.calls import bearer_token, clients, gateway, json_body
+from services.gateway.errors import ApiError, bad_request, from_rpc_error
+from services.gateway.games_api import _summary_json
+from services.gateway.limits import client_ip
+
+R = TypeVar("R")
+
+bp = Blueprint("players", __name__, url_prefix="/api")
+
+KEY_HEADER = "X-Player-Key"
+_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+GAMES_LIMIT_MAX = 100
+BOARD_LIMIT_MAX = 200
+MAX_OFFSET = 10_000
+RETRY_AFTER_S = 60
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Response(text, status=status, mimetype="application/json")
+
+
+def _player_key(required: bool = True) -> str | None:
+    """The caller's device key from its header; 403 when required and missing or malformed."""
+    key = request.headers.get(KEY_HEADER)
+    if key is None or not key.strip():
+        if required:
+            raise ApiError(
+                403, "bad_player_key", f"This needs a player: send the device key in {KEY_HEADER}."
+            )
+        return None
+    key = key.strip()
+    if not _KEY.fullmatch(key):
+        raise ApiError(
+            403, "bad_player_key", f"The {KEY_HEADER} header is not a device key of this server."
+        )
+    return key
+
+
+def _call(
+    method: Callable[..., R],
+    message: Message,
+    *,
+    token: str | None = None,
+    player_key: str | None = None,
+) -> R:
+    """One engine call with the seat token, the device key and the client's address."""
+    metadata: list[tuple[str, str]] = [("x-client-id", client_ip())]
+    if token:
+        metadata.extend(bearer(token))
+    if player_key:
+        metadata.append(("x-player-key", player_key))
+    try:
+        return method(message, metadata=tuple(metadata), timeout=gateway().deadline_s)
+    except grpc.RpcError as err:
+        mapped = from_rpc_error(err, "engine")
+        if mapped.code == "rate_limited":  # the engine says RESOURCE_EXHAUSTED: too many tries
+            mapped.status = 429
+            mapped.headers["Retry-After"] = str(RETRY_AFTER_S)
+        raise mapped from None
+
+
+def _only(body: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        known = ", ".join(sorted(allowed)) or "none"
+        raise bad_request(f"Unknown field {unknown[0]!r}; known: {known}.", unknown[0])
+
+
+def _string(body: dict[str, Any], name: str) -> str:
+    value = body.get(name, "")
+    if not isinstance(value, str):
+        raise bad_request(f"'{name}' must be a string.", field=name)
+    return value
+
+
+def _number_arg(name: str, most: int) -> int:
+    text = request.args.get(name, "0")
+    if not text.isdigit() or int(text) > most:
+        raise bad_request(f"'{name}' must be a whole number 0-{most}.", field=name)
+    return int(text)
+
+
+def _credentials(reply: engine_pb2.PlayerCredentials) -> dict[str, Any]:
+    out = {"player_id": reply.player_id, "name": reply.name, "device_key": reply.device_key}
+    if reply.recovery_code:
+        out["recovery_code"] = reply.recovery_code
+    return out
+
+
+# ---- players ---------------------------------------------------------------------------------
+
+
+@bp.post("/players")
+def create_player() -> tuple[Response, int] | Response:
+    body = json_body()
+    _only(body, {"name"})
+    name = _string(body, "name").strip()
+    if not name:
+        raise bad_request("'name' is required (1-40 characters).", field="name")
+    reply = _call(clients().engine.CreatePlayer, engine_pb2.CreatePlayerRequest(name=name))
+    return _json(_credentials(reply), 201)
+
+
+@bp.post("/players/recover")
+def recover_player() -> Response:
+    body = json_body()
+    _only(body, {"recovery_code"})
+    code = _string(body, "recovery_code")
+    if not code.strip():
+        raise bad_request("'recovery_code' is required.", field="recovery_code")
+    reply = _call(
+        clients().engine.RecoverPlayer, engine_pb2.RecoverPlayerRequest(recovery_code=code)
+    )
+    return _json(_credentials(reply))
+
+
+@bp.get("/players/me")
+def who_am_i() -> Response:
+    reply = _call(
+        clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=_player_key()
+    )
+    return _json({"player_id": reply.player_id, "name": reply.name})
+
+
+@bp.get("/players/me/games")
+def my_games() -> Response:
+    message = engine_pb2.ListPlayerGamesRequest(
+        limit=_number_arg("limit", GAMES_LIMIT_MAX), offset=_number_arg("offset", MAX_OFFSET)
+    )
+    reply = _call(clients().engine.ListPlayerGames, message, player_key=_player_key())
+    return _json(
+        {
+            "games": [
+                {
+                    **_summary_json(g.game),
+                    "seat": g.seat,
+                    "to_move": list(g.to_move),
+                    "your_turn": g.seat in g.to_move,
+                    "rated": g.rated,
+                }
+                for g in reply.games
+            ],
+            "next_offset": reply.next_offset or None,
+        }
+    )
+
+
+# ---- who sits where --------------------------------------------------------------------------
+
+
+@bp.post("/games/<game_id>/player")
+def sit_player(game_id: str) -> Response:
+    """The device key's player takes the seat of the token (and may make the table rated)."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(403, "permission_denied", "Send the seat's token (Authorization).")
+    body = json_body(optional=True)
+    _only(body, {"rated"})
+    rated = body.get("rated", False)
+    if not isinstance(rated, bool):
+        raise bad_request("'rated' must be true or false.", field="rated")
+    reply = _call(
+        clients().engine.SitPlayer,
+        engine_pb2.SitPlayerRequest(game_id=game_id, rated=rated),
+        token=token,
+        player_key=_player_key(),
+    )
+    return _json(
+        {
+            "game_id": reply.game_id,
+            "seat": reply.seat,
+            "player_id": reply.player_id,
+            "rated": reply.rated,
+        }
+    )
+
+
+@bp.post("/games/<game_id>/claim")
+def claim_seat(game_id: str) -> Response:
+    """A seat token for this device of a player who sits at the game (from another device):
+    `{"game_id", "seat", "token"}`; the seat's other tokens stay valid."""
+    _only(json_body(optional=True), set())
+    reply = _call(
+        clients().engine.ClaimSeat,
+        engine_pb2.ClaimSeatRequest(game_id=game_id),
+        player_key=_player_key(),
+    )
+    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+
+
+@bp.get("/games/<game_id>/table")
+def table(game_id: str) -> Response:
+    reply = _call(clients().engine.GetTable, engine_pb2.GetTableRequest(game_id=game_id))
+    return _json(
+        {
+            "game_id": reply.game_id,
+            "rated": reply.rated,
+            "seats": [
+                {"seat": s.seat, "player_id": s.player_id or None, "name": s.name}
+                for s in reply.seats
+            ],
+        }
+    )
+
+
+# ---- ratings ---------------------------------------------------------------------------------
+
+
+@bp.get("/leaderboard/<game>")
+def leaderboard(game: str) -> Response:
+    reply = _call(
+        clients().engine.GetLeaderboard,
+        engine_pb2.GetLeaderboardRequest(game=game, limit=_number_arg("limit", BOARD_LIMIT_MAX)),
+    )
+    return _json(
+        {
+            "game": reply.game,
+            "players": [
+                {
+                    "rank": i + 1,
+                    "player_id": p.player_id,
+                    "name": p.name,
+                    "ai": p.ai,
+                    "rating": round(p.rating, 3),
+                    "mu": round(p.mu, 3),
+                    "sigma": round(p.sigma, 3),
+                    "games": p.games,
+                }
+                for i, p in enumerate(reply.players)
+            ],
+        }
+    )
+
+
+# ---- rematch ---------------------------------------------------------------------------------
+
+
+def _rematch_json(reply: engine_pb2.RematchAnswer) -> dict[str, Any]:
+    if not reply.rematch_json:
+        return {"rematch": None, "game_id": None, "seat": None}
+    out: dict[str, Any] = {"rematch": json.loads(reply.rematch_json), "game_id": reply.game_id}
+    out["seat"] = reply.seat if reply.HasField("seat") else None
+    if reply.token:
+        out["token"] = reply.token
+    return out
+
+
+@bp.post("/games/<game_id>/rematch")
+def rematch(game_id: str) -> Response:
+    """{"answer": "accept"} offers the rematch (or accepts the one offered); "decline" ends it."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(403, "permission_denied", "A rematch is for a seat: send its token.")
+    body = json_body()
+    _only(body, {"answer"})
+    answer = body.get("answer")
+    if answer not in ("accept", "decline"):
+        raise bad_request('\'answer\' must be "accept" or "decline".', field="answer")
+    engine = clients().engine
+    method = engine.OfferRematch if answer == "accept" else engine.DeclineRematch
+    reply = _call(method, engine_pb2.RematchRequest(game_id=game_id), token=token)
+    return _json(_rematch_json(reply))
+
+
+@bp.get("/games/<game_id>/rematch")
+def rematch_state(game_id: str) -> Response:
+    reply = _call(
+        clients().engine.GetRematch,
+        engine_pb2.RematchRequest(game_id=game_id),
+        token=bearer_token(),
+    )
+    return _json(_rematch_json(reply))

@@ -1,0 +1,218 @@
+"""The page in English, Hungarian, French and Spanish (issue 12, "Languages").
+
+The language comes from the browser (the Playwright context's locale) unless the player chose
+one with the switch; every visible word comes from the catalogue, so no raw key ("lobby.create")
+may show anywhere: text, aria-label, title or placeholder, in the lobby and on every game's
+board. A screenshot of each language goes to test-artifacts/lang-<code>.png.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Tab
+from tests.browser.steps import message
+from tests.fixtures.gateway import GatewayApi
+
+LOCALES = {"en": "en-US", "hu": "hu-HU", "fr": "fr-FR", "es": "es-ES"}
+GAMES = ["metro", "metrox", "underground"]
+
+# Every text node and labelling attribute of the page (hidden ones too: a screen reader or a
+# later state shows them), as [where, text].
+WORDS_JS = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const tag = n.parentElement?.tagName;
+    if (tag === 'SCRIPT' || tag === 'STYLE') continue;
+    if (n.textContent.trim()) out.push([tag, n.textContent.trim()]);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    for (const a of ['aria-label', 'title', 'placeholder']) {
+      const v = el.getAttribute(a);
+      if (v && v.trim()) out.push([`${el.tagName}@${a}`, v.trim()]);
+    }
+  }
+  out.push(['title', document.title]);
+  return out;
+}"""
+
+
+def catalogue(base: str, lang: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{base}/i18n/{lang}.json", timeout=10) as reply:
+        data = json.loads(reply.read())
+    assert isinstance(data, dict)
+    return data
+
+
+def key_pattern(keys: list[str]) -> re.Pattern[str]:
+    """What a raw key looks like: a known namespace ("lobby", "metro", ...) then .word(s)."""
+    spaces = sorted({k.split(".")[0] for k in keys}, key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, spaces))})\.[a-z0-9_]+(?:\.[a-z0-9_-]+)*\b")
+
+
+def raw_keys(page: Any, pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    return [(where, text) for where, text in page.evaluate(WORDS_JS) if pattern.search(text)]
+
+
+def open_in(open_tab: Callable[..., Tab], url: str, lang: str) -> Tab:
+    tab = open_tab(url, locale=LOCALES[lang])
+    tab.page.wait_for_function("() => document.querySelectorAll('#game-pick option').length > 0")
+    return tab
+
+
+def test_the_lobby_in_each_language(
+    open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
+) -> None:
+    base = gateway_process
+    english = catalogue(base, "en")
+    pattern = key_pattern(list(english))
+    for lang in LOCALES:
+        words = catalogue(base, lang)
+        tab = open_in(open_tab, base, lang)
+        page = tab.page
+        assert page.evaluate("document.documentElement.lang") == lang
+        assert page.input_value("#lang-pick") == lang
+        assert page.inner_text("#create-button") == words["lobby.create"]
+        assert page.inner_text("#brand-name") == words["app.title"]
+        assert page.title() == words["app.title"]
+        # every game's name and description from its own catalogue
+        names = page.eval_on_selector_all("#game-pick option", "os => os.map(o => o.textContent)")
+        assert names == [words[f"{kind}.name"] for kind in GAMES], names
+        assert page.inner_text("#game-description") == words["metro.description"]
+        page.select_option("#game-pick", "metrox")
+        assert page.inner_text("#options") .find(words["metrox.option.daily"]) >= 0
+        page.select_option("#game-pick", "metro")
+        assert not raw_keys(page, pattern), (lang, raw_keys(page, pattern))
+        page.screenshot(path=str(artifacts / f"lang-{lang}.png"), full_page=True)
+        tab.check_clean()
+
+
+def test_the_switch_is_labelled_reachable_and_remembered(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    base = gateway_process
+    french = catalogue(base, "fr")
+    tab = open_in(open_tab, base, "en")
+    page = tab.page
+    # a labelled control, reached with the keyboard
+    label = page.evaluate(
+        "() => document.getElementById('lang-pick').labels[0]"
+        ".querySelector('[data-i18n]').textContent"
+    )
+    assert label == "Language"
+    assert page.is_visible("#lang-pick")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement?.id") == "lang-pick":
+            break
+    assert page.evaluate("document.activeElement?.id") == "lang-pick"
+    options = page.eval_on_selector_all("#lang-pick option", "os => os.map(o => o.value)")
+    assert options == ["en", "hu", "fr", "es"]
+    with page.expect_navigation():
+        page.select_option("#lang-pick", "fr")
+    page.wait_for_function("() => document.querySelectorAll('#game-pick option').length > 0")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.inner_text("#create-button") == french["lobby.create"]
+    # remembered: a reload (the browser still English) stays French
+    page.reload()
+    page.wait_for_function("() => document.querySelectorAll('#game-pick option').length > 0")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.input_value("#lang-pick") == "fr"
+    tab.check_clean()
+
+
+def test_a_language_the_page_lacks_falls_back_to_english(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    tab = open_tab(gateway_process, locale="de-DE")
+    tab.page.wait_for_function("() => document.querySelectorAll('#game-pick option').length > 0")
+    assert tab.page.evaluate("document.documentElement.lang") == "en"
+    assert tab.page.inner_text("#create-button") == "Create game"
+    tab.check_clean()
+
+
+@pytest.mark.parametrize("lang", ["hu", "fr", "es"])
+def test_every_game_s_board_in_the_language(
+    lang: str,
+    api: GatewayApi,
+    open_tab: Callable[..., Tab],
+    gateway_process: str,
+    artifacts: Path,
+) -> None:
+    base = gateway_process
+    words = catalogue(base, lang)
+    pattern = key_pattern(list(catalogue(base, "en")))
+    for kind in GAMES:
+        status, made = api.post(
+            "/api/games",
+            {
+                "game": kind,
+                "rules": {"players": 2},
+                "seats": [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}],
+            },
+        )
+        assert status == 201, made
+        tab = open_in(open_tab, base, lang)
+        page = tab.page
+        raw = json.dumps({"seat": made["seat"], "token": made["token"], "saved": 1})
+        page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"seat.{made['game_id']}", raw])
+        page.goto(f"{base}/#/game/{made['game_id']}")
+        page.wait_for_selector("#scores tr[data-seat]")
+        page.wait_for_function(
+            "(loading) => { const s = document.getElementById('status').textContent;"
+            " return !!s && s !== loading; }",
+            arg=words["game.loading"],
+        )
+        assert page.inner_text("#game-title") == words[f"{kind}.name"]
+        assert page.text_content("#scores thead th.score") == words["scores.score"]
+        found = raw_keys(page, pattern)
+        assert not found, (lang, kind, found)
+        page.screenshot(path=str(artifacts / f"lang-{lang}-{kind}.png"), full_page=True)
+        tab.check_clean()
+
+
+def test_a_rule_refusal_is_said_in_the_page_s_language(
+    api: GatewayApi, open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """A move the rules forbid, sent for real: the server's refusal code and its parameters come
+    back in the error body, and the page words them from its own catalogue (the rule broken in
+    the tooltip)."""
+    base = gateway_process
+    for lang in ("hu", "es", "en"):
+        words = catalogue(base, lang)
+        status, made = api.post(
+            "/api/games",
+            {
+                "game": "metro",
+                "rules": {"players": 2},
+                "seats": [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}],
+            },
+        )
+        assert status == 201, made
+        game = made["game_id"]
+        tab = open_in(open_tab, base, lang)
+        page = tab.page
+        raw = json.dumps({"seat": made["seat"], "token": made["token"], "saved": 1})
+        page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"seat.{game}", raw])
+        page.goto(f"{base}/#/game/{game}")
+        page.wait_for_selector("[data-legal]")
+        # the tile in hand on a square of the central station (row 4, column 4)
+        sent = (
+            "() => import('/app.js').then(m => m.game.host.send("
+            "{action: 'place', placement: m.game.legal.find(x => x.action === 'place')"
+            ".placement.slice(0, 4) + '33'}))"
+        )
+        assert page.evaluate(sent) is False
+        said = message(page)
+        want = words["metro.refusal.central_station"].replace("{row}", "4").replace("{col}", "4")
+        assert said == want, (lang, said)
+        assert "RULES.md" in str(page.get_attribute("#message", "title"))
+        tab.check_clean()

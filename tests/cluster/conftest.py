@@ -1,0 +1,39 @@
+"""Engines (and AI workers) on a real Redis Cluster, or a Sentinel-managed primary: their
+fixtures, and one engine for the session on the cluster that waits for a replica on every
+change (REDIS_MIN_REPLICAS=1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fixtures.engine import RunningEngine, start_engine
+from tests.fixtures.redis_cluster import (  # noqa: F401 (fixtures, found by pytest by name)
+    RedisClusterProcesses,
+    redis_cluster,
+    redis_cluster_factory,
+)
+from tests.fixtures.redis_sentinel import redis_sentinel_factory  # noqa: F401 (a fixture)
+
+ENGINE_ENV = {
+    "REDIS_MIN_REPLICAS": "1",
+    "GAME_TTL_FINISHED_S": "3600",
+    "GAME_TTL_IDLE_S": "7200",
+    "GAME_TTL_WAITING_S": "1800",
+}
+
+
+@pytest.fixture(scope="session")
+def cluster_engine(
+    redis_cluster: RedisClusterProcesses,  # noqa: F811 (the fixture imported above)
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[RunningEngine]:
+    """One engine process for the session, on the session's cluster."""
+    running = start_engine(tmp_path_factory.mktemp("cluster-engine"), redis_cluster.url,
+                           ENGINE_ENV)  # fmt: skip
+    try:
+        yield running
+    finally:
+        running.close_channels()
+        running.process.stop()
