@@ -25,7 +25,12 @@ export function levelDescription(level) {
 export function seatLabel(seat, i) {
   if (!seat) return t("seat.numbered", { n: i + 1 });
   if (seat.kind === "open") return t("seat.open");
-  if (seat.kind === "ai") return seat.name || t("seat.ai", { level: levelName(seat.level) });
+  if (seat.kind === "ai") {
+    // "AI 2" is the engine's own name for an unnamed AI seat: said in the page's language
+    const engineName = /^AI (\d+)$/.exec(seat.name || "");
+    if (engineName) return t("seat.ai_numbered", { n: Number(engineName[1]) });
+    return seat.name || t("seat.ai", { level: levelName(seat.level) });
+  }
   return seat.name || t("seat.player", { n: i + 1 });
 }
 
@@ -168,7 +173,8 @@ function englishWords(plain, view, mySeat) {
     if (i !== mySeat) return `${nameOf(view, i)}${s || ""}`;
     return s ? (noun ? "your" : "yours") : "you";
   });
-  const squares = named.replace(/\bsquare \((\d+),\s*(\d+)\)/gi, (m, r, c) => `the square in row ${Number(r) + 1}, column ${Number(c) + 1}`);
+  // i18n-ok: rewords the API's English sentence, shown only for an error without a refusal code
+  const squares = named.replace(/\bsquare \((\d+),\s*(\d+)\)/gi, (m, r, c) => `the square in row ${Number(r) + 1}, column ${Number(c) + 1}`); // i18n-ok
   return squares.replace(/^invalid (\w+): /i, "");
 }
 

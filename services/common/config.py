@@ -108,6 +108,7 @@ class GatewayLimits:
     enabled: bool
     storage_url: str  # "" when none is configured: in memory, per process
     create: str
+    open_games: str  # creates of games with an open seat (the lobby lists those)
     join: str
     moves: str
     hints: str
@@ -126,6 +127,7 @@ class GatewayLimits:
             if os.environ.get("RATE_LIMIT_STORAGE_URL", "").strip()
             else os.environ.get("REDIS_URL", ""),
             create=_rate("RATE_LIMIT_CREATE", "30/minute"),
+            open_games=_rate("RATE_LIMIT_OPEN_GAMES", "10/hour"),
             join=_rate("RATE_LIMIT_JOIN", "60/minute"),
             moves=_rate("RATE_LIMIT_MOVES", "600/minute"),
             hints=_rate("RATE_LIMIT_HINTS", "20/minute"),

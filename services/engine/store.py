@@ -38,6 +38,7 @@ from redis.exceptions import (
     ClusterError,
     NoScriptError,
     ReadOnlyError,
+    RedisClusterException,
     SlotNotCoveredError,
     TryAgainError,
 )
@@ -173,13 +174,15 @@ CommitResult = Committed | Duplicate | Conflict
 SubmitResult = Submitted | Duplicate | Conflict
 
 # What "the store is not answering" looks like, on one server, a cluster mid-failover (slots
-# not served for a moment, a primary that is now a replica) or a Sentinel-managed primary.
+# not served for a moment, a primary that is now a replica), a cluster none of whose nodes
+# answers (RedisClusterException, which is no RedisError) or a Sentinel-managed primary.
 STORAGE_ERRORS = (
     RedisConnectionError,
     RedisTimeoutError,
     ClusterError,
     TryAgainError,
     SlotNotCoveredError,
+    RedisClusterException,
     ReadOnlyError,
     ConnectionError,
     OSError,
@@ -519,6 +522,12 @@ class GameStore:
         await self.set_deadline(game_id, None)
 
     async def ping(self) -> bool:
+        """Whether the store takes commands: a server that answers, or on a cluster a node that
+        says every slot is served (nodes answer PING before the cluster is formed, and while
+        slots wait for a failover)."""
+        if self.cluster:
+            info = await self.redis.cluster_info()
+            return bool(info.get("cluster_state") == "ok")
         return bool(await self.redis.ping())
 
 

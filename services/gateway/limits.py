@@ -49,6 +49,7 @@ REDIS_TIMEOUT_S = 1.0
 REDIS_ERRORS = (redis.RedisError, RedisClusterException)
 KEY_PREFIX = "metro:limits"
 
+OPEN_GAMES_ENDPOINT = "games.create_game"
 # Endpoint -> which rate of GatewayLimits applies.
 RATED_ENDPOINTS = {
     "games.create_game": "create",
@@ -147,8 +148,24 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
     for endpoint, which in RATED_ENDPOINTS.items():
         view = app.view_functions[endpoint]
         rate: str = getattr(settings, which)
-        app.view_functions[endpoint] = limiter.limit(rate, scope=which)(view)  # type: ignore[assignment]
+        limit = limiter.limit(rate, scope=which)
+        if endpoint == OPEN_GAMES_ENDPOINT:
+            # Games with an open seat are listed in everyone's lobby: far fewer of those, so
+            # that one client cannot fill the lobby (the others are limited by `create` only).
+            view = limiter.limit(  # type: ignore[assignment]
+                settings.open_games, scope="open_games", exempt_when=lambda: not _lists_open_seat()
+            )(view)
+        app.view_functions[endpoint] = limit(view)  # type: ignore[assignment]
     return limiter
+
+
+def _lists_open_seat() -> bool:
+    """Whether the create request asks for a game with an open seat."""
+    body = request.get_json(silent=True)
+    seats = body.get("seats") if isinstance(body, dict) else None
+    return isinstance(seats, list) and any(
+        isinstance(seat, dict) and seat.get("kind") == "open" for seat in seats
+    )
 
 
 def _storage(url: str) -> tuple[str, dict[str, Any]]:

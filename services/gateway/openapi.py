@@ -123,6 +123,27 @@ def view_schema_name(kind: str) -> str:
     return f"View_{kind}"
 
 
+SINCE: JSON = {
+    "name": "since",
+    "in": "query",
+    "description": "Opt-in delta (docs/api-deltas.md): the view version the client holds; the "
+    "answer is then a JSON Patch from it when this gateway still knows it (header Metro-View: "
+    "delta), else the whole view (Metro-View: full).",
+    "schema": {"type": "integer", "minimum": 0},
+}
+VIEW_DELTA: JSON = {
+    "type": "object",
+    "description": "What changed since the view of version `since` (RFC 6902 JSON Patch).",
+    "properties": {
+        "game_id": {"type": "string"},
+        "since": {"type": "integer", "minimum": 0},
+        "version": {"type": "integer", "minimum": 0},
+        "patch": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["game_id", "since", "version", "patch"],
+}
+VIEW_OR_DELTA: JSON = {"oneOf": [{"$ref": "#/components/schemas/View"}, VIEW_DELTA]}
+
 CLOCK_RULES: JSON = {
     "type": "object",
     "description": "The table's clock (README, Clocks); absent or mode none: no clock.",
@@ -216,7 +237,7 @@ def _schemas() -> JSON:
                     "rule": {"type": "string", "description": "the rule a refused move breaks"},
                     "refusal": {
                         "type": "string",
-                        "description": "a rule refusal's stable code (\"<game>.<code>\", or one "
+                        "description": 'a rule refusal\'s stable code ("<game>.<code>", or one '
                         "every game shares, e.g. game_over): the page words it in the player's "
                         "language from its catalogue",
                     },
@@ -457,7 +478,17 @@ def _paths() -> JSON:
                 "summary": "The game as the token's seat (or a spectator) may see it.",
                 "tags": ["games"],
                 "security": SPECTATOR_OR_SEAT,
-                "responses": _responses(200, _ref("View"), "The view.", 400, 403, 404, 429, 503),
+                "parameters": [SINCE],
+                "responses": _responses(
+                    200,
+                    VIEW_OR_DELTA,
+                    "The view (or, asked with `since`, a delta).",
+                    400,
+                    403,
+                    404,
+                    429,
+                    503,
+                ),
             },
         },
         "/api/games/{game_id}/join": {
@@ -496,6 +527,7 @@ def _paths() -> JSON:
             "parameters": game_path,
             "post": {
                 "operationId": "applyMove",
+                "parameters": [SINCE],
                 "summary": "Make a move as the token's seat.",
                 "description": "The move's own fields are the game's (its rules file); "
                 "`expected_version` and `move_id` are the gateway's.",
@@ -504,7 +536,7 @@ def _paths() -> JSON:
                 "requestBody": {"required": True, "content": _json_content(_ref("Move"))},
                 "responses": _responses(
                     200,
-                    _ref("View"),
+                    VIEW_OR_DELTA,
                     "The mover's new view.",
                     400,
                     403,
@@ -575,6 +607,13 @@ def _paths() -> JSON:
                 "parameters": [
                     {"name": "Last-Event-ID", "in": "header", "schema": _ref("EventId")},
                     {"name": "last_event_id", "in": "query", "schema": _ref("EventId")},
+                    {
+                        "name": "delta",
+                        "in": "query",
+                        "description": "1: each event also carries `delta`, a JSON Patch "
+                        "against the public view (docs/api-deltas.md)",
+                        "schema": {"enum": ["0", "1"]},
+                    },
                 ],
                 "responses": {
                     "200": {

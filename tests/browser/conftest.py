@@ -28,7 +28,9 @@ NARROW = {"width": 390, "height": 844}
 EVENTS = re.compile(r"/events(\?|$)")
 
 
-@pytest.fixture(scope="session")
+# One browser per test module, not per session: Playwright's sync API keeps an asyncio loop
+# running in this thread while it lives, and tests elsewhere (asyncio.run) need none running.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
         message = f"{CHROMIUM} is missing (deploy/test-prereqs.sh installs it with apt)"

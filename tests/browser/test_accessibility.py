@@ -16,6 +16,7 @@ import pytest
 
 from tests.browser.conftest import NARROW, Tab, shot
 from tests.browser.steps import create_game, selected_code, wait_my_turn_or_end
+from tests.browser.test_access_games import DEUTERANOPIA
 from tests.browser.test_usability import hold_seat, make_game, open_game
 from tests.fixtures.gateway import GatewayApi
 
@@ -65,12 +66,14 @@ def test_a_hint_from_the_list_is_exactly_that_move_ready_to_confirm(
 # ---- the replay's scores -----------------------------------------------------------------------
 
 
-def play_out(api: GatewayApi, game: str, tokens: list[str | None], seed: int) -> dict[str, Any]:
-    """Random legal moves for every seat until the game is over (any game: simultaneous turns
-    move one seat at a time). The final view."""
+def play_out(
+    api: GatewayApi, game: str, tokens: list[str | None], seed: int, moves: int = 5000
+) -> dict[str, Any]:
+    """Random legal moves for every seat until the game is over or `moves` were made (any game:
+    simultaneous turns move one seat at a time). The last view."""
     rng = random.Random(seed)
     viewer = next(t for t in tokens if t)
-    for _ in range(5000):
+    for _ in range(moves):
         status, view = api.get(f"/api/games/{game}", token=viewer)
         assert status == 200, view
         if view["status"] != "playing":
@@ -85,6 +88,8 @@ def play_out(api: GatewayApi, game: str, tokens: list[str | None], seed: int) ->
             f"/api/games/{game}/moves", {**move, "expected_version": view["version"]}, token=token
         )
         assert status == 200, answer
+    if moves < 5000:
+        return dict(api.get(f"/api/games/{game}", token=viewer)[1])
     raise AssertionError("the game did not end")
 
 
@@ -228,4 +233,77 @@ def test_every_control_is_a_44px_target_at_390px(
         small[kind] = page.evaluate(SMALL_CONTROLS)
     bad = {where: found for where, found in small.items() if found}
     assert not bad, bad
+    tab.check_clean()
+
+
+# ---- colour-blind players ----------------------------------------------------------------------
+
+
+def simulate_deuteranopia(page: Any) -> None:
+    """Look at the page through a deuteranopia colour matrix (an SVG filter on <main>)."""
+    page.evaluate(
+        """(values) => {
+            const ns = 'http://www.w3.org/2000/svg';
+            const svg = document.createElementNS(ns, 'svg');
+            svg.setAttribute('width', '0');
+            svg.setAttribute('height', '0');
+            svg.style.position = 'absolute';
+            svg.innerHTML = `<filter id="x11-deutan" color-interpolation-filters="linearRGB">
+              <feColorMatrix type="matrix" values="${values}"/></filter>`;
+            document.body.appendChild(svg);
+            document.querySelector('main').style.filter = 'url(#x11-deutan)';
+        }""",
+        DEUTERANOPIA,
+    )
+    page.wait_for_timeout(200)
+
+
+# (seats, random moves made before looking) per game: as many seats as a table usually has.
+CROWDS = {"metro": (6, 36), "metrox": (5, 25), "underground": (5, 40)}
+
+
+@pytest.mark.parametrize("kind", sorted(CROWDS))
+def test_every_seat_has_its_own_symbol_and_the_deuteranopia_view_is_saved(
+    kind: str,
+    api: GatewayApi,
+    open_tab: Callable[..., Tab],
+    gateway_process: str,
+    artifacts: Path,
+) -> None:
+    players, moves = CROWDS[kind]
+    seats = [{"kind": "human", "name": "Ada"}] + [{"kind": "open"}] * (players - 1)
+    game, tokens = make_game(api, kind, seats)
+    play_out(api, game, tokens, seed=5, moves=moves)
+    tab = open_tab(gateway_process, bypass_csp=True)
+    page = tab.page
+    hold_seat(page, game, 0, str(tokens[0]))
+    open_game(tab, gateway_process, game)
+    page.wait_for_timeout(500)
+    # The score table: a symbol per seat beside its colour, all different.
+    glyphs = page.locator("#scores tbody .swatch").all_text_contents()
+    assert len(glyphs) == players and len(set(glyphs)) == players, glyphs
+    if kind == "metro":
+        # Routes: each seat's own dash pattern, so crossing routes stay apart without colour.
+        dashes = page.evaluate(
+            """() => {
+                const owner = new Map([...document.querySelectorAll('.station[data-owner]')]
+                    .filter((s) => s.dataset.owner !== '')
+                    .map((s) => [s.dataset.station, s.dataset.owner]));
+                const out = {};
+                for (const g of document.querySelectorAll('.layer-routes .route')) {
+                    const seat = owner.get(g.dataset.station);
+                    const track = g.querySelector('.route-track');
+                    if (seat === undefined || !track) continue;
+                    (out[seat] ||= new Set()).add(track.dataset.dash);
+                }
+                return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v]]));
+            }"""
+        )
+        assert len(dashes) >= 3, dashes
+        assert all(len(v) == 1 for v in dashes.values()), dashes
+        patterns = [v[0] for v in dashes.values()]
+        assert len(set(patterns)) == len(patterns), dashes
+    shot(page, artifacts, f"access-seats-{kind}")
+    simulate_deuteranopia(page)
+    shot(page, artifacts, f"access-deuteranopia-{kind}")
     tab.check_clean()

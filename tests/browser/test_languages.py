@@ -173,6 +173,10 @@ def test_every_game_s_board_in_the_language(
         )
         assert page.inner_text("#game-title") == words[f"{kind}.name"]
         assert page.text_content("#scores thead th.score") == words["scores.score"]
+        # the engine's name for the AI seat ("AI 2"), and its level, in the language
+        ai_row = page.text_content("#scores tr[data-seat='1']") or ""
+        assert words["seat.ai_numbered"].replace("{n}", "2") in ai_row, ai_row
+        assert words["level.easy"] in ai_row, ai_row
         found = raw_keys(page, pattern)
         assert not found, (lang, kind, found)
         page.screenshot(path=str(artifacts / f"lang-{lang}-{kind}.png"), full_page=True)

@@ -18,10 +18,14 @@ from tests.fixtures.redis_sentinel import redis_sentinel_factory  # noqa: F401 (
 
 ENGINE_ENV = {
     "REDIS_MIN_REPLICAS": "1",
+    # Generous: a replica on two busy cores may lag; a failover test sets its own, shorter.
+    "REDIS_REPLICA_WAIT_MS": "5000",
     "GAME_TTL_FINISHED_S": "3600",
     "GAME_TTL_IDLE_S": "7200",
     "GAME_TTL_WAITING_S": "1800",
 }
+# While the promoted primary has no replica yet, each move waits this long before it is refused.
+FAILOVER_ENV = {**ENGINE_ENV, "REDIS_REPLICA_WAIT_MS": "1000"}
 
 
 @pytest.fixture(scope="session")

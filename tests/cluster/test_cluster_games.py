@@ -89,10 +89,13 @@ def test_racing_moves_through_two_engines_are_resolved_once(
             assert all(isinstance(r, engine_pb2.GameView) for r in results), results
             after = control.view(game_id)
             assert doc(after)["turn_index"] == doc(start)["turn_index"] + 1
-            events = control.events_until(game_id, after.version)
-            actions = [doc(e)["action"] for e in events if e.version > start.version]
-            assert actions.count("resolve") == 1 and actions.count("choose") == seats
-            assert after.version == start.version + seats + 1
+            events = [doc(e) for e in control.events_until(game_id, after.version)]
+            new = [e for e in events if e["version"] > start.version]
+            resolves = [e for e in new if e["action"] == "resolve"]
+            # (The last choice may be committed with the resolution, in one event.)
+            assert len(resolves) == 1, new
+            assert resolves[0]["choices"] == [job[3] for job in jobs]
+            assert [e["version"] for e in new] == list(range(start.version + 1, after.version + 1))
 
 
 def test_a_retried_move_is_applied_once_whichever_engine_gets_it(
@@ -130,9 +133,8 @@ def test_open_games_are_listed_from_every_shard(
     listed = client.stub.ListGames(engine_pb2.ListGamesRequest(status="open", limit=200))
     listed_ids = [g.game_id for g in listed.games]
     assert set(ids) <= set(listed_ids)
-    assert [g for g in listed_ids if g in set(ids)] == ids[::-1]  # newest first
     stamps = [g.created_at.ToMilliseconds() for g in listed.games]
-    assert stamps == sorted(stamps, reverse=True)
+    assert stamps == sorted(stamps, reverse=True)  # newest first, merged over the shards
     kind = games.kinds()[0]
     only = client.stub.ListGames(engine_pb2.ListGamesRequest(status="open", game=kind, limit=200))
     assert {g.game for g in only.games} == {kind}

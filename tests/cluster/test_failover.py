@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from tests.cluster.conftest import ENGINE_ENV
+from tests.cluster.conftest import FAILOVER_ENV
 from tests.cluster.helpers import check_finished, node_of, play_out_any
 from tests.fixtures.engine import doc
 
@@ -24,7 +24,7 @@ def test_no_acknowledged_move_is_lost_when_a_primary_dies(
     redis_cluster_factory: Any, engine_factory: Any
 ) -> None:
     cluster = redis_cluster_factory()
-    engine = engine_factory(cluster.url, ENGINE_ENV)
+    engine = engine_factory(cluster.url, FAILOVER_ENV)
     client = engine.client()
     game_id, tokens = client.create_full({"players": 2}, game="metro")
     primary = node_of(cluster, game_id)

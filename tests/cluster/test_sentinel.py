@@ -8,7 +8,7 @@ import random
 import threading
 from typing import Any
 
-from tests.cluster.conftest import ENGINE_ENV
+from tests.cluster.conftest import FAILOVER_ENV
 from tests.cluster.helpers import check_finished, play_out_any
 from tests.fixtures.engine import doc
 
@@ -19,7 +19,7 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
     redis_sentinel_factory: Any, engine_factory: Any
 ) -> None:
     watched = redis_sentinel_factory()
-    engine = engine_factory(watched.url, ENGINE_ENV)
+    engine = engine_factory(watched.url, FAILOVER_ENV)
     client = engine.client()
     game_id, tokens = client.create_full({"players": 2}, game="metro")
     old = watched.primary()

@@ -3,6 +3,8 @@ and a Redis at its maxmemory (noeviction) refuses writes loudly while reads go o
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import redis
 
 from services.common.grpc_util import error_details
 from services.common.redis_server import RedisServer
-from services.engine.store import events_key, game_key
+from services.engine.store import answers_key, events_key, game_key
 from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
 
 
@@ -61,3 +63,25 @@ def test_a_full_store_refuses_writes_and_keeps_serving_reads(
             assert r.exists(game_key(game_id))  # nothing was evicted
         finally:
             r.close()
+
+
+def test_a_stored_answer_is_its_event_id_and_version_not_the_view(
+    engine: RunningEngine, engine_client: EngineClient
+) -> None:
+    """Idempotent retries are answered from "event_id\\nversion" (a few bytes), never from a
+    stored view: a finished game's answers stay small."""
+    c = engine_client
+    game_id, tokens = c.create_full({"players": 2})
+    for _ in range(6):
+        view = c.view(game_id)
+        seat = next(iter(view.to_move))
+        move = c.legal(game_id, tokens[seat]).moves[0]
+        c.move(game_id, tokens[seat], json.loads(move), move_id=f"m-{view.version}")
+    r = redis.Redis.from_url(engine.redis_url, decode_responses=True)
+    try:
+        answers = r.hgetall(answers_key(game_id))
+    finally:
+        r.close()
+    assert len(answers) >= 7  # the create, the join, six moves
+    for value in answers.values():
+        assert re.fullmatch(r"[0-9]+-[0-9]+\n[0-9]+", value), value

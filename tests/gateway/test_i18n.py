@@ -249,3 +249,32 @@ def test_a_rule_refusal_carries_its_code_and_params(api: GatewayApi) -> None:
     # an error that is no rule refusal has neither field
     status, body = api.get("/api/games/no-such-game")
     assert status == 404 and set(body["error"]) == {"code", "message"}, body
+
+
+# ---- no sentence in the page's code ------------------------------------------------------------
+
+STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'""")
+# three words or more, the first maybe capitalised: "Draw a tile", "the map query failed"
+SENTENCE = re.compile(r"(?<![\w.#/-])[A-Za-z][a-z]+(?: [a-z]+){2,}")
+
+
+def test_the_page_s_code_holds_no_sentence() -> None:
+    """Every sentence a player may see comes from a catalogue: a string literal of three words
+    or more in the shell's or a game's page code is a sentence someone forgot to move there.
+    Console messages (for developers) and lines marked `i18n-ok` are not for players."""
+    sources = sorted((REPO / "web").glob("*.js"))
+    for game in games.all_games():
+        assert game.web_dir is not None
+        sources += sorted(Path(game.web_dir).glob("*.js"))
+    found = []
+    for path in sources:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            skip = "console." in line or "i18n-ok" in line
+            if skip or line.lstrip().startswith(("//", "*", "/*")):
+                continue
+            code = re.sub(r"\s//\s.*$", "", line)
+            for match in STRING.finditer(code):
+                text = next(g for g in match.groups() if g is not None)
+                if SENTENCE.search(re.sub(r"\$\{[^}]*\}", " ", text)):
+                    found.append(f"{path.relative_to(REPO)}:{number}: {text[:60]!r}")
+    assert not found, "\n".join(found)

@@ -21,12 +21,14 @@ from services.gateway.limits import HintSlots, StreamSlots
 from tests.fixtures.gateway import GatewayApi, gateway_config
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "open"}]
+AI_TABLE = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}]
 
 
 def defaults(**changes: Any) -> GatewayLimits:
     """The limits a deployment gets with no setting at all (counted in memory here)."""
     real = GatewayLimits(
-        enabled=True, storage_url="", create="30/minute", join="60/minute", moves="600/minute",
+        enabled=True, storage_url="", create="30/minute", open_games="10/hour",
+        join="60/minute", moves="600/minute",
         hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=16, proxies=0,
     )  # fmt: skip
     return replace(real, **changes)
@@ -71,7 +73,7 @@ def test_real_defaults_match_the_configuration(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_flood_of_creates_gets_429_after_30(make_app: Any) -> None:
-    app = make_app(defaults())
+    app = make_app(defaults(open_games="1000/hour"))
     flood = client(app, "10.0.0.1")
     answers = [flood.post("/api/games", {"seats": SEATS}) for _ in range(40)]
     statuses = [status for status, _ in answers]
@@ -85,6 +87,20 @@ def test_a_flood_of_creates_gets_429_after_30(make_app: Any) -> None:
     assert "30 per minute" in error["message"], error
     # Another client is not held back by the flood.
     assert client(app, "10.0.0.2").post("/api/games", {"seats": SEATS})[0] == 201
+
+
+def test_one_client_cannot_fill_the_lobby(make_app: Any) -> None:
+    """Games with an open seat (the ones every lobby lists) at the real default, 10 an hour per
+    client: the 11th is refused, while tables without an open seat are still made."""
+    app = make_app(defaults())
+    spam = client(app, "10.0.0.9")
+    statuses = [spam.post("/api/games", {"seats": SEATS})[0] for _ in range(12)]
+    assert first_refusal(statuses) == 10 and statuses[10:] == [429, 429], statuses
+    status, body = spam.post("/api/games", {"seats": SEATS})
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    assert "10 per hour" in body["error"]["message"], body
+    assert spam.post("/api/games", {"seats": AI_TABLE})[0] == 201
+    assert client(app, "10.0.0.10").post("/api/games", {"seats": SEATS})[0] == 201
 
 
 def test_joins_moves_and_hints_have_their_own_rates(make_app: Any) -> None:

@@ -3,11 +3,27 @@ to the real engine and AI processes on a real Redis (tests/fixtures)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from typing import Any
 
+import pytest
+from flask import Flask
+
 from tests.fixtures.gateway import GatewayApi
+
+_ADDRESSES = itertools.count(1)
+
+
+@pytest.fixture
+def api(gateway_app: Flask) -> GatewayApi:
+    """The session's gateway as a client of its own address: the engine counts recovery and
+    player-creation attempts per client, and other tests of the session use 127.0.0.1."""
+    client = gateway_app.test_client()
+    n = next(_ADDRESSES)
+    client.environ_base["REMOTE_ADDR"] = f"10.77.{n // 250}.{n % 250 + 1}"
+    return GatewayApi(client)
 
 
 def error(body: Any) -> dict[str, str]:

@@ -212,12 +212,14 @@ def test_image_generates_grpc_code_and_leaves_secrets_out() -> None:
 
 
 def test_healthchecks_are_quick(config: dict[str, Any]) -> None:
-    """`up` to healthy in seconds: every check runs every 2-3 s, with a short start period."""
+    """`up` to healthy in seconds: every check runs every 2-3 s, with a short start period; a
+    check may take a few seconds (a Python start on a busy host), never so long that a hung
+    service goes unnoticed for long."""
     for name, service in config["services"].items():
         check = service["healthcheck"]
         assert check["interval"] in ("2s", "3s"), f"{name}: {check['interval']}"
         assert _seconds(check["start_period"]) <= 15, name
-        assert _seconds(check["timeout"]) <= 3, name
+        assert 3 <= _seconds(check["timeout"]) <= 5, name
 
 
 def _seconds(text: str) -> float:

@@ -84,7 +84,7 @@ export function cardFace(code, size = "big") {
   else if (c.kind === "skip") html("span", { className: "mx-circled" }, face, String(c.n));
   else if (c.kind === "transfer") face.textContent = "\u2605";
   else html("span", { className: "mx-ring" }, face);
-  if (c?.shuffle) html("span", { className: "mx-shuffle", "aria-hidden": "true", title: "shuffle after this turn" }, el, "\u21c4");
+  if (c?.shuffle) html("span", { className: "mx-shuffle", "aria-hidden": "true", title: t("metrox.shuffle_after") }, el, "\u21c4");
   return el;
 }
 

@@ -138,13 +138,13 @@ class UndergroundPage {
     this.lastSent = null;
 
     this.root = html("div", { className: "ug-board" });
-    this.tools = html("div", { className: "ug-tools", role: "group", "aria-label": "Map zoom" }, this.root);
-    this.zoomOut = html("button", { type: "button", className: "ug-zoom-out small", "aria-label": "Zoom out", title: "Zoom out" }, this.tools, "−");
-    this.zoomIn = html("button", { type: "button", className: "ug-zoom-in small", "aria-label": "Zoom in", title: "Zoom in" }, this.tools, "+");
+    this.tools = html("div", { className: "ug-tools", role: "group", "aria-label": t("underground.zoom") }, this.root);
+    this.zoomOut = html("button", { type: "button", className: "ug-zoom-out small", "aria-label": t("underground.zoom_out"), title: t("underground.zoom_out") }, this.tools, "−");
+    this.zoomIn = html("button", { type: "button", className: "ug-zoom-in small", "aria-label": t("underground.zoom_in"), title: t("underground.zoom_in") }, this.tools, "+");
     this.zoomOut.addEventListener("click", () => this.#setZoom(this.zoom - 1));
     this.zoomIn.addEventListener("click", () => this.#setZoom(this.zoom + 1));
     this.scroll = html("div", { className: "ug-scroll", "data-zoom": "0" }, this.root);
-    this.loading = html("p", { className: "ug-loading" }, this.scroll, "Loading the map of London…");
+    this.loading = html("p", { className: "ug-loading" }, this.scroll, t("underground.map_loading"));
     parts.board.appendChild(this.root);
 
     this.controls = html("div", { className: "ug-controls", "data-phase": "loading", "data-busy": "false" });
@@ -1013,7 +1013,7 @@ class UndergroundPage {
     }
     const me = this.#mySeat;
     const tokens = v.seats[me]?.branch_tokens ?? 0;
-    html("p", { className: "ug-tokens" }, box, `Branch tokens: ${tokens} (counting 1 for each rail not laid this turn)`);
+    html("p", { className: "ug-tokens" }, box, t("underground.branch_tokens", { count: tokens }));
     const canStop = this.legal.some((m) => m.step === "stop");
     html(
       "button",
