@@ -233,7 +233,7 @@ class Players:
 
     async def _count(self, client: str, what: str, per_minute: int) -> None:
         key = attempts_key(client, what)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.redis.pipeline(transaction=False)
         pipe.incr(key)
         pipe.expire(key, 60, nx=True)
         count, _ = await pipe.execute()
@@ -263,7 +263,7 @@ class Players:
         await self.index(player_id, game_id, seat, created_at_ms)
 
     async def index(self, player_id: str, game_id: str, seat: int, created_at_ms: int) -> None:
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(games_key(player_id), {game_id: created_at_ms})
         pipe.hset(seats_key(player_id), game_id, seat)
         await pipe.execute()
@@ -286,7 +286,7 @@ class Players:
                 reason="rate_limited",
             )
         seat, token = min(seats), new_token()
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.redis.pipeline(transaction=False)
         pipe.hset(table_key(game_id), f"claim:{token_hash(game_id, token)}", seat)
         pipe.expire(table_key(game_id), TABLE_TTL_S)
         await pipe.execute()
@@ -302,7 +302,7 @@ class Players:
         return dict(await self.redis.hgetall(table_key(game_id)))
 
     async def set_table(self, game_id: str, fields: dict[str, str]) -> None:
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.redis.pipeline(transaction=False)
         pipe.hset(table_key(game_id), mapping=fields)
         pipe.expire(table_key(game_id), TABLE_TTL_S)
         await pipe.execute()
@@ -318,7 +318,7 @@ class Players:
     async def forget(self, player_id: str, game_ids: list[str]) -> None:
         """Games that have expired leave the player's list."""
         if game_ids:
-            pipe = self.redis.pipeline(transaction=True)
+            pipe = self.redis.pipeline(transaction=False)
             pipe.zrem(games_key(player_id), *game_ids)
             pipe.hdel(seats_key(player_id), *game_ids)
             await pipe.execute()

@@ -18,6 +18,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 from services.common.config import Settings
 from services.common.grpc_server import aio_server
 from services.common.grpc_util import SERVER_OPTIONS
+from services.common.redis_url import redacted
 from services.engine.bots import POLL_SLICE_MS, BotQueue
 from services.engine.service import WATCH_SLICE_MS, EngineService, close_quietly
 from services.engine.store import STORAGE_ERRORS, GameStore, connect
@@ -76,11 +77,13 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
 
+    for name in ("", SERVICE_NAME):  # not ready until the first look at Redis says so
+        await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.start()
     watcher = asyncio.create_task(_watch_health(store, health))
     keeper = asyncio.create_task(ClockKeeper(service).run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
-    log.info("engine serving on %s (redis %s)", address, settings.redis_url)
+    log.info("engine serving on %s (redis %s)", address, redacted(settings.redis_url))
     try:
         await stop.wait()
     finally:

@@ -16,7 +16,6 @@ GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 WORKER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
-JOB_ID = EVENT_ID
 U64_MAX = 2**64 - 1  # a Redis stream id is two unsigned 64-bit integers
 MAX_NAME = 40
 MAX_MOVE_STRING = 64

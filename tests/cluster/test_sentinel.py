@@ -27,8 +27,9 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
 
     def recover() -> None:
         try:
-            outcome.append(watched.wait_failed_over(old, timeout=20.0))
-            watched.restart(old)  # back as the new primary's replica: writes are WAITed again
+            outcome.append(watched.wait_failed_over(old, timeout=30.0))
+            # Back as the new primary's replica: writes are WAITed for again.
+            watched.restart(old, timeout=60.0)
         except BaseException as exc:  # reported below
             outcome.append(exc)
 
@@ -40,9 +41,9 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
             restarter.start()
 
     final, acked = play_out_any(
-        client, game_id, tokens, random.Random(8), before_move=before_move, patience_s=60.0
+        client, game_id, tokens, random.Random(8), before_move=before_move, patience_s=90.0
     )
-    restarter.join(60)
+    restarter.join(120)
     assert len(outcome) == 1 and outcome[0] is not old and outcome[0] is watched.primary(), outcome
     assert len(acked) > KILL_BEFORE_MOVE + 5
     check_finished(client, "metro", game_id, final)
