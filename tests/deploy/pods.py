@@ -38,7 +38,9 @@ def sh(*argv: str) -> None:
     subprocess.run(argv, check=True)
 
 
-def isolate(hosts: list[str], read_only: list[str], expose: list[str]) -> None:
+def isolate(
+    hosts: list[str], read_only: list[str], expose: list[str], keep: tuple[str, ...] = ()
+) -> None:
     """Loopback up, Service names on it, a read-only root, fresh tmpfs for the emptyDirs."""
     sh("ip", "link", "set", "lo", "up")
     sh("mount", "--make-rprivate", "/")
@@ -53,10 +55,21 @@ def isolate(hosts: list[str], read_only: list[str], expose: list[str]) -> None:
     hosts_file = Path(os.environ["POD_HOSTS_FILE"])
     hosts_file.write_text("127.0.0.1 localhost " + " ".join(hosts) + "\n")
     sh("mount", "--bind", str(hosts_file), "/etc/hosts")
+    # The checkout itself may live under /tmp or /home (a CI clone in /tmp), which get a fresh
+    # tmpfs below: hold it on /mnt (before the root turns read-only, whose flag a bind would
+    # inherit) and put it back at the same path inside the tmpfs, with open parents.
+    kept = [path for path in keep if path.startswith(("/tmp/", "/home/"))]
+    if len(kept) > 1:
+        raise StepFailed(f"only one folder under /tmp or /home can be kept, not {kept}")
+    if kept:
+        sh("mount", "--bind", kept[0], "/mnt")
     for path in read_only:
         sh("mount", "-o", "remount,bind,ro", path)
-    for path in ("/tmp", "/home"):
-        sh("mount", "-t", "tmpfs", "-o", "mode=1777,size=64m", "tmpfs", path)
+    for top in ("/tmp", "/home"):
+        sh("mount", "-t", "tmpfs", "-o", "mode=1777,size=64m", "tmpfs", top)
+    if kept:
+        Path(kept[0]).mkdir(parents=True)
+        sh("mount", "--no-mtab", "--move", "/mnt", kept[0])  # (no utab: /run is read-only)
     try:
         Path("/var/tmp/pods-read-only-check").touch()
     except OSError:
@@ -241,7 +254,7 @@ def redis_outage(pods: dict[str, Pod], port: int) -> None:
 
 def main() -> int:
     spec = json.loads(Path(sys.argv[1]).read_text())
-    isolate(spec["hosts"], spec["read_only"], spec.get("expose", []))
+    isolate(spec["hosts"], spec["read_only"], spec.get("expose", []), tuple(spec.get("keep", ())))
     for shim, target in spec.get("shims", {}).items():
         Path(shim).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, shim)

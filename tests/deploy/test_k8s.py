@@ -113,14 +113,21 @@ def test_each_overlay_has_the_platform(objects: list[Object], overlay: str) -> N
 
 
 @pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any connection attempt fails the test: the schemas must come from the installed package."""
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Any connection attempt fails the test (even one a library catches): the schemas must
+    come from the installed package."""
+    attempts: list[str] = []
 
     def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access during validation: {args[1:]}")
+        if args and isinstance(args[0], socket.socket):
+            args[0].close()  # the refused socket is not left for the garbage collector
+        attempts.append(repr(args[1:] if args and isinstance(args[0], socket.socket) else args))
+        raise AssertionError(f"network access during validation: {attempts[-1]}")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
+    yield
+    assert not attempts, f"network access during validation: {attempts}"
 
 
 @pytest.mark.parametrize("version", VERSIONS)

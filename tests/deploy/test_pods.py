@@ -154,6 +154,7 @@ def _spec(objects: list[Object], tmp_path: Path) -> dict[str, Any]:
         "pods": pods,
         "hosts": [s["metadata"]["name"] for s in facts.by_kind(objects, "Service")],
         "read_only": ["/"],
+        "keep": [str(ROOT.resolve())],
         "shims": {f"{SHIMS}/redis-server": server, f"{SHIMS}/redis-cli": str(cli)},
         "gateway_port": int(gateway["env"]["GATEWAY_PORT"]),
     }
