@@ -288,6 +288,42 @@ def _port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def drive(
+    urls: list[str],
+    games: int,
+    client_processes: int,
+    seconds: float,
+    load: Load,
+    pids: dict[str, int],
+) -> tuple[list[Any], float, dict[str, float]]:
+    """`games` driven for `seconds` by up to `client_processes` client processes, spread over
+    `urls`: their results, the time taken and the CPU seconds of each of `pids` and of the
+    clients ("client")."""
+    procs = max(1, min(client_processes, games))
+    queue: Any = mp.Queue()
+    cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    clients_before = os.times()
+    start = time.monotonic()
+    until = start + seconds
+    children = []
+    for p in range(procs):
+        share = games // procs + (1 if p < games % procs else 0)
+        url = urls[p % len(urls)]
+        child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue, load))
+        child.start()
+        children.append(child)
+    results = [item for _ in children for item in queue.get()]
+    for child in children:
+        child.join()
+    elapsed = time.monotonic() - start
+    cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+    clients_after = os.times()  # the client processes, joined above
+    cpu["client"] = (clients_after.children_user - clients_before.children_user) + (
+        clients_after.children_system - clients_before.children_system
+    )
+    return results, elapsed, cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running gateway; default: start Redis, engine, gateway")
@@ -337,26 +373,8 @@ def main() -> None:
             warm_q: Any = mp.Queue()
             run_process(url, min(args.games, 8), time.monotonic() + args.warmup, 0, warm_q, load)
             warm_q.get()
-        procs = max(1, min(args.client_processes, args.games))
-        queue: Any = mp.Queue()
-        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-        clients_before = os.times()
-        start = time.monotonic()
-        until = start + args.seconds
-        children = []
-        for p in range(procs):
-            share = args.games // procs + (1 if p < args.games % procs else 0)
-            child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue, load))
-            child.start()
-            children.append(child)
-        results = [item for _ in children for item in queue.get()]
-        for child in children:
-            child.join()
-        elapsed = time.monotonic() - start
-        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
-        clients_after = os.times()  # the client processes, joined above
-        cpu["client"] = (clients_after.children_user - clients_before.children_user) + (
-            clients_after.children_system - clients_before.children_system
+        results, elapsed, cpu = drive(
+            [url], args.games, args.client_processes, args.seconds, load, pids
         )
 
     moves = [m for r in results for m in r[0]]
@@ -390,7 +408,7 @@ def main() -> None:
             name: round(seconds * 1000 / max(1, len(moves)), 3) for name, seconds in cpu.items()
         },
         "load_avg_1m_after": round(os.getloadavg()[0], 2),
-        "client_processes": procs,
+        "client_processes": max(1, min(args.client_processes, args.games)),
         "cpus": os.cpu_count(),
         "targets": {"moves_per_s": 1000, "p99_ms_at_600_offered": 100},
     }

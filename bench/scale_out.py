@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gateway import Load, cpu_seconds, percentile, run_process  # noqa: E402
+from bench.gateway import Load, drive, percentile, run_process  # noqa: E402
 from services.common.healthcheck import check_grpc, check_http  # noqa: E402
 from services.common.redis_server import RedisServer, free_port  # noqa: E402
 
@@ -141,28 +141,9 @@ def measure(urls: list[str], args: argparse.Namespace, pids: dict[str, int]) -> 
             warm.get()
         for w in warmers:
             w.join()
-    procs = max(1, min(args.client_processes, args.games))
-    queue: Any = mp.Queue()
-    cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-    clients_before = os.times()
-    started = time.monotonic()
-    until = started + args.seconds
-    children = []
-    for p in range(procs):
-        share = args.games // procs + (1 if p < args.games % procs else 0)
-        url = urls[p % len(urls)]
-        child = mp.Process(target=run_process, args=(url, share, until, p + 1, queue, load))
-        child.start()
-        children.append(child)
-    results = [item for _ in children for item in queue.get()]
-    for child in children:
-        child.join()
-    elapsed = time.monotonic() - started
-    cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
-    after = os.times()
-    client_cpu = (after.children_user - clients_before.children_user) + (
-        after.children_system - clients_before.children_system
-    )
+    results, elapsed, cpu = drive(urls, args.games, args.client_processes, args.seconds, load,
+                                  pids)  # fmt: skip
+    client_cpu = cpu.pop("client")
     moves = [m for r in results for m in r[0]]
     errors = [e for r in results for e in r[2]]
     per_move = max(1, len(moves))

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from games.errors import GameError
+
 JSON = dict[str, Any]
 
 
@@ -315,3 +317,15 @@ class Game:
             "options": [o.to_json() for o in self.options],
             "colours": list(self.colours),
         }
+
+
+def check_retire(seat: object, players: int, over: bool, retired_mask: int) -> int:
+    """What every game's `retire` checks first: ValueError for a seat not in the game, GameError
+    when the game is over or the seat has retired already (`retired_mask`: bit per seat)."""
+    if type(seat) is not int or not 0 <= seat < players:
+        raise ValueError(f"seat must be 0-{players - 1}, got {seat!r}")
+    if over:
+        raise GameError("the game is over")
+    if retired_mask >> seat & 1:
+        raise GameError(f"seat {seat} has already retired")
+    return seat

@@ -15,8 +15,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.base import Outcome
-from games.errors import GameError, IllegalMoveError, NotYourTurnError
+from games.base import Outcome, check_retire
+from games.errors import IllegalMoveError, NotYourTurnError
 from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP
 from games.metro.moves import DRAW, MOVES, MetroMove, move_text
 from games.metro.options import MetroRules
@@ -493,13 +493,7 @@ class MetroState:
         places it): a game of one has nobody left to beat.
 
         The event says how many tiles go back, never which."""
-        n = self.rules.players
-        if type(seat) is not int or not 0 <= seat < n:
-            raise ValueError(f"seat must be 0-{n - 1}, got {seat!r}")
-        if self.seat < 0:
-            raise GameError("the game is over")
-        if self.retired_mask >> seat & 1:
-            raise GameError(f"seat {seat} has already retired")
+        check_retire(seat, self.rules.players, self.seat < 0, self.retired_mask)
         if seat == self.seat:
             when = RETIRED_OWN_DRAWN if self.drawn >= 0 else RETIRED_OWN
         else:

@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from games.base import JSON, Outcome
-from games.errors import GameError, IllegalMoveError, InvalidMoveError, NotYourTurnError
+from games.base import JSON, Outcome, check_retire
+from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError
 from games.metrox import maps
 from games.metrox.cards import (
     CODES,
@@ -457,12 +457,7 @@ class MetroXState:
         every other seat has chosen, the turn resolves now (the event's `resolved`, the turn's
         public account). The game ends by §5 for the others; one seat left plays on alone
         (Metro X has a solo game); with the last seat gone the game ends where it stands."""
-        if type(seat) is not int or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be 0-{self.n - 1}, got {seat!r}")
-        if self.over:
-            raise GameError("the game is over")
-        if self.retired_mask >> seat & 1:
-            raise GameError(f"seat {seat} has already retired")
+        check_retire(seat, self.n, self.over, self.retired_mask)
         if self.pending[seat] is not None:
             self.pending[seat] = None
             self.nchosen -= 1

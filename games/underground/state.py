@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.errors import (
-    GameError,
     IllegalMoveError,
     InvalidMoveError,
     NotYourTurnError,
@@ -568,13 +567,10 @@ class UndergroundState:
         "route", "steps"}`: `steps`, the steps of the turn under way so far (the retiring seat's
         own, or the mover's: a replay plays them first); `rails` and `route` those of the turn it
         cut short (empty when it was not its turn)."""
+        from games.base import check_retire  # (imported here, as outcome() does)
+
         n = self.rules.players
-        if type(seat) is not int or not 0 <= seat < n:
-            raise ValueError(f"seat must be 0-{n - 1}, got {seat!r}")
-        if self.seat < 0:
-            raise GameError("the game is over")
-        if self.retired_mask >> seat & 1:
-            raise GameError(f"seat {seat} has already retired")
+        check_retire(seat, n, self.seat < 0, self.retired_mask)
         self.retired_mask |= 1 << seat
         entry: dict[str, Any] = {"seat": seat, "action": "retire", "rails": [], "route": [],
                                  "steps": [dict(x) for x in self.cur_steps]}  # fmt: skip

@@ -141,40 +141,33 @@ def async_client(url: str, **options: Any) -> Any:
 
     Typed as Any: redis.asyncio.Redis and RedisCluster share the commands used here but no type.
     """
-    target = parse(url)
-    if target.mode == SINGLE:
-        return aioredis.Redis.from_url(url, **options)
-    auth: dict[str, Any] = {"username": target.username, "password": target.password}
-    if target.mode == CLUSTER:
-        return AsyncRedisCluster(
-            startup_nodes=[AsyncClusterNode(host, port) for host, port in target.nodes],
-            ssl=target.tls,
-            **auth,
-            **options,
-        )
-    sentinel = AsyncSentinel(
-        list(target.nodes),
-        sentinel_kwargs=_sentinel_kwargs(target, options),
-        ssl=target.tls,
-        **auth,
-    )
-    return sentinel.master_for(target.primary, db=target.db, **options)
+    return _client(url, _ASYNC, options)
 
 
 def sync_client(url: str, **options: Any) -> Any:
     """A blocking client for the deployment `url` names (the gateway is threaded, not async)."""
+    return _client(url, _SYNC, options)
+
+
+# redis-py's classes for one server, a cluster (and its nodes) and Sentinel, per flavour.
+_ASYNC = (aioredis.Redis, AsyncRedisCluster, AsyncClusterNode, AsyncSentinel)
+_SYNC = (redis.Redis, RedisCluster, ClusterNode, Sentinel)
+
+
+def _client(url: str, classes: tuple[Any, Any, Any, Any], options: dict[str, Any]) -> Any:
+    plain, cluster, node, sentinel_class = classes
     target = parse(url)
     if target.mode == SINGLE:
-        return redis.Redis.from_url(url, **options)
+        return plain.from_url(url, **options)
     auth: dict[str, Any] = {"username": target.username, "password": target.password}
     if target.mode == CLUSTER:
-        return RedisCluster(
-            startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
+        return cluster(
+            startup_nodes=[node(host, port) for host, port in target.nodes],
             ssl=target.tls,
             **auth,
             **options,
         )
-    sentinel = Sentinel(
+    sentinel = sentinel_class(
         list(target.nodes),
         sentinel_kwargs=_sentinel_kwargs(target, options),
         ssl=target.tls,

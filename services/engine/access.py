@@ -26,7 +26,9 @@ def denied(message: str) -> ServiceError:
 class Caller:
     token: str | None
     is_ai_service: bool
-    claimed_seat: int | None = None  # the seat a claimed token speaks for (players.py)
+    # The seat this person's token was found to speak for: the one it was issued for, or one
+    # its player claimed it for (players.py); looked up once per call (EngineService._seat).
+    proven_seat: int | None = None
 
     @classmethod
     def from_metadata(cls, metadata: object, ai_credential: str) -> Caller:
@@ -67,16 +69,16 @@ class Caller:
                     "the AI service credential acts for AI seats (and seats the AI took over)"
                 )
             return requested
-        index = self._issued_seat(meta, game_id)
+        index = self.proven_seat
         if index is None:
-            index = self.claimed_seat
+            index = self.issued_seat(meta, game_id)
         if index is None:
             raise denied(f"the token is not valid for game {game_id}")
         if requested is not None and requested != index:
             raise denied(f"this token is seat {index}'s, not seat {requested}'s")
         return index
 
-    def _issued_seat(self, meta: GameMeta, game_id: str) -> int | None:
+    def issued_seat(self, meta: GameMeta, game_id: str) -> int | None:
         """The seat whose own token this is, if any."""
         assert self.token is not None
         presented = token_hash(game_id, self.token)  # once, then compared with every seat's
@@ -85,8 +87,3 @@ class Caller:
                 return index
         return None
 
-    def may_be_claimed(self, meta: GameMeta, game_id: str) -> bool:
-        """A person's token that no seat was given: worth looking up among claimed tokens."""
-        if self.token is None or self.is_ai_service or self.claimed_seat is not None:
-            return False
-        return self._issued_seat(meta, game_id) is None

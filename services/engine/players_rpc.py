@@ -284,15 +284,7 @@ class PlayerCalls:
         self, request: engine_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext
     ) -> engine_pb2.GetLeaderboardResponse:
         async def work() -> engine_pb2.GetLeaderboardResponse:
-            kind = request.game
-            if kind not in games.kinds():
-                raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    f"unknown game {validation.shown(kind)}; known games: "
-                    + ", ".join(games.kinds()),
-                    reason="wrong_game",
-                    field="game",
-                )
+            kind = validation.game_kind(request.game)
             if not 0 <= request.limit <= BOARD_LIMIT_MAX:
                 raise invalid_argument("limit", f"limit must be 0-{BOARD_LIMIT_MAX}")
             await self.sweep_kind(kind, READ_SWEEP)  # a safety net: the end's commit rates

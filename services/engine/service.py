@@ -201,11 +201,12 @@ class EngineService(PlayerCalls, engine_pb2_grpc.EngineServicer):
     ) -> int | None:
         """The caller's seat (Caller.seat), a token its player claimed for another device
         included (looked up only for a token that no seat was given)."""
-        if caller.may_be_claimed(meta, game_id):
-            assert caller.token is not None
-            claimed = await self.players.claimed_seat(game_id, caller.token)
-            if claimed is not None:
-                caller = replace(caller, claimed_seat=claimed)
+        if caller.token is not None and not caller.is_ai_service and caller.proven_seat is None:
+            found = caller.issued_seat(meta, game_id)
+            if found is None:
+                found = await self.players.claimed_seat(game_id, caller.token)
+            if found is not None:
+                caller = replace(caller, proven_seat=found)
         return caller.seat(meta, game_id, requested, required=required)
 
     # ---- loading ------------------------------------------------------------------------
@@ -414,19 +415,8 @@ class EngineService(PlayerCalls, engine_pb2_grpc.EngineServicer):
         return await self._call(context, lambda: self._create(request))
 
     async def _create(self, request: engine_pb2.CreateGameRequest) -> engine_pb2.CreateGameResponse:
-        kind = request.game or games.default().kind
-        if len(kind) > 32:
-            raise invalid_argument("game", f"unknown game {validation.shown(kind)}")
-        try:
-            game = self._game(kind)
-        except GameError:
-            known = ", ".join(games.kinds())
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"unknown game {validation.shown(kind)}; known games: {known}",
-                reason="wrong_game",
-                field="game",
-            ) from None
+        kind = validation.game_kind(request.game or games.default().kind)
+        game = self._game(kind)
         raw_rules = validation.json_object(request.rules_json, "rules")
         try:
             rules = game.normalise_rules(raw_rules)

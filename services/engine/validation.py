@@ -9,7 +9,10 @@ import json
 import re
 from typing import Any
 
-from services.common.grpc_util import invalid_argument
+import grpc
+
+import games
+from services.common.grpc_util import ServiceError, invalid_argument
 from services.common.levels import describe, is_level
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -28,6 +31,18 @@ def shown(value: str) -> str:
     if len(value) > 40:
         return f"a string of {len(value)} characters"
     return repr(value)
+
+
+def game_kind(value: str, field: str = "game") -> str:
+    """A game kind the registry knows; INVALID_ARGUMENT "wrong_game" listing the known ones."""
+    if value not in games.kinds():
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"unknown game {shown(value)}; known games: {', '.join(games.kinds())}",
+            reason="wrong_game",
+            field=field,
+        )
+    return value
 
 
 def game_id(value: str, field: str = "game_id") -> str:

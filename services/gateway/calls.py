@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -92,6 +92,14 @@ def json_body(*, optional: bool = False) -> dict[str, Any]:
     return data
 
 
+def only_fields(body: dict[str, Any], allowed: set[str], where: str = "the request") -> None:
+    """A 400 naming the first field of `body` that is not in `allowed`."""
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        known = ", ".join(sorted(allowed)) or "none"
+        raise bad_request(f"Unknown field {unknown[0]!r} in {where}; known: {known}.", unknown[0])
+
+
 def rpc(
     method: Callable[..., R],
     request_message: Message,
@@ -100,15 +108,16 @@ def rpc(
     token: str | None = None,
     timeout: float | None = None,
     idempotent: bool = False,
+    metadata: Sequence[tuple[str, str]] = (),
 ) -> R:
-    """One unary call with the caller's token and the configured deadline. `idempotent`: the
-    call may be made twice (see the module's doc), so an UNAVAILABLE backend, or a replica that
-    cancelled the call while shutting down, gets one more try (the channel's round robin takes
-    it to another replica when there is one)."""
-    metadata = bearer(token) if token else None
+    """One unary call with the caller's token, any other `metadata`, and the configured
+    deadline. `idempotent`: the call may be made twice (see the module's doc), so an
+    UNAVAILABLE backend, or a replica that cancelled the call while shutting down, gets one
+    more try (the channel's round robin takes it to another replica when there is one)."""
+    sent = (*metadata, *(bearer(token) if token else ())) or None
     deadline = timeout if timeout is not None else gateway().deadline_s
     try:
-        return method(request_message, metadata=metadata, timeout=deadline)
+        return method(request_message, metadata=sent, timeout=deadline)
     except grpc.RpcError as err:
         if not (idempotent and _code(err) in RETRIED_CODES):
             raise from_rpc_error(err, backend) from None
@@ -118,7 +127,7 @@ def rpc(
         # wait_for_ready: the try waits for the channel to (re)connect instead of failing fast.
         return method(
             request_message,
-            metadata=metadata,
+            metadata=sent,
             timeout=min(deadline, RETRY_WAIT_S),
             wait_for_ready=True,
         )

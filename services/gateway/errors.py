@@ -86,6 +86,8 @@ def bad_request(message: str, field: str = "") -> ApiError:
     return ApiError(400, "bad_request", message, field=field)
 
 
+ENGINE_RETRY_AFTER_S = 60  # the engine's own attempt counters are per minute
+
 _BY_STATUS: dict[grpc.StatusCode, tuple[int, str]] = {
     grpc.StatusCode.INVALID_ARGUMENT: (400, "invalid_argument"),
     grpc.StatusCode.OUT_OF_RANGE: (400, "invalid_argument"),
@@ -142,7 +144,11 @@ def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
         extra["rule"] = _rule_text(extra["rule"])
         if extra["rule"] not in message:
             message = f"{message} ({extra['rule']})"  # API.md: the message names the rule
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "rate_limited":
+        status = 429  # the engine counts a client's attempts per minute (players.py)
     answer = ApiError(status, reason, message, **extra)
+    if status == 429:
+        answer.headers["Retry-After"] = str(ENGINE_RETRY_AFTER_S)
     if answer.extra.get("refusal"):
         answer.extra["params"] = params  # the page words the refusal from its catalogue
     return answer

@@ -19,7 +19,7 @@ from metro.v1 import ai_pb2, engine_pb2
 import games
 from games.queries import answer as answer_query
 from services.common.levels import level_table
-from services.gateway.calls import bearer_token, clients, gateway, json_body, rpc
+from services.gateway.calls import bearer_token, clients, gateway, json_body, only_fields, rpc
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip, guard
@@ -41,13 +41,6 @@ def _json(data: Any, status: int = 200) -> Response:
 def _raw(text: str) -> Response:
     """An answer that is JSON text already (a view, a record): sent as it is."""
     return Response(text, mimetype="application/json")
-
-
-def _only(body: dict[str, Any], allowed: set[str], where: str = "the request") -> None:
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        known = ", ".join(sorted(allowed))
-        raise bad_request(f"Unknown field {unknown[0]!r} in {where}; known: {known}.", unknown[0])
 
 
 def _int_field(body: dict[str, Any], name: str) -> int | None:
@@ -77,7 +70,7 @@ def meta() -> Response:
 @bp.post("/games")
 def create_game() -> tuple[Response, int] | Response:
     body = json_body()
-    _only(body, CREATE_FIELDS)
+    only_fields(body, CREATE_FIELDS)
     game = body.get("game", games.default().kind)
     if not isinstance(game, str) or game not in games.kinds():
         known = ", ".join(games.kinds())
@@ -93,7 +86,7 @@ def create_game() -> tuple[Response, int] | Response:
     for i, seat in enumerate(seats):
         if not isinstance(seat, dict):
             raise bad_request(f"'seats[{i}]' must be an object.", field=f"seats[{i}]")
-        _only(seat, SEAT_FIELDS, f"seats[{i}]")
+        only_fields(seat, SEAT_FIELDS, f"seats[{i}]")
         for key in SEAT_FIELDS:
             if not isinstance(seat.get(key, ""), str):
                 raise bad_request(f"'seats[{i}].{key}' must be a string.", f"seats[{i}].{key}")
@@ -158,7 +151,7 @@ def _in_game(body: dict[str, Any]) -> None:
 @bp.post("/games/<game_id>/join")
 def join_game(game_id: str) -> Response:
     body = json_body(optional=True)
-    _only(body, {"name"})
+    only_fields(body, {"name"})
     name = body.get("name", "")
     if not isinstance(name, str):
         raise bad_request("'name' must be a string.", field="name")
@@ -262,7 +255,7 @@ def return_to_seat(game_id: str) -> Response:
 
 def _set_away(game_id: str, *, away: bool) -> Response:
     token = bearer_token()
-    _only(json_body(optional=True), set())
+    only_fields(json_body(optional=True), set())
     reply = rpc(
         clients().engine.SetAway,
         engine_pb2.SetAwayRequest(game_id=game_id, away=away),
@@ -279,7 +272,7 @@ def hint(game_id: str) -> Response:
         raise ApiError(403, "permission_denied", "A hint is for a seat: send its token.")
     body = json_body(optional=True)
     _in_game(body)
-    _only(body, HINT_FIELDS)
+    only_fields(body, HINT_FIELDS)
     level = body.get("level", "")
     if not isinstance(level, str):
         raise bad_request("'level' must be a string.", field="level")

@@ -13,14 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import grpc
 from flask import Blueprint, Response, request
 from google.protobuf.message import Message
 from metro.v1 import engine_pb2
 
-from services.common.grpc_util import bearer
-from services.gateway.calls import bearer_token, clients, gateway, json_body
-from services.gateway.errors import ApiError, bad_request, from_rpc_error
+from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
+from services.gateway.errors import ApiError, bad_request
 from services.gateway.games_api import _summary_json
 from services.gateway.limits import client_ip
 
@@ -33,7 +31,6 @@ _KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 GAMES_LIMIT_MAX = 100
 BOARD_LIMIT_MAX = 200
 MAX_OFFSET = 10_000
-RETRY_AFTER_S = 60
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -65,27 +62,12 @@ def _call(
     token: str | None = None,
     player_key: str | None = None,
 ) -> R:
-    """One engine call with the seat token, the device key and the client's address."""
-    metadata: list[tuple[str, str]] = [("x-client-id", client_ip())]
-    if token:
-        metadata.extend(bearer(token))
+    """One engine call with the seat token, the device key and the client's address (the
+    engine counts a client's attempts by it)."""
+    metadata = [("x-client-id", client_ip())]
     if player_key:
         metadata.append(("x-player-key", player_key))
-    try:
-        return method(message, metadata=tuple(metadata), timeout=gateway().deadline_s)
-    except grpc.RpcError as err:
-        mapped = from_rpc_error(err, "engine")
-        if mapped.code == "rate_limited":  # the engine says RESOURCE_EXHAUSTED: too many tries
-            mapped.status = 429
-            mapped.headers["Retry-After"] = str(RETRY_AFTER_S)
-        raise mapped from None
-
-
-def _only(body: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        known = ", ".join(sorted(allowed)) or "none"
-        raise bad_request(f"Unknown field {unknown[0]!r}; known: {known}.", unknown[0])
+    return rpc(method, message, token=token, metadata=metadata)
 
 
 def _string(body: dict[str, Any], name: str) -> str:
@@ -115,7 +97,7 @@ def _credentials(reply: engine_pb2.PlayerCredentials) -> dict[str, Any]:
 @bp.post("/players")
 def create_player() -> tuple[Response, int] | Response:
     body = json_body()
-    _only(body, {"name"})
+    only_fields(body, {"name"})
     name = _string(body, "name").strip()
     if not name:
         raise bad_request("'name' is required (1-40 characters).", field="name")
@@ -126,7 +108,7 @@ def create_player() -> tuple[Response, int] | Response:
 @bp.post("/players/recover")
 def recover_player() -> Response:
     body = json_body()
-    _only(body, {"recovery_code"})
+    only_fields(body, {"recovery_code"})
     code = _string(body, "recovery_code")
     if not code.strip():
         raise bad_request("'recovery_code' is required.", field="recovery_code")
@@ -177,7 +159,7 @@ def sit_player(game_id: str) -> Response:
     if token is None:
         raise ApiError(403, "permission_denied", "Send the seat's token (Authorization).")
     body = json_body(optional=True)
-    _only(body, {"rated"})
+    only_fields(body, {"rated"})
     rated = body.get("rated", False)
     if not isinstance(rated, bool):
         raise bad_request("'rated' must be true or false.", field="rated")
@@ -201,7 +183,7 @@ def sit_player(game_id: str) -> Response:
 def claim_seat(game_id: str) -> Response:
     """A seat token for this device of a player who sits at the game (from another device):
     `{"game_id", "seat", "token"}`; the seat's other tokens stay valid."""
-    _only(json_body(optional=True), set())
+    only_fields(json_body(optional=True), set())
     reply = _call(
         clients().engine.ClaimSeat,
         engine_pb2.ClaimSeatRequest(game_id=game_id),
@@ -274,7 +256,7 @@ def rematch(game_id: str) -> Response:
     if token is None:
         raise ApiError(403, "permission_denied", "A rematch is for a seat: send its token.")
     body = json_body()
-    _only(body, {"answer"})
+    only_fields(body, {"answer"})
     answer = body.get("answer")
     if answer not in ("accept", "decline"):
         raise bad_request('\'answer\' must be "accept" or "decline".', field="answer")

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from tests.fixtures.gateway import GatewayApi, dead_target
+from tests.fixtures.gateway import api_error as error
 
 CODE_LETTERS = set("abcd")
 
@@ -40,15 +41,6 @@ def play_to_end(api: GatewayApi, game: str, tokens: list[str]) -> dict[str, Any]
         status, current = api.post(f"/api/games/{game}/moves", move, token=token)
         assert status == 200, current
     raise AssertionError("the game did not end within 200 moves")
-
-
-def error(body: Any) -> dict[str, str]:
-    """The error object of an answer, checking its shape."""
-    assert isinstance(body, dict) and set(body) == {"error"}, body
-    err = body["error"]
-    assert isinstance(err["code"], str) and err["code"]
-    assert isinstance(err["message"], str) and err["message"]
-    return err
 
 
 # ---- POST /api/games ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 
 from tests.fixtures.gateway import GatewayApi
+from tests.fixtures.gateway import api_error as error
 
 _ADDRESSES = itertools.count(1)
 
@@ -24,14 +25,6 @@ def api(gateway_app: Flask) -> GatewayApi:
     n = next(_ADDRESSES)
     client.environ_base["REMOTE_ADDR"] = f"10.77.{n // 250}.{n % 250 + 1}"
     return GatewayApi(client)
-
-
-def error(body: Any) -> dict[str, str]:
-    assert isinstance(body, dict) and set(body) == {"error"}, body
-    err = body["error"]
-    assert isinstance(err["code"], str) and err["code"]
-    assert isinstance(err["message"], str) and err["message"]
-    return err
 
 
 def new_player(api: GatewayApi, name: str) -> dict[str, Any]:
