@@ -27,6 +27,8 @@ from redis.asyncio.sentinel import Sentinel as AsyncSentinel
 from redis.cluster import ClusterNode, RedisCluster
 from redis.sentinel import Sentinel
 
+from services.common import sentinel_connections as primary
+
 SINGLE, CLUSTER, SENTINEL = "single", "cluster", "sentinel"
 _SINGLE_SCHEMES = ("redis", "rediss", "unix", "redis+unix")
 _CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
@@ -149,13 +151,20 @@ def sync_client(url: str, **options: Any) -> Any:
     return _client(url, _SYNC, options)
 
 
-# redis-py's classes for one server, a cluster (and its nodes) and Sentinel, per flavour.
-_ASYNC = (aioredis.Redis, AsyncRedisCluster, AsyncClusterNode, AsyncSentinel)
-_SYNC = (redis.Redis, RedisCluster, ClusterNode, Sentinel)
+# redis-py's classes for one server, a cluster (and its nodes) and Sentinel, and the connection
+# classes to a Sentinel's primary (plain, TLS), per flavour.
+_ASYNC = (
+    aioredis.Redis, AsyncRedisCluster, AsyncClusterNode, AsyncSentinel,
+    (primary.AsyncPrimaryConnection, primary.AsyncPrimarySSLConnection),
+)  # fmt: skip
+_SYNC = (
+    redis.Redis, RedisCluster, ClusterNode, Sentinel,
+    (primary.PrimaryConnection, primary.PrimarySSLConnection),
+)  # fmt: skip
 
 
-def _client(url: str, classes: tuple[Any, Any, Any, Any], options: dict[str, Any]) -> Any:
-    plain, cluster, node, sentinel_class = classes
+def _client(url: str, classes: tuple[Any, ...], options: dict[str, Any]) -> Any:
+    plain, cluster, node, sentinel_class, connections = classes
     target = parse(url)
     if target.mode == SINGLE:
         return plain.from_url(url, **options)
@@ -173,7 +182,12 @@ def _client(url: str, classes: tuple[Any, Any, Any, Any], options: dict[str, Any
         ssl=target.tls,
         **auth,
     )
-    return sentinel.master_for(target.primary, db=target.db, **options)
+    return sentinel.master_for(
+        target.primary,
+        db=target.db,
+        connection_class=connections[1 if target.tls else 0],
+        **options,
+    )
 
 
 def _sentinel_kwargs(target: RedisTarget, options: dict[str, Any]) -> dict[str, Any]:
