@@ -64,6 +64,9 @@ def test_waiting_out_the_clock_hands_the_seat_to_the_ai_and_taking_it_back(
     assert "AI" in page.inner_text("#scores tr[data-seat='0'] .away-mark")
     assert page.inner_text("#away-button") == "Take my seat back"
     page.wait_for_function("() => document.querySelectorAll('[data-tile]').length >= 1")
+    # The move log says who placed that tile: the AI, for me (not "You placed").
+    log = page.inner_text(".move-log-list")
+    assert "While you were away, the AI placed" in log and "You placed" not in log, log
     shot(page, artifacts, "clock-ai-plays")
 
     # Take it back: the mark goes, the button offers leaving again; after Bo's move I play on

@@ -323,8 +323,10 @@ class MetroPage {
       .filter((g) => g.owner !== null && g.owner !== undefined)
       .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
     const mine = this.host.seat === seat;
+    // The viewer's seat while they are away is played by the AI: say so, not "You placed".
+    const who = !mine ? "" : view.seats?.[seat]?.away ? "ai_placed_for_you" : "you_placed";
     const words = { name: seatName(view.seats, seat), tile: p.code, row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
-    const key = `metro.log_${mine ? "you_" : ""}placed${pts.length ? "_points" : ""}`;
+    const key = `metro.log_${who || "placed"}${pts.length ? "_points" : ""}`;
     const text = t(key, words);
     return { index: j, seat, text, glyph: seatGlyph(seat) };
   }
