@@ -4,11 +4,13 @@ games played at once. Prints one JSON object. Not a test: nothing here asserts a
     .venv/bin/python bench/engine.py [--seconds 10] [--concurrency 1,10,100] [--aof]
 
 It starts its own Redis (services/common/redis_server.py) and the engine as a subprocess
-(`python -m services.engine`), then plays 2-player games with an asyncio gRPC client. Each game
-has one move in flight at a time: ListLegalMoves for the seat to move (not timed), then the timed
-ApplyMove with expected_version and a move_id, as a careful client would send it. A finished game
-is replaced by a new one (creation and joins are not timed). The client shares the machine's
-cores with the engine and Redis, so the numbers are a lower bound for the engine alone.
+(`python -m services.engine`), then plays 2-player games with an asyncio gRPC client (on uvloop,
+parsing with orjson, like the services). Each game has one move in flight at a time: the client
+picks a legal move from its own copy of the board (with --ask-legal it asks ListLegalMoves, not
+timed), then the timed ApplyMove with expected_version and a move_id, as a careful client would
+send it. A finished game is replaced by a new one (creation and joins are not timed). The client
+shares the machine's cores with the engine and Redis, so the numbers are a lower bound for the
+engine alone.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import grpc  # noqa: E402
+import orjson  # noqa: E402
+import uvloop  # noqa: E402
 from metro.v1 import engine_pb2, engine_pb2_grpc  # noqa: E402
 from support import SocketRedisServer, wait_serving  # noqa: E402
 
@@ -65,7 +69,7 @@ class Mirror:
             p = Placement.parse(move["placement"])
             physical = INDEX[self.drawn] if self.drawn else None
             self.board.put(p.tile_index, p.square, physical)
-        data = json.loads(view.json)  # the mover's view: its own hand and drawn tile
+        data = orjson.loads(view.json)  # the mover's view: its own hand and drawn tile
         self.hands[self.seat] = list(data["hand"])
         self.drawn = data["drawn"] or ""
         self.deck_count = data["deck_count"]
@@ -89,7 +93,7 @@ async def _new_game(stub: engine_pb2_grpc.EngineStub) -> Mirror:
         view = await stub.GetView(
             engine_pb2.GetViewRequest(game_id=created.game_id), metadata=bearer(token)
         )
-        hands.append(list(json.loads(view.json)["hand"]))
+        hands.append(list(orjson.loads(view.json)["hand"]))
     return Mirror(created.game_id, tokens, hands)
 
 
@@ -294,8 +298,10 @@ def main() -> None:
                 "engine": _process_tree(engine.pid),
                 "redis": [redis_server.proc.pid] if redis_server.proc else [],
             }
+            # The client runs on uvloop and parses with orjson, as the services do: its CPU is
+            # on the same cores as the engine's, so a slow client would cap the figure.
             results = [
-                asyncio.run(
+                uvloop.run(
                     _level(target, n, args.seconds, args.channels, args.ask_legal, pids, args.rate)
                 )
                 for n in levels

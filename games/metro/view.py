@@ -48,7 +48,7 @@ ROUTES_CACHED = 1024
 
 @functools.lru_cache(maxsize=64)
 def _rules(rules: MetroRules) -> dict[str, Any]:
-    """A game's rules as a dict, made once (they never change; `asdict` is slow)."""
+    """A game's rules as a dict, made once (they never change)."""
     return rules.to_dict()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 
 import pytest
@@ -87,3 +88,15 @@ def test_malformed_records_are_named(mutate, message: str) -> None:  # type: ign
     mutate(record)
     with pytest.raises(RecordError, match=message):
         METRO.replay(record)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [MetroRules(), MetroRules(players=6, rotation=True, hand_size=3, online=True)],
+)
+def test_rules_to_dict_names_every_option_and_parses_back(rules: MetroRules) -> None:
+    """to_dict is written out by hand (it runs on every committed move): an option added to
+    MetroRules must be added there too, or stored games would lose it."""
+    data = rules.to_dict()
+    assert set(data) == {f.name for f in dataclasses.fields(MetroRules)}
+    assert MetroRules.parse(data) == rules
