@@ -304,5 +304,22 @@ def test_metro_x_and_the_underground_take_moves_from_the_keyboard(
         page.keyboard.press("Enter")
         page.wait_for_selector(".ug-controls[data-phase='build']", timeout=60_000)
     assert page.locator(".ug-owner").count() >= 1
+    # Without colours, a seat's lines still differ: each of its 4 lines (2 players) has its own
+    # dash pattern, on the map and in the seat's line swatches.
+    patterns = ["", "8 3", "2.2 2.2", "8 2.5 2.2 2.5"]
+    colours = ["red", "yellow", "blue", "purple", "black", "pink", "orange", "green"]
+    drawn = page.eval_on_selector_all(
+        ".ug-rail",
+        "els => els.map(e => [e.dataset.rail.split('|')[0],"
+        " e.getAttribute('stroke-dasharray') || ''])",
+    )
+    assert drawn
+    assert all(dash == patterns[colours.index(colour) % 4] for colour, dash in drawn), drawn
+    seat_swatches = page.eval_on_selector_all(
+        ".ug-seat-colour",
+        "els => els.map(e =>"
+        " e.querySelector('.ug-swatch-dash')?.getAttribute('stroke-dasharray') || '')",
+    )
+    assert len(seat_swatches) == 8 and len(set(seat_swatches[:4])) == 4, seat_swatches
     shot(page, artifacts, "access-underground")
     tab.check_clean()

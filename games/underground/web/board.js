@@ -33,6 +33,17 @@ export function seatColours(players, seat) {
   return COLOURS.slice(seat * per, seat * per + per);
 }
 
+/** Dash patterns, one per line a seat holds (solid, long dashes, dots, dash-dot): lines of one
+ *  seat never look alike without their colours; seats differ by their symbol. */
+export const LINE_DASHES = ["", "8 3", "2.2 2.2", "8 2.5 2.2 2.5"];
+
+/** The dash pattern of `colour`'s line in a game of `players` seats ("" = solid). */
+export function lineDash(players, colour) {
+  const per = LINES_PER_SEAT[players] || 2;
+  const i = COLOURS.indexOf(colour);
+  return i < 0 ? "" : LINE_DASHES[i % per] || "";
+}
+
 export function ownerOf(players, colour) {
   const per = LINES_PER_SEAT[players] || 2;
   const i = COLOURS.indexOf(colour);

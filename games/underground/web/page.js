@@ -14,6 +14,7 @@ import {
   Network,
   analyse,
   gainWords,
+  lineDash,
   ownerOf,
   replayPositions,
   secKey,
@@ -86,10 +87,18 @@ function loadMap() {
 
 
 
-/** A small line-colour swatch as SVG (colours go in attributes, never in style attributes). */
-function swatch(colour, parent, size = 14) {
+const DARK_LINES = new Set(["blue", "purple", "black", "green", "brown"]);
+
+/** A small line-colour swatch as SVG (colours go in attributes, never in style attributes),
+ *  crossed by its line's dash pattern (`dash`, none when solid) as the map draws it. */
+function swatch(colour, parent, size = 14, dash = "") {
   const root = svg("svg", { class: "ug-swatch", viewBox: "0 0 14 14", width: size, height: size, "aria-hidden": "true" }, parent);
   svg("rect", { x: 1, y: 1, width: 12, height: 12, rx: 3, fill: LINE_HEX[colour] || "#888", stroke: "#1c1c1c", "stroke-width": 1 }, root);
+  if (dash) {
+    const ink = DARK_LINES.has(colour) ? "#ffffff" : "#1c1c1c";
+    const small = dash.split(" ").map((n) => (Number(n) / 2).toString()).join(" ");
+    svg("line", { x1: 2.5, y1: 7, x2: 11.5, y2: 7, stroke: ink, "stroke-width": 2, "stroke-dasharray": small, class: "ug-swatch-dash" }, root);
+  }
   return root;
 }
 
@@ -746,6 +755,12 @@ class UndergroundPage {
     };
   }
 
+  /** A line's swatch with the dash pattern its rails have on the map. */
+  #swatch(colour, parent, size = 14) {
+    const players = this.view?.rules?.players || this.view?.seats?.length || 2;
+    return swatch(colour, parent, size, lineDash(players, colour));
+  }
+
   #renderMap() {
     if (!this.svg || !this.view) return;
     const scene = this.#scene();
@@ -769,9 +784,10 @@ class UndergroundPage {
       if (r.colour === "white" || r.colour === "yellow" || r.colour === "pink") svg("line", { ...attrs, class: "ug-casing" }, L.rails);
       const id = `${r.colour}|${r.a}|${r.b}`;
       const arriving = motion && this.arrive.has(id);
+      const dash = lineDash(players, r.colour); // which of its owner's lines, without colour
       const line = svg(
         "line",
-        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}${arriving ? " arrive" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": id },
+        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}${arriving ? " arrive" : ""}${dash ? " patterned" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": id, ...(dash ? { "stroke-dasharray": dash } : {}) },
         L.rails,
       );
       const owner = ownerOf(players, r.colour);
@@ -950,7 +966,7 @@ class UndergroundPage {
         disabled: this.busy || !n,
         title: n ? t("underground.rails_possible", { count: n }) : t("underground.no_rail_possible"),
       });
-      swatch(colour, b);
+      this.#swatch(colour, b);
       html("span", {}, b, `${cw(colour)} · ${n}`);
       row.appendChild(b);
     }
@@ -982,7 +998,7 @@ class UndergroundPage {
           "aria-pressed": String(!!this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b)),
           disabled: this.busy,
         }, li);
-        swatch(r.colour, b);
+        this.#swatch(r.colour, b);
         html("span", { className: "ug-to" }, b, `→ ${this.#n(to)}`);
         html("span", { className: `ug-pts${sumPoints(gains) ? " some" : ""}`, title: gainWords(gains, this.index) }, b, gainWords(gains, this.index).split(":")[0]);
         if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, t("underground.branch_cost"));
@@ -1007,7 +1023,7 @@ class UndergroundPage {
       const offset = gainsAll.length - laid.length;
       laid.forEach((r, k) => {
         const li = html("li", {}, ol);
-        swatch(r.colour, li);
+        this.#swatch(r.colour, li);
         html("span", {}, li, `${this.#n(r.a)}–${this.#n(r.b)}: ${gainWords(gainsAll[offset + k] || [], this.index)}`);
       });
     }
@@ -1045,7 +1061,7 @@ class UndergroundPage {
       const by = html("span", { className: "ug-by" }, b);
       if (!lines.length) by.textContent = t("underground.on_foot");
       for (const c of lines) {
-        swatch(c, by, 12);
+        this.#swatch(c, by, 12);
         const o = ownerOf(players, c);
         html("span", {}, by, `${cw(c)} (${seatGlyph(o)} ${seatName(this.view, o)})`);
       }
@@ -1075,7 +1091,7 @@ class UndergroundPage {
     for (let i = 0; i < k; i++) offset += (v.moves[i].rails || []).length;
     (move.rails || []).forEach((r, j) => {
       const li = html("li", {}, ul);
-      swatch(r.colour, li);
+      this.#swatch(r.colour, li);
       html("span", {}, li, `${this.#n(r.a)}–${this.#n(r.b)}: ${gainWords(this.analysis?.railGains[offset + j] || [], this.index)}`);
     });
     if (!(move.rails || []).length) html("li", {}, ul, t("underground.no_rail_laid"));
@@ -1108,7 +1124,7 @@ class UndergroundPage {
         "data-key": `hint-${rank}`,
         disabled: this.busy || !myTurn,
       }, li);
-      if (m.step === "rail") swatch(m.colour, b);
+      if (m.step === "rail") this.#swatch(m.colour, b);
       html("span", {}, b, words);
       const val = typeof h.value === "number" ? h.value.toFixed(2) : "";
       if (val) html("small", { className: "ug-hint-value" }, b, `${val}${h.visits ? ` · ${h.visits}` : ""}`);
@@ -1143,7 +1159,7 @@ class UndergroundPage {
       const cs = html("span", { className: "ug-seat-colours" }, li);
       for (const c of s.colours || []) {
         const one = html("span", { className: "ug-seat-colour", title: t("underground.line_of", { colour: cw(c) }) }, cs);
-        swatch(c, one, 12);
+        this.#swatch(c, one, 12);
         html("span", { className: "visually-hidden" }, one, cw(c));
       }
       const n = s.branch_tokens ?? 0;
