@@ -17,8 +17,7 @@ def main() -> None:
         level=logging.INFO,
         format=f"%(asctime)s %(levelname)s %(name)s[{os.getpid()}]: %(message)s",
     )
-    # uvloop: the event loop's own work (polling, callbacks, socket writes) in C; with
-    # hiredis it takes about a tenth off the engine's CPU per move (bench/engine.py).
+    # On uvloop, as the engine (services/engine/__main__.py says why).
     uvloop.run(serve(Settings.from_env()))
 
 

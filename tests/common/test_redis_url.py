@@ -7,6 +7,7 @@ import pytest
 import redis
 from redis.sentinel import SentinelConnectionPool
 
+from services.common import sentinel_connections
 from services.common.config import Durability, Settings
 from services.common.redis_url import (
     CLUSTER,
@@ -89,6 +90,23 @@ def test_each_form_gets_its_client_without_connecting() -> None:
     primary = sync_client("redis+sentinel://:pw@127.0.0.1:1/mymaster/3")
     assert isinstance(primary.connection_pool, SentinelConnectionPool)
     assert primary.connection_pool.connection_kwargs["db"] == 3
+
+
+@pytest.mark.parametrize("tls", [False, True])
+def test_a_sentinel_primary_reconnects_through_the_sentinels(tls: bool) -> None:
+    """Both flavours, plain and TLS, use the connections that ask the Sentinels again when a
+    command's retry reconnects (tests/cluster/test_sentinel.py shows why, on real servers)."""
+    url = f"{'rediss' if tls else 'redis'}+sentinel://127.0.0.1:1/mymaster"
+    sync_class = sync_client(url).connection_pool.connection_class
+    async_class = async_client(url).connection_pool.connection_class
+    assert sync_class is (
+        sentinel_connections.PrimarySSLConnection if tls else sentinel_connections.PrimaryConnection
+    )
+    assert async_class is (
+        sentinel_connections.AsyncPrimarySSLConnection
+        if tls
+        else sentinel_connections.AsyncPrimaryConnection
+    )
 
 
 def test_a_single_server_client_talks_to_a_real_server(redis_url: str) -> None:

@@ -755,10 +755,14 @@ class UndergroundPage {
     };
   }
 
+  /** Seats at this table (the line colours each holds follow from it, §2). */
+  get #players() {
+    return this.view?.rules?.players || this.view?.seats?.length || 2;
+  }
+
   /** A line's swatch with the dash pattern its rails have on the map. */
   #swatch(colour, parent, size = 14) {
-    const players = this.view?.rules?.players || this.view?.seats?.length || 2;
-    return swatch(colour, parent, size, lineDash(players, colour));
+    return swatch(colour, parent, size, lineDash(this.#players, colour));
   }
 
   #renderMap() {
@@ -771,7 +775,7 @@ class UndergroundPage {
     L.recent.replaceChildren();
     L.owners.replaceChildren();
     const recent = this.replayScene ? new Set() : this.#recentRails();
-    const players = this.view.rules?.players || this.view.seats.length;
+    const players = this.#players;
     const motion = !reducedMotion();
     const turnRails = new Set(
       !this.replayScene && this.view.turn ? (this.view.turn.rails || []).map((r) => `${r.colour}|${secKey(r.a, r.b)}`) : [],
@@ -1043,7 +1047,7 @@ class UndergroundPage {
     const box = this.#section(parent, "ug-route", t("underground.route_title"));
     html("p", { className: "ug-help" }, box, t("underground.route_help"));
     const list = html("ul", { className: "ug-ways" }, box);
-    const players = this.view.rules?.players || this.view.seats.length;
+    const players = this.#players;
     for (const m of this.legal.filter((x) => x.step === "route")) {
       const li = html("li", {}, list);
       const lines = m.lines || [];
