@@ -38,6 +38,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from services.common.config import DEFAULT_GATEWAY_THREADS  # noqa: E402
 from services.gateway.delta import apply as apply_patch  # noqa: E402
 
 
@@ -337,7 +338,12 @@ def main() -> None:
         default=max(2, (os.cpu_count() or 2) // 2),
         help="gunicorn workers when the bench starts the gateway",
     )
-    parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_GATEWAY_THREADS,
+        help="threads per gunicorn worker (default: as deployed)",
+    )
     parser.add_argument(
         "--engine-processes",
         type=int,

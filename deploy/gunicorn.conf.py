@@ -34,7 +34,8 @@ def _int(name: str, default: int) -> int:
 bind = f"{os.environ.get('GATEWAY_HOST', '0.0.0.0')}:{_int('GATEWAY_PORT', 8000)}"
 worker_class = "gthread"
 workers = _int("WEB_CONCURRENCY", 2)
-threads = _int("GATEWAY_THREADS", 32)
+# The same default as services/common/config.py (DEFAULT_GATEWAY_THREADS, which says why).
+threads = _int("GATEWAY_THREADS", 256)
 preload_app = False
 # Seconds a worker may be silent before the arbiter restarts it (not a request time limit).
 timeout = 30

@@ -11,7 +11,8 @@
   slots are a Redis sorted set per game and per client whose members expire by themselves, so a
   gateway that dies holding one frees it within a hint's deadline; without Redis, per process.
 - **Live streams**: each Server-Sent Events stream holds a thread for as long as the page is
-  open. A process holds at most `GATEWAY_MAX_STREAMS` (default half its threads) and answers
+  open. A process holds at most `GATEWAY_MAX_STREAMS` (default: all its threads but a reserve,
+  services/common/config.py `default_max_streams`) and answers
   `503 busy` with `Retry-After` beyond that, so moves and /healthz always find a thread; the
   page's EventSource tries again by itself and polls meanwhile.
 """

@@ -5,16 +5,18 @@ client; live streams capped per process."""
 
 from __future__ import annotations
 
+import runpy
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 
-from services.common.config import GatewayLimits
+from services.common.config import DEFAULT_GATEWAY_THREADS, GatewayLimits
 from services.gateway.app import create_app
 from services.gateway.errors import ApiError
 from services.gateway.limits import HintSlots, StreamSlots
@@ -29,7 +31,7 @@ def defaults(**changes: Any) -> GatewayLimits:
     real = GatewayLimits(
         enabled=True, storage_url="", create="30/minute", open_games="10/hour",
         join="60/minute", moves="600/minute",
-        hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=16, proxies=0,
+        hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=224, proxies=0,
     )  # fmt: skip
     return replace(real, **changes)
 
@@ -67,6 +69,19 @@ def test_real_defaults_match_the_configuration(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("REDIS_URL", "redis://example:6379/0")
     found = GatewayLimits.from_env()
     assert (found.max_streams, found.storage_url) == (5, "redis://example:6379/0")
+    # Every thread but a reserve for requests: half of a few, 8 of 16-64, an eighth of more.
+    for threads, streams in ((1, 1), (4, 2), (16, 8), (32, 24), (64, 56), (256, 224)):
+        monkeypatch.setenv("GATEWAY_THREADS", str(threads))
+        assert GatewayLimits.from_env().max_streams == streams, threads
+
+
+def test_gunicorn_runs_as_many_threads_as_the_gateway_counts_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """deploy/gunicorn.conf.py and the gateway's stream cap read the same default."""
+    monkeypatch.delenv("GATEWAY_THREADS", raising=False)
+    conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "deploy/gunicorn.conf.py"))
+    assert conf["threads"] == DEFAULT_GATEWAY_THREADS
     monkeypatch.setenv("RATE_LIMIT_CREATE", "lots")
     with pytest.raises(SystemExit, match="RATE_LIMIT_CREATE must be a rate"):
         GatewayLimits.from_env()

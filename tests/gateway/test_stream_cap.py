@@ -1,7 +1,7 @@
 """Live streams must not starve moves: one gunicorn gateway process with deploy/gunicorn.conf.py
-(1 worker x THREADS threads) holds at most GATEWAY_MAX_STREAMS streams (default half the threads)
-and answers the rest `503 busy` with Retry-After, so moves and /healthz keep answering fast while
-every thread the cap allows is held by a watcher."""
+(1 worker x THREADS threads) holds at most GATEWAY_MAX_STREAMS streams (by default every thread
+but a reserve: 8 of 16) and answers the rest `503 busy` with Retry-After, so moves and /healthz
+keep answering fast while every thread the cap allows is held by a watcher."""
 
 from __future__ import annotations
 
