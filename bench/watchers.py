@@ -1,6 +1,6 @@
 """Live boards at scale: many open event streams (one per open page) against one gateway.
 
-    .venv/bin/python bench/watchers.py [--watchers 500] [--games 10] [--threads 256] [--max-streams S]
+    .venv/bin/python bench/watchers.py [--watchers 500] [--threads 256] [--max-streams S]
 
 Starts Redis, the engine and a gunicorn gateway (deploy/gunicorn.conf.py, `--workers` x
 `--threads`), opens `--watchers` Server-Sent Event streams spread over `--games` running games
