@@ -52,9 +52,13 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
             old.kill()
             restarter.start()
 
-    final, acked = play_out_any(
-        client, game_id, tokens, random.Random(8), before_move=before_move, patience_s=90.0
-    )
+    try:
+        final, acked = play_out_any(
+            client, game_id, tokens, random.Random(8), before_move=before_move, patience_s=90.0
+        )
+    finally:
+        if restarter.is_alive():  # never leave it talking to servers during later tests
+            restarter.join(timeout=90.0)
     restarter.join(120)
     assert len(outcome) == 1 and outcome[0] is not old and outcome[0] is watched.primary(), outcome
     assert len(acked) > KILL_BEFORE_MOVE + 5
