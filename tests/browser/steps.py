@@ -75,3 +75,26 @@ def play_one_move(page: Any) -> str:
 def message(page: Any) -> str:
     page.wait_for_selector("#message:not([hidden])")
     return str(page.inner_text("#message"))
+
+
+# Machado, Oliveira & Fernandes (2009), deuteranopia at full severity, as an SVG colour matrix.
+DEUTERANOPIA = "0.367 0.861 -0.228 0 0  0.280 0.673 0.047 0 0  -0.012 0.043 0.969 0 0  0 0 0 1 0"
+
+
+def simulate_deuteranopia(page: Any) -> None:
+    """Look at the page through a deuteranopia colour matrix (an SVG filter on <main>)."""
+    page.evaluate(
+        """(values) => {
+            const ns = 'http://www.w3.org/2000/svg';
+            const svg = document.createElementNS(ns, 'svg');
+            svg.setAttribute('width', '0');
+            svg.setAttribute('height', '0');
+            svg.style.position = 'absolute';
+            svg.innerHTML = `<filter id="x11-deutan" color-interpolation-filters="linearRGB">
+              <feColorMatrix type="matrix" values="${values}"/></filter>`;
+            document.body.appendChild(svg);
+            document.querySelector('main').style.filter = 'url(#x11-deutan)';
+        }""",
+        DEUTERANOPIA,
+    )
+    page.wait_for_timeout(200)

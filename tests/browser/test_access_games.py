@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, Tab, shot
-from tests.browser.steps import board_tiles, create_game, legal_squares, wait_my_turn_or_end
-
-# Machado, Oliveira & Fernandes (2009), deuteranopia at full severity, as an SVG colour matrix.
-DEUTERANOPIA = "0.367 0.861 -0.228 0 0  0.280 0.673 0.047 0 0  -0.012 0.043 0.969 0 0  0 0 0 1 0"
+from tests.browser.steps import (
+    board_tiles,
+    create_game,
+    legal_squares,
+    simulate_deuteranopia,
+    wait_my_turn_or_end,
+)
 
 
 def active(page: Any) -> dict[str, Any]:
@@ -208,27 +211,7 @@ def test_seats_stay_apart_under_simulated_deuteranopia(
     )
     assert symbols == 6, symbols
     shot(page, artifacts, "access-six-seats")
-    page.evaluate(
-        """(values) => {
-            const ns = 'http://www.w3.org/2000/svg';
-            const svg = document.createElementNS(ns, 'svg');
-            svg.setAttribute('width', '0');
-            svg.setAttribute('height', '0');
-            svg.style.position = 'absolute';
-            const filter = document.createElementNS(ns, 'filter');
-            filter.id = 'deuteranopia';
-            filter.setAttribute('color-interpolation-filters', 'linearRGB');
-            const m = document.createElementNS(ns, 'feColorMatrix');
-            m.setAttribute('type', 'matrix');
-            m.setAttribute('values', values);
-            filter.appendChild(m);
-            svg.appendChild(filter);
-            document.body.appendChild(svg);
-            document.querySelector('main').style.filter = 'url(#deuteranopia)';
-        }""",
-        DEUTERANOPIA,
-    )
-    page.wait_for_timeout(200)
+    simulate_deuteranopia(page)
     shot(page, artifacts, "access-deuteranopia")
     tab.check_clean()
 

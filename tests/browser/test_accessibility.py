@@ -15,8 +15,12 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import NARROW, Tab, shot
-from tests.browser.steps import create_game, selected_code, wait_my_turn_or_end
-from tests.browser.test_access_games import DEUTERANOPIA
+from tests.browser.steps import (
+    create_game,
+    selected_code,
+    simulate_deuteranopia,
+    wait_my_turn_or_end,
+)
 from tests.browser.test_usability import hold_seat, make_game, open_game
 from tests.fixtures.gateway import GatewayApi
 
@@ -237,25 +241,6 @@ def test_every_control_is_a_44px_target_at_390px(
 
 
 # ---- colour-blind players ----------------------------------------------------------------------
-
-
-def simulate_deuteranopia(page: Any) -> None:
-    """Look at the page through a deuteranopia colour matrix (an SVG filter on <main>)."""
-    page.evaluate(
-        """(values) => {
-            const ns = 'http://www.w3.org/2000/svg';
-            const svg = document.createElementNS(ns, 'svg');
-            svg.setAttribute('width', '0');
-            svg.setAttribute('height', '0');
-            svg.style.position = 'absolute';
-            svg.innerHTML = `<filter id="x11-deutan" color-interpolation-filters="linearRGB">
-              <feColorMatrix type="matrix" values="${values}"/></filter>`;
-            document.body.appendChild(svg);
-            document.querySelector('main').style.filter = 'url(#x11-deutan)';
-        }""",
-        DEUTERANOPIA,
-    )
-    page.wait_for_timeout(200)
 
 
 # (seats, random moves made before looking) per game: as many seats as a table usually has.

@@ -88,7 +88,7 @@ def test_the_lobby_in_each_language(
         assert names == [words[f"{kind}.name"] for kind in GAMES], names
         assert page.inner_text("#game-description") == words["metro.description"]
         page.select_option("#game-pick", "metrox")
-        assert page.inner_text("#options") .find(words["metrox.option.daily"]) >= 0
+        assert page.inner_text("#options").find(words["metrox.option.daily"]) >= 0
         page.select_option("#game-pick", "metro")
         assert not raw_keys(page, pattern), (lang, raw_keys(page, pattern))
         page.screenshot(path=str(artifacts / f"lang-{lang}.png"), full_page=True)
