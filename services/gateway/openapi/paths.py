@@ -1,0 +1,265 @@
+"""The paths of the games' API (create, list, join, view, legal moves, moves, hints, events,
+record, meta, rules, health) with their parameters and answers."""
+
+from __future__ import annotations
+
+from services.gateway.openapi.common import (
+    ALWAYS,
+    GAME_ID,
+    JSON,
+    MAX_NAME,
+    SEAT_ONLY,
+    SPECTATOR_OR_SEAT,
+    error_response,
+    json_content,
+    obj,
+    ref,
+    responses,
+)
+from services.gateway.openapi.game_parts import SINCE, VIEW_OR_DELTA
+
+
+def game_paths() -> JSON:
+    game_path = [GAME_ID]
+    return {
+        "/api/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document.",
+                "tags": ["meta"],
+                "responses": responses(200, {"type": "object"}, "The OpenAPI document."),
+            }
+        },
+        "/api/meta": {
+            "get": {
+                "operationId": "meta",
+                "summary": "Every game: options, AI levels, seat colours (the lobby's source).",
+                "tags": ["meta"],
+                "responses": responses(200, ref("Meta"), "The games."),
+            }
+        },
+        "/api/rules": {
+            "post": {
+                "operationId": "rulesQuery",
+                "summary": "One query of the rules files, answered as `metro rules` prints it.",
+                "description": "200 even when the query itself is refused: its `error` says why.",
+                "tags": ["meta"],
+                "requestBody": {"required": True, "content": json_content(ref("RulesQuery"))},
+                "responses": responses(
+                    200, {"type": "object"}, "The query's answer.", 400, 413, 429
+                ),
+            }
+        },
+        "/api/games": {
+            "get": {
+                "operationId": "listGames",
+                "summary": "Games by status, newest first.",
+                "tags": ["games"],
+                "parameters": [
+                    {
+                        "name": "status",
+                        "in": "query",
+                        "schema": {"enum": ["open", "playing", "over"], "default": "open"},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "description": "How many at most; 0 is the default (50).",
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 200, "default": 0},
+                    },
+                    {
+                        "name": "game",
+                        "in": "query",
+                        "description": "Only this game kind.",
+                        "schema": {"type": "string"},
+                    },
+                ],
+                "responses": responses(200, ref("GameList"), "The games.", 400, 429, 503),
+            },
+            "post": {
+                "operationId": "createGame",
+                "summary": "Create a game; the creator takes the first human seat.",
+                "tags": ["games"],
+                "requestBody": {"required": True, "content": json_content(ref("CreateGame"))},
+                "responses": responses(201, ref("Created"), "Created.", 400, 413, 429, 503),
+            },
+        },
+        "/api/games/{game_id}": {
+            "parameters": game_path,
+            "get": {
+                "operationId": "getView",
+                "summary": "The game as the token's seat (or a spectator) may see it.",
+                "tags": ["games"],
+                "security": SPECTATOR_OR_SEAT,
+                "parameters": [SINCE],
+                "responses": responses(
+                    200,
+                    VIEW_OR_DELTA,
+                    "The view (or, asked with `since`, a delta).",
+                    400,
+                    403,
+                    404,
+                    429,
+                    503,
+                ),
+            },
+        },
+        "/api/games/{game_id}/join": {
+            "parameters": game_path,
+            "post": {
+                "operationId": "joinGame",
+                "summary": "Take the first open seat.",
+                "tags": ["games"],
+                "requestBody": {
+                    "required": False,
+                    "content": json_content(
+                        obj(
+                            {"name": {"type": "string", "maxLength": MAX_NAME}},
+                            additionalProperties=False,
+                        )
+                    ),
+                },
+                "responses": responses(
+                    200, ref("Joined"), "The seat and its token.", 400, 404, 409, 413, 429, 503
+                ),
+            },
+        },
+        "/api/games/{game_id}/legal": {
+            "parameters": game_path,
+            "get": {
+                "operationId": "legalMoves",
+                "summary": "Every move the token's seat may make now.",
+                "tags": ["games"],
+                "security": SPECTATOR_OR_SEAT,
+                "responses": responses(
+                    200, ref("LegalMoves"), "The moves.", 400, 403, 404, 409, 429, 503
+                ),
+            },
+        },
+        "/api/games/{game_id}/moves": {
+            "parameters": game_path,
+            "post": {
+                "operationId": "applyMove",
+                "parameters": [SINCE],
+                "summary": "Make a move as the token's seat.",
+                "description": "The move's own fields are the game's (its rules file); "
+                "`expected_version` and `move_id` are the gateway's.",
+                "tags": ["games"],
+                "security": SEAT_ONLY,
+                "requestBody": {"required": True, "content": json_content(ref("Move"))},
+                "responses": responses(
+                    200,
+                    VIEW_OR_DELTA,
+                    "The mover's new view.",
+                    400,
+                    403,
+                    404,
+                    409,
+                    413,
+                    422,
+                    429,
+                    503,
+                ),
+            },
+        },
+        **{
+            f"/api/games/{{game_id}}/{name}": {
+                "parameters": game_path,
+                "post": {
+                    "operationId": operation,
+                    "summary": summary,
+                    "tags": ["games"],
+                    "security": SEAT_ONLY,
+                    "responses": responses(
+                        200, ref("View"), "The seat's new view.", 400, 403, 404, 409, 429, 503
+                    ),
+                },
+            }
+            for name, operation, summary in (
+                (
+                    "leave",
+                    "leaveSeat",
+                    "Hand the token's seat to the AI (at a table whose "
+                    "time-out loses: leave the game for good, score frozen).",
+                ),
+                ("return", "returnToSeat", "Take back the token's seat from the AI."),
+            )
+        },
+        "/api/games/{game_id}/hint": {
+            "parameters": game_path,
+            "post": {
+                "operationId": "hint",
+                "summary": "The AI's suggestions for the token's seat, from its view only.",
+                "tags": ["games"],
+                "security": SEAT_ONLY,
+                "requestBody": {"required": False, "content": json_content(ref("HintRequest"))},
+                "responses": responses(
+                    200,
+                    ref("Hint"),
+                    "Suggestions, best first.",
+                    400,
+                    403,
+                    404,
+                    409,
+                    413,
+                    429,
+                    503,
+                ),
+            },
+        },
+        "/api/games/{game_id}/events": {
+            "parameters": game_path,
+            "get": {
+                "operationId": "events",
+                "summary": "Live updates as Server-Sent Events.",
+                "description": "Each event is `id: <event id>` and one `data:` line of JSON; "
+                "a `: keep-alive` comment follows 15 s of silence. Resume with `Last-Event-ID` "
+                "(or `?last_event_id=` on the first connection). A broken stream ends with "
+                "`event: failure` and an error object.",
+                "tags": ["games"],
+                "parameters": [
+                    {"name": "Last-Event-ID", "in": "header", "schema": ref("EventId")},
+                    {"name": "last_event_id", "in": "query", "schema": ref("EventId")},
+                    {
+                        "name": "delta",
+                        "in": "query",
+                        "description": "1: each event also carries `delta`, a JSON Patch "
+                        "against the public view (docs/api-deltas.md)",
+                        "schema": {"enum": ["0", "1"]},
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The event stream.",
+                        "content": {"text/event-stream": {"schema": ref("ServerSentEvent")}},
+                    },
+                    **{str(s): error_response(s) for s in sorted({400, 404, 429, 503, *ALWAYS})},
+                },
+            },
+        },
+        "/api/games/{game_id}/record": {
+            "parameters": game_path,
+            "get": {
+                "operationId": "record",
+                "summary": "The replayable record of a finished game.",
+                "tags": ["games"],
+                "security": SPECTATOR_OR_SEAT,
+                "responses": responses(200, ref("Record"), "The record.", 400, 403, 404, 429, 503),
+            },
+        },
+        "/healthz": {
+            "get": {
+                "operationId": "healthz",
+                "summary": "Whether this gateway can serve: it asks the engine and the AI.",
+                "tags": ["meta"],
+                "responses": {
+                    "200": {"description": "All up.", "content": json_content(ref("Health"))},
+                    "503": {
+                        "description": "Something is down (named).",
+                        "content": json_content(ref("Health")),
+                    },
+                    **{str(s): error_response(s) for s in ALWAYS},
+                },
+            }
+        },
+    }
