@@ -6,7 +6,8 @@ import { t } from "./i18n.js";
 
 export class ApiError extends Error {
   /** `detail`: the error body's added fields the page shows: the rule broken (`rule`), and for
-   *  a rule refusal its stable `refusal` code and `params` (the catalogue words it). */
+   *  a rule refusal its stable `refusal` code and `params` (the catalogue words it), a refused
+   *  field its `field` and `reason`. */
   constructor(status, code, message, detail = {}) {
     super(message);
     this.status = status;
@@ -14,6 +15,9 @@ export class ApiError extends Error {
     this.rule = typeof detail.rule === "string" ? detail.rule : "";
     this.refusal = typeof detail.refusal === "string" ? detail.refusal : "";
     this.params = detail.params && typeof detail.params === "object" ? detail.params : {};
+    // A refused field: its path and why (a code the page words: web/words.js fieldErrorWords).
+    this.field = typeof detail.field === "string" ? detail.field : "";
+    this.reason = typeof detail.reason === "string" ? detail.reason : "";
   }
 }
 
@@ -54,6 +58,7 @@ export const api = {
   move: (id, token, move) => call("POST", `${g(id)}/moves`, { body: move, token }),
   hint: (id, token, level) => call("POST", `${g(id)}/hint`, { body: level ? { level } : {}, token }),
   record: (id, token) => call("GET", `${g(id)}/record`, { token }),
+  table: (id) => call("GET", `${g(id)}/table`),
   setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),
   eventsUrl: (id, after) => `${g(id)}/events${after ? `?last_event_id=${encodeURIComponent(after)}` : ""}`,
 };

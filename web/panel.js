@@ -6,6 +6,7 @@ import { clockCell, hasClock } from "./clock.js";
 import { seatGlyph } from "./dom.js";
 import { formatList, formatNumber, has, t } from "./i18n.js";
 import { seatColour, textOn } from "./meta.js";
+import { fieldErrorWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -160,6 +161,8 @@ export function plainError(err, view, mySeat) {
     return [t(refusalKey(err.refusal), refusalParams(err.refusal, err.params, view, mySeat)), tip];
   }
   if (WORDED_CODES.has(code)) return [t(`error.${code}`), ""];
+  const fieldWords = fieldErrorWords(err);
+  if (fieldWords) return [fieldWords, ""];
   const words = sentence(englishWords(withoutRuleRefs(err?.message || "")[0], view, mySeat));
   return [words ? t("error.server_said", { message: words }) : t("error.refused"), tip];
 }

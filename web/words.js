@@ -34,3 +34,31 @@ export function choiceLabel(kind, spec, choice) {
   const key = `${kind}.option.${spec.name}.choice.${choice.value}`;
   return has(key) ? t(key) : String(choice.label ?? choice.value);
 }
+
+// A refused field (the API's 400 with `field`, `reason`, `params`: services/gateway/field_errors.py)
+// in the page's words: "<what>: <why>", where <what> is the option's own label for a game option
+// ("Daily puzzle") and a shell word otherwise ("Name"), never the API's field path.
+const FIELD_WORDS = { name: "name", seats: "seats", kind: "seat_kind", level: "level", game: "game", rules: "rules" };
+
+/** The label of a refused field: a game option's label, or the shell's word for the field. */
+function fieldLabel(field, params) {
+  const option = /^rules\.(.+)$/.exec(field || "");
+  if (option && params.game && has(`${params.game}.option.${option[1]}`)) {
+    return t(`${params.game}.option.${option[1]}`);
+  }
+  const last = String(field || "").split(".").pop().replace(/\[\d+\]$/, "");
+  const word = FIELD_WORDS[last] || (last.endsWith("_name") ? "name" : "other");
+  return t(`error.field.${word}`);
+}
+
+/** A field error in words, or "" when the error has no reason the catalogue words. */
+export function fieldErrorWords(err) {
+  const reason = typeof err?.reason === "string" ? err.reason : "";
+  if (!reason || !has(`error.reason.${reason}`)) return "";
+  const params = err.params && typeof err.params === "object" ? err.params : {};
+  const option = /^rules\.(.+)$/.exec(err.field || "");
+  const helpKey = option && params.game ? `${params.game}.option.${option[1]}.help` : "";
+  const help = helpKey && has(helpKey) ? t(helpKey) : "";
+  const { field: _path, game: _game, option: _option, ...numbers } = params;
+  return t(`error.reason.${reason}`, { ...numbers, what: fieldLabel(err.field, params), help }).trim();
+}

@@ -97,7 +97,8 @@ def only_fields(body: dict[str, Any], allowed: set[str], where: str = "the reque
     unknown = sorted(set(body) - allowed)
     if unknown:
         known = ", ".join(sorted(allowed)) or "none"
-        raise bad_request(f"Unknown field {unknown[0]!r} in {where}; known: {known}.", unknown[0])
+        message = f"Unknown field {unknown[0]!r} in {where}; known: {known}."
+        raise bad_request(message, unknown[0], reason="unknown_field")
 
 
 def rpc(

@@ -1,5 +1,8 @@
 """Every error the gateway answers, as `{"error": {"code", "message"}}`, decided in one place.
 
+A 400 that names its `field` also carries `reason` and `params` (field_errors.py), which the page
+words in its own language; a rule refusal carries `refusal` and `params` (games/errors.py).
+
 gRPC failures map by status code and, for FAILED_PRECONDITION, by the engine's reason (trailing
 metadata `metro-error-reason`): a move out of turn is a conflict (409), a move the rules forbid
 is unprocessable (422), the record of a running game is forbidden (403).
@@ -13,14 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import grpc
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import WSGIRequestHandler
 
 from services.common.grpc_util import error_details
+from services.gateway import field_errors
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +87,24 @@ def retry_later(status: int, code: str, message: str, retry_after_s: int) -> Api
     return err
 
 
-def bad_request(message: str, field: str = "") -> ApiError:
-    return ApiError(400, "bad_request", message, field=field)
+def bad_request(message: str, field: str = "", reason: str = "") -> ApiError:
+    """A 400; `reason` (field_errors.REASONS) when the caller knows why better than the value
+    itself says (an unknown field), else field_errors explains it from the request."""
+    return ApiError(400, "bad_request", message, field=field, reason=reason)
+
+
+def explain_field(err: ApiError) -> None:
+    """Give a 400 that names its field a `reason` and `params` the page words (field_errors)."""
+    field = err.extra.get("field")
+    if err.status != 400 or not isinstance(field, str) or not field or err.extra.get("params"):
+        return
+    if request.method == "GET":
+        body: Any = request.args.to_dict()
+    else:
+        body = request.get_json(silent=True, force=True)
+    given = err.extra.get("reason", "")
+    reason, params = field_errors.explain(field, body, known_fields=given != "unknown_field")
+    err.extra["reason"], err.extra["params"] = given or reason, params
 
 
 ENGINE_RETRY_AFTER_S = 60  # the engine's own attempt counters are per minute
@@ -167,9 +188,14 @@ def _params(text: str) -> dict[str, str | int]:
     }
 
 
+_RULE_SECTION = re.compile(r"\b(RULES(?:-[A-Z]+)?\.md) \?(?=\d)")
+
+
 def _rule_text(rule: str) -> str:
-    """The engine's rule names arrive as ASCII metadata, where "§" became "?"; put it back."""
-    return rule.replace("RULES.md ?", "RULES.md §")
+    """The engine's rule names arrive as ASCII metadata, where "§" became "?"; put it back for
+    every rules file ("RULES-METROX.md ?3" -> "RULES-METROX.md §3"), so the name matches the one
+    the message already ends with and is not appended a second time."""
+    return _RULE_SECTION.sub(r"\1 §", rule)
 
 
 def register(app: Flask) -> None:
@@ -177,6 +203,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def api_error(err: ApiError) -> Response:
+        explain_field(err)
         return err.response()
 
     @app.errorhandler(HTTPException)
