@@ -29,6 +29,15 @@ card revealed) as `seat` knows it; `force_chance(outcome)` makes the next chance
 outcome (search only: it rearranges hidden order, so call it on sampled worlds). Sampled worlds
 come from `Game.world_sampler(view, seat)`: built once from one seat's view, it deals every hidden
 thing anew per `sample(rng)`.
+
+One shape per game. Every game's package has the same modules for the same jobs: `rules.py` (the
+option table), `moves.py` (the move values and their one parser), `position.py` (the position and
+the fast door), `state.py` (the checked door, `retire`, the stored form), `view.py` (the only
+projection of hidden information), `record.py` (records and replay), `chance.py` (sampled worlds),
+`evaluate.py` (the AI's heuristic), `queries.py` (`metro rules`), `view_schema.py`, and
+`__init__.py` (the `Game`). The view and the record belong to the game (as OpenSpiel's observer
+does): `Game.view(state, seat)` and `Game.record(state)`; a state's `view`/`record` only ask its
+game (`BoundToGame`), so no state module imports them and the imports run one way.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from games.errors import GameError
 
@@ -213,11 +222,29 @@ class GameState(Protocol):
         seat with `seat` and `score`), `to_move`, and `winners` once over; the rest is the
         game's own (its rules file says what)."""
 
-    def record(self) -> JSON:
-        """The complete replayable record (holds hidden order: only for finished games)."""
+    def record(self, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        """The complete replayable record (holds hidden order: only for finished games), naming
+        `seats` (name, kind) when given."""
 
     def to_dict(self) -> JSON:
         """Everything, secrets included, JSON-safe: what the engine stores."""
+
+
+class BoundToGame:
+    """The base of every game's state class: `view` and `record` are the game's (`Game.view`,
+    `Game.record`), so a state module never imports its game's view or record modules (they
+    import it). The game's package binds its state class: `MetroState.game = GAME`."""
+
+    __slots__ = ()
+    game: ClassVar[Game]
+
+    def view(self, seat: int | None) -> JSON:
+        """What `seat` may see (None: a spectator): `Game.view`."""
+        return self.game.view(self, seat)
+
+    def record(self, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        """The replayable record, with `seats` (name, kind) when given: `Game.record`."""
+        return self.game.record(self, seats)
 
 
 class WorldSampler(Protocol):
@@ -260,6 +287,17 @@ class Game:
 
     def replay(self, record: Mapping[str, Any]) -> GameState:
         """Re-play a record; RecordError naming the first bad move."""
+        raise NotImplementedError
+
+    # ---- what leaves the rules core -----------------------------------------------------------
+
+    def view(self, state: Any, seat: int | None) -> JSON:
+        """What `seat` may see of `state` (GameState.view says what it holds); ValueError for a
+        seat not in the game."""
+        raise NotImplementedError
+
+    def record(self, state: Any, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        """The replayable record of `state` (GameState.record), naming `seats` when given."""
         raise NotImplementedError
 
     # ---- moves --------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pkgutil
 from importlib import import_module
+from pathlib import Path
 
-import games
 from games.base import Game
 from games.errors import RulesError
 
@@ -24,7 +24,9 @@ def _load_all() -> None:
     global _loaded
     if _loaded:
         return
-    for info in pkgutil.iter_modules(games.__path__):
+    # The folder, not `games.__path__`: the package imports this module, so this one may not
+    # import it back (no import circle).
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if info.ispkg:
             import_module(f"games.{info.name}")
     _loaded = True

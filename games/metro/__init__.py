@@ -1,27 +1,32 @@
 """Metro, the tile-laying game (RULES.md). Importing this package registers the game "metro".
 
-Where to look: board.py (squares, connectors, stations), tiles.py (tiles, notation), moves.py
-(move values), placement.py (where a tile may go), state.py (turns, the two doors), routes.py
-(tracing), view.py (what a seat may see), chance.py (unseen tiles, sampled worlds), record.py
-(records), queries.py (the `metro rules` queries), strategy.py (the AI's evaluation),
+Where to look (the shape every game has, games.base): rules.py (the options), moves.py (move
+values and their one parser), position.py (turns, routes kept as tiles go down, unseen tiles: the
+fast door), state.py (the checked door, retirement, the stored form), view.py (what a seat may
+see), record.py (records), chance.py (sampled worlds), evaluate.py (the AI's evaluation),
+queries.py (the `metro rules` queries); and the game's own: board.py (squares, connectors,
+stations), tiles.py (tiles, notation), placement.py (where a tile may go), routes.py (tracing),
 web/page.js (the board on the page).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from games.base import Game, Option
 from games.metro.board import COLOURS
 from games.metro.chance import MetroWorlds
+from games.metro.evaluate import evaluate
 from games.metro.moves import DRAW, MetroMove, move_schema, move_text
-from games.metro.options import MetroRules
-from games.metro.record import replay
+from games.metro.queries import answer
+from games.metro.record import export, replay
+from games.metro.rules import MetroRules
 from games.metro.state import MetroState
-from games.metro.strategy import worths
 from games.metro.tiles import CODES, INDEX, Placement
+from games.metro.view import view
+from games.metro.view_schema import view_schema
 from games.registry import register
 
 
@@ -38,6 +43,14 @@ class MetroGame(Game):
     def replay(self, record: Mapping[str, Any]) -> MetroState:
         return replay(record)
 
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def record(
+        self, state: Any, seats: Sequence[Mapping[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        return export(state, seats)
+
     def parse_move(self, data: Any) -> MetroMove:
         return MetroMove.parse(data)
 
@@ -45,19 +58,15 @@ class MetroGame(Game):
         return move_schema()
 
     def view_schema(self) -> dict[str, Any]:
-        from games.metro.view_schema import view_schema
-
         return view_schema()
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroWorlds:
         return MetroWorlds(view, seat)
 
     def evaluate(self, state: Any) -> list[float]:
-        return worths(state)
+        return evaluate(state)
 
     def query(self, query: Mapping[str, Any]) -> dict[str, Any]:
-        from games.metro.queries import answer
-
         return answer(query)
 
 
@@ -85,6 +94,7 @@ GAME = register(
         web_dir=Path(__file__).parent / "web",
     )
 )
+MetroState.game = GAME  # a state's view() and record() ask its game (games.base.BoundToGame)
 
 __all__ = [
     "CODES",

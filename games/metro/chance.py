@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.errors import GameError
-from games.metro.options import MetroRules
-from games.metro.state import RETIRED_OTHER, MetroState
+from games.metro.position import RETIRED_OTHER
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
 from games.metro.tiles import INDEX, Placement
-from games.metro.view import unseen
 
 
 def world_from_view(view: Mapping[str, Any], seat: int, rng: random.Random) -> MetroState:
@@ -100,16 +100,3 @@ class MetroWorlds:
         state.deck_pos = 0
         state.seed = rng.getrandbits(32)
         return state
-
-
-def draw_outcomes(state: MetroState, seat: int) -> list[tuple[str, float]]:
-    """The chance node of a draw as `seat` sees it: [(tile code, probability)], sorted by code.
-
-    Every tile the seat has not seen is equally likely to be the top of the deck (the deck and
-    the other hands are one shuffled pool to it), so a code's chance is its unseen count over
-    the unseen total. Empty when the deck is."""
-    if state.deck_count == 0:
-        return []
-    left = unseen(state, seat)
-    total = sum(left.values())
-    return [(code, n / total) for code, n in sorted(left.items())]

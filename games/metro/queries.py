@@ -12,10 +12,11 @@ from typing import Any
 
 from games.errors import GameError, InvalidMoveError
 from games.metro.moves import move_text
-from games.metro.options import MetroRules
 from games.metro.placement import squares_of
+from games.metro.position import TILE_COUNT
 from games.metro.record import replay
-from games.metro.state import TILE_COUNT, MetroState
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
 from games.metro.tiles import INDEX, ROTATIONS, SET_COUNTER, Placement, check_code
 
 

@@ -15,15 +15,15 @@ from typing import Any
 
 from games.errors import GameError, RecordError
 from games.metro.moves import move_text
-from games.metro.options import MetroRules
-from games.metro.state import (
+from games.metro.position import (
     RETIRED_DURING_DRAW,
     RETIRED_OTHER,
     RETIRED_OWN,
     RETIRED_OWN_DRAWN,
-    MetroState,
     Retirement,
 )
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
 from games.metro.tiles import CODES, INDEX, SET_COUNTER
 
 FORMAT = "metro-record/1"

@@ -8,34 +8,14 @@ the deck order. `unseen` is the public multiset of tiles the seat has not seen (
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from games.metro.board import COLOURS, STATIONS_OF
 from games.metro.moves import move_text
 from games.metro.routes import points, trace
-from games.metro.tiles import CODES, SET_COUNTER
-
-if TYPE_CHECKING:
-    from games.metro.options import MetroRules
-    from games.metro.state import HistoryEntry, MetroState
-
-
-def unseen(
-    state: MetroState, seat: int | None, entries: list[HistoryEntry] | None = None
-) -> Counter[str]:
-    """Tiles `seat` has not seen: the set minus the board minus its own hand (and drawn tile).
-    `entries`: the state's history when the caller already has it."""
-    left = Counter(SET_COUNTER)
-    for entry in state.history_entries() if entries is None else entries:
-        left[CODES[entry[2]]] -= 1
-    if seat is not None:
-        for t in state.hands[seat]:
-            left[CODES[t]] -= 1
-        if state.seat == seat and state.drawn >= 0:
-            left[CODES[state.drawn]] -= 1
-    return +left
-
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
+from games.metro.tiles import CODES
 
 # The routes of recent boards, by (owners, board), oldest first, with each route's head there
 # (`MetroState.heads`: where an open route waits, -1 once complete): the seats of one game ask
@@ -134,7 +114,7 @@ def view(state: MetroState, seat: int | None) -> dict[str, Any]:
         "drawn": CODES[state.drawn] if own_draw else None,
         "drawing": state.drawn >= 0,
         "routes": routes(state),
-        "unseen": dict(sorted(unseen(state, seat, entries).items())),
+        "unseen": dict(sorted(state.unseen(seat, entries).items())),
         "moves": state.placed,
         # Seats out for good (time-out loses), in the order they left: scores frozen.
         "retired": list(state.retired),

@@ -1,26 +1,29 @@
 """Metro X, the flip-and-write game (RULES-METROX.md). Importing this module registers "metrox".
 
-Where to look: maps.py (the sheets, §1), cards.py (the deck, §2), moves.py (move values),
-rules.py (options, §6), state.py (turns and scoring, §3-§5), view.py (what a seat may see),
-record.py (records, §7), queries.py (§8), sampler.py (sampled worlds), evaluate.py (the AI's
-heuristic).
+Where to look (the shape every game has, games.base): rules.py (options, §6), moves.py (move
+values and their one parser), position.py (turns and scoring, §3-§5: the fast door), state.py
+(the checked door, retirement, the stored form), view.py (what a seat may see), record.py
+(records, §7), chance.py (sampled worlds), evaluate.py (the AI's heuristic), queries.py (§8);
+and the game's own: maps.py (the sheets, §1), cards.py (the deck, §2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from games.base import JSON, Game, Option
 from games.metrox import maps, queries
+from games.metrox.chance import MetroXSampler
 from games.metrox.evaluate import evaluate
 from games.metrox.moves import MetroXMove, move_schema, parse
-from games.metrox.record import replay
+from games.metrox.record import export, replay
 from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, normalise
-from games.metrox.sampler import MetroXSampler
 from games.metrox.state import MetroXState
+from games.metrox.view import view
+from games.metrox.view_schema import view_schema
 from games.registry import register
 
 # The Okabe-Ito palette (distinct under the common colour-vision deficiencies) and five darker
@@ -56,6 +59,12 @@ class MetroXGame(Game):
     def replay(self, record: Mapping[str, Any]) -> MetroXState:
         return replay(record)
 
+    def view(self, state: Any, seat: int | None) -> JSON:
+        return view(state, seat)
+
+    def record(self, state: Any, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        return export(state, seats)
+
     def parse_move(self, data: Any) -> MetroXMove:
         return parse(data)
 
@@ -63,8 +72,6 @@ class MetroXGame(Game):
         return move_schema()
 
     def view_schema(self) -> JSON:
-        from games.metrox.view_schema import view_schema
-
         return view_schema()
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroXSampler:
@@ -121,5 +128,6 @@ GAME = register(
         web_dir=Path(__file__).parent / "web",
     )
 )
+MetroXState.game = GAME  # a state's view() and record() ask its game (games.base.BoundToGame)
 
 __all__ = ["GAME", "MetroXGame", "MetroXState"]

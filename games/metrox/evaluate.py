@@ -7,7 +7,8 @@ completion that still has a window on that sheet. Exact once the game is over.
 
 from __future__ import annotations
 
-from games.metrox.state import MetroXState, penalty
+from games.metrox.position import penalty
+from games.metrox.state import MetroXState
 
 FILL_PER_WINDOW = 2.2  # stations a window fills on average (mean card effect, less waste)
 CLOSE = (1.0, 0.6, 0.35, 0.15)  # chance to finish a line missing 0, 1, 2, 3 stations

@@ -33,13 +33,9 @@ index of the resolved turn (the record's `turns[i]`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from games.base import JSON
-from games.metrox.state import mark_text, penalty
-
-if TYPE_CHECKING:
-    from games.metrox.state import MetroXState
+from games.metrox.position import mark_text, penalty
+from games.metrox.state import MetroXState
 
 
 def view(state: MetroXState, seat: int | None) -> JSON:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from games.metro.board import CENTRE, DEPARTURE, EDGE, STEP, square
-from games.metro.options import MetroRules
+from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 from games.metro.tiles import CODES, EXIT
 

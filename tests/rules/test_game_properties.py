@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.metro.chance import MetroWorlds, draw_outcomes, world_from_view
+from games.metro.chance import MetroWorlds, world_from_view
 from games.metro.moves import DRAW, MetroMove
-from games.metro.options import MetroRules
+from games.metro.position import OPEN
 from games.metro.routes import points, trace
-from games.metro.state import OPEN, MetroState
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
 from games.metro.tiles import CODES
 
 METRO = games.get("metro")
@@ -239,7 +240,7 @@ def test_sampled_worlds_keep_the_seats_view_and_the_tiles(
 def test_draw_outcomes_are_the_seats_unseen_tiles(rules: MetroRules, seed: int, stop: int) -> None:
     state, _ = advanced(rules, seed, stop)
     for seat in range(rules.players):
-        outcomes = draw_outcomes(state, seat)
+        outcomes = state.chance_outcomes(seat)
         if state.deck_count == 0:
             assert outcomes == []
             continue

@@ -10,7 +10,7 @@ import pytest
 import games
 from games.errors import InvalidMoveError
 from games.metro.moves import DRAW, MOVES, MetroMove
-from games.metro.options import MetroRules
+from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 from games.metro.tiles import INDEX, ROTATIONS, TILE_SET
 

@@ -10,7 +10,7 @@ import pytest
 
 import games
 from games.errors import RecordError
-from games.metro.options import MetroRules
+from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 
 METRO = games.get("metro")

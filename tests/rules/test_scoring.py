@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.metro.board import square
 from games.metro.routes import trace
-from games.metro.state import OPEN
+from games.metro.position import OPEN
 from tests.rules.builders import board_with, tiles_for_route
 
 

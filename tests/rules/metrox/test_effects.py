@@ -8,7 +8,7 @@ import pytest
 
 from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError
 from games.metrox.cards import DECK
-from games.metrox.state import penalty
+from games.metrox.position import penalty
 from tests.rules.metrox.helpers import A, B, fill, filled, force, fresh, turn
 
 

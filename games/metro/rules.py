@@ -1,4 +1,4 @@
-"""Game options (RULES.md §7, §9 "rules"): players and the variants, validated in one place."""
+"""The option table (RULES.md §7, §9 "rules"): players and the variants, validated in one place."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games.metro.board import CENTRE_SQUARES, NEIGHBOURS
-from games.metro.state import OPEN, MetroState
+from games.metro.position import OPEN, MetroPosition
 
 # Squares beside the central station: a route entering one may end in the centre (doubled).
 NEAR_CENTRE: frozenset[int] = frozenset(
@@ -32,7 +32,7 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-def worths(state: MetroState, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
+def evaluate(state: MetroPosition, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Each seat's score plus the estimated worth of its open routes; exact scores at the end."""
     out = [float(x) for x in state.scores]
     if state.seat < 0:
