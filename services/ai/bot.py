@@ -13,14 +13,17 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import re
 import socket
 import time
+from typing import Any
 
 import grpc
 from metro.v1 import engine_pb2
 
-from services.ai.engine_api import EngineApi
+from services.ai import pace
+from services.ai.engine_api import EngineApi, Position
 from services.ai.players import DEFAULT_LEVEL, InfoSet, UnknownLevelError, level_for
 from services.ai.players.base import derive_seed
 from services.ai.search import Searcher
@@ -96,6 +99,10 @@ class BotWorker:
                 await self._drop(turn, "the game moved on")
                 return
             info = InfoSet.from_view(position.view, turn.seat)
+            # A person's seat the AI holds moves at a person's pace (pace.py); the search's own
+            # time counts towards the wait, so the job is held no longer than either.
+            away = pace.away_person(position.view, turn.seat)
+            not_before = time.monotonic() + (pace.pace_wait_s(turn.job_id) if away else 0.0)
             budget = None
             if level.timed:
                 spent = time.perf_counter() - started
@@ -103,6 +110,9 @@ class BotWorker:
             seed = derive_seed(turn.game_id, turn.version)
             result = await self.searcher.search(info, level, seed, budget, bot=True)
             move = ranked_legal(result.moves, position.legal)[0].move
+            if away and not await self._may_end_now(turn, position, info, move):
+                return  # left pending: a worker retakes the job in a few seconds, and looks again
+            await asyncio.sleep(max(0.0, not_before - time.monotonic()))
             _, made = await self.api.apply(
                 self.token, turn.game_id, turn.seat, turn.version,
                 bot_move_id(turn.game_id, turn.version, turn.seat), move,
@@ -134,6 +144,35 @@ class BotWorker:
             move.to_json(), result.iterations,
             (time.perf_counter() - started) * 1000,
         )  # fmt: skip
+
+    async def _may_end_now(
+        self, turn: engine_pb2.BotTurn, position: Position, info: InfoSet, move: Any
+    ) -> bool:
+        """Whether the AI may make `move` on a person's seat now: not when it would end the game
+        within pace.GRACE_MS of the AI taking the seat over (a short rest is waited out here; a
+        long one leaves the job pending, after a pause, for a worker to retake)."""
+        rng = random.Random(turn.version)
+        if not pace.turn_may_end_game(info, turn.seat, move, rng):
+            return True
+        seat_view = position.view["seats"][turn.seat]
+        since = seat_view.get("away_since_ms")
+        if not isinstance(since, int):
+            upto = str(position.view.get("last_event_id") or "")
+            since = await pace.taken_over_ms(
+                self.api.stub, turn.game_id, turn.seat, upto, self.api.timeout_s
+            )
+        if since is None:
+            return True
+        rest_s = (since + pace.GRACE_MS - pace.now_ms()) / 1000
+        if rest_s <= pace.HOLD_S:
+            await asyncio.sleep(max(0.0, rest_s))
+            return True
+        log.info(
+            "job %s: game %s would end with seat %d's move, %.0f s after the AI took it over: "
+            "not yet", turn.job_id, turn.game_id, turn.seat, (pace.GRACE_MS / 1000) - rest_s,
+        )  # fmt: skip
+        await asyncio.sleep(pace.HOLD_S)
+        return False
 
     async def _drop(self, turn: engine_pb2.BotTurn, why: str) -> None:
         log.info("job %s dropped: %s", turn.job_id, why)
