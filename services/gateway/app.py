@@ -17,7 +17,17 @@ from flask import Flask, Response, abort, send_from_directory
 import games
 from games.errors import GameError
 from services.common.config import GatewayLimits, Settings
-from services.gateway import errors, events, games_api, health, i18n, limits, openapi, players_api
+from services.gateway import (
+    errors,
+    events,
+    games_api,
+    health,
+    i18n,
+    learn_api,
+    limits,
+    openapi,
+    players_api,
+)
 from services.gateway.backends import Backends
 from services.gateway.calls import EXTENSION, Gateway
 
@@ -61,6 +71,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(openapi.bp)
     app.register_blueprint(i18n.bp)
     app.register_blueprint(players_api.bp)
+    app.register_blueprint(learn_api.bp)
     errors.register(app)
     # A hint's slot is held at most as long as its call may take, plus a margin.
     limits.install(app, limit_settings, hint_hold_s=state.deadline_s + 5.0)

@@ -2,7 +2,8 @@
 
 A language is a folder `web/i18n/<lang>/` holding the shell's part files (`*.json`, merged in name
 order, so another engineer adds a part by adding a file). Every registered game adds its own part,
-`games/<kind>/web/i18n/<lang>.json`, found through the registry: nothing here names a game. A key
+`games/<kind>/web/i18n/<lang>.json` (and any `games/<kind>/web/i18n/<lang>/*.json`, e.g. its
+rules pages), found through the registry: nothing here names a game. A key
 defined twice is a mistake worth a loud failure, not a silent winner.
 
 A catalogue is a flat object: key -> text with `{name}` placeholders, or key -> {plural category
@@ -52,6 +53,8 @@ def _part_files(shell_root: Path, lang: str) -> list[Path]:
             path = Path(game.web_dir) / "i18n" / f"{lang}.json"
             if path.is_file():
                 parts.append(path)
+            # more parts of a game's own, e.g. its rules and tutorial: i18n/<lang>/*.json
+            parts += sorted((Path(game.web_dir) / "i18n" / lang).glob("*.json"))
     return parts
 
 
