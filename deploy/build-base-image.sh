@@ -14,28 +14,37 @@
 #   $REDIS_TAG (metro-redis:7-bookworm) the same system plus Debian's redis-server and
 #              redis-cli (Redis 7.0), run as the user redis in /data (the compose volume).
 #
-# Behind a TLS-intercepting proxy, pip in the image build must trust the proxy's authority: the
-# certificates in $EXTRA_CA_DIR (default /usr/local/share/ca-certificates, where Debian keeps
-# local ones; set it empty for none) are added to both images' store, and PIP_CERT points pip at
-# that store (pip's own bundle would not have them).
+# No certificate of the build machine goes into an image unless asked: behind a TLS-intercepting
+# proxy, pip in the image build must trust the proxy's authority, so EXTRA_CA_DIR (opt-in, e.g.
+# EXTRA_CA_DIR=/usr/local/share/ca-certificates, where Debian keeps local ones) names a folder
+# whose *.crt are added to both images' store, and PIP_CERT points pip at that store. An image
+# built that way trusts those authorities for good: build production images without it.
+# `deploy/build-base-image.sh --settings` prints what a build would use, and builds nothing.
 #
 # Reproducible: the package set is fixed here and comes from one suite; set DEBIAN_MIRROR to a
 # snapshot (e.g. https://snapshot.debian.org/archive/debian/20261130T000000Z) to pin every
 # version, and SOURCE_DATE_EPOCH fixes the files' times in the imported layers.
 set -euo pipefail
 
-for tool in debootstrap docker tar chroot mount numfmt; do
-  command -v "$tool" >/dev/null || { echo "build-base-image: $tool is missing" >&2; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "build-base-image: debootstrap needs root" >&2; exit 1; }
-
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BASE_TAG=${BASE_TAG:-metro-python:3.11-bookworm}
 REDIS_TAG=${REDIS_TAG:-metro-redis:7-bookworm}
 PYTHON_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates
+EXTRA_CA_DIR=${EXTRA_CA_DIR:-}
+
+if [ "${1:-}" = --settings ]; then
+  printf 'suite=%s\nmirror=%s\nbase_tag=%s\nredis_tag=%s\nextra_ca_dir=%s\n' \
+    "$SUITE" "$MIRROR" "$BASE_TAG" "$REDIS_TAG" "${EXTRA_CA_DIR:-none}"
+  exit 0
+fi
+
+for tool in debootstrap docker tar chroot mount numfmt; do
+  command -v "$tool" >/dev/null || { echo "build-base-image: $tool is missing" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "build-base-image: debootstrap needs root" >&2; exit 1; }
+
 EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
-EXTRA_CA_DIR=${EXTRA_CA_DIR-/usr/local/share/ca-certificates}
 
 work=$(mktemp -d /tmp/metro-base.XXXXXX)
 cleanup() {
@@ -71,7 +80,9 @@ debootstrap --variant=minbase --include="$PYTHON_PACKAGES" "$SUITE" "$work/pytho
 # A service started by a package's install script has no place in an image.
 printf '#!/bin/sh\nexit 101\n' >"$work/python/usr/sbin/policy-rc.d"
 chmod +x "$work/python/usr/sbin/policy-rc.d"
-if [ -n "$EXTRA_CA_DIR" ] && compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null; then
+if [ -n "$EXTRA_CA_DIR" ]; then
+  compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null \
+    || { echo "build-base-image: EXTRA_CA_DIR=$EXTRA_CA_DIR holds no *.crt" >&2; exit 1; }
   cp "$EXTRA_CA_DIR"/*.crt "$work/python/usr/local/share/ca-certificates/"
   chroot "$work/python" update-ca-certificates >/dev/null
   echo "build-base-image: trusting $(ls "$EXTRA_CA_DIR"/*.crt | wc -l) local CA certificate(s) from $EXTRA_CA_DIR" >&2

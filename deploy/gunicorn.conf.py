@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+from typing import Any
 
-from gunicorn import util
+from gunicorn import glogging, util
 
 
 def _int(name: str, default: int) -> int:
@@ -45,6 +46,21 @@ graceful_timeout = 20
 keepalive = 5
 accesslog = "-"
 errorlog = "-"
+# Health checks every few seconds would bury the access log: a passing check on one of these paths
+# is not logged (a failing one is).
+QUIET_PATHS = frozenset({"/healthz"})
+
+
+class QuietHealthLogger(glogging.Logger):
+    """gunicorn's logger, less the access lines of passing health checks."""
+
+    def access(self, resp: Any, req: Any, environ: dict, request_time: Any) -> None:
+        if req.path in QUIET_PATHS and getattr(resp, "status_code", None) == 200:
+            return
+        super().access(resp, req, environ, request_time)
+
+
+logger_class = QuietHealthLogger
 loglevel = os.environ.get("GATEWAY_LOG_LEVEL", "info")
 
 # The request's head: URL (request line) up to 8190 bytes, gunicorn's maximum; each header up to

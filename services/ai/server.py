@@ -22,7 +22,7 @@ from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
 from services.ai.suggest import AiService
 from services.common.config import AiWorkerSettings, Settings
-from services.common.grpc_server import aio_server
+from services.common.grpc_server import aio_server, serve_health_http
 from services.common.grpc_util import STATELESS_SERVER_OPTIONS
 
 log = logging.getLogger("metro.ai")
@@ -54,6 +54,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
             loop.add_signal_handler(sig, stop.set)
 
     await server.start()
+    health_http = await serve_health_http(health)  # the containers' cheap probe
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     workers: list[BotWorker] = []
@@ -69,6 +70,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     finally:
         log.info("ai stopping")
         await health.enter_graceful_shutdown()
+        if health_http is not None:
+            health_http.close()
         await _stop_workers(workers, tasks)
         await server.stop(grace=STOP_GRACE_S)
         await api.close()

@@ -16,7 +16,7 @@ from grpc_health.v1.health import aio as health_aio
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.config import Settings
-from services.common.grpc_server import aio_server
+from services.common.grpc_server import aio_server, serve_health_http
 from services.common.grpc_util import SERVER_OPTIONS
 from services.common.redis_url import redacted
 from services.engine.bots import POLL_SLICE_MS, BotQueue
@@ -80,6 +80,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     for name in ("", SERVICE_NAME):  # not ready until the first look at Redis says so
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.start()
+    health_http = await serve_health_http(health)  # the containers' cheap probe
     watcher = asyncio.create_task(_watch_health(store, health))
     keeper = asyncio.create_task(ClockKeeper(service).run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
@@ -89,6 +90,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     finally:
         log.info("engine stopping")
         await health.enter_graceful_shutdown()
+        if health_http is not None:
+            health_http.close()
         watcher.cancel()
         keeper.cancel()
         sweeper.cancel()

@@ -20,6 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "token-for-compose-test"
+PASSWORD = "0123abcd" * 4
+PYTHON_SERVICES = ("engine", "ai", "gateway")
 
 
 @functools.cache
@@ -33,14 +35,23 @@ def compose_binary() -> str:
     return path
 
 
-def compose(tmp_path: Path, *args: str, token: str | None = TOKEN) -> subprocess.CompletedProcess:
-    """Run docker-compose on the repo's file with a clean environment and an empty env file, so
-    neither the caller's shell nor a developer's .env decides the outcome."""
-    env_file = tmp_path / "empty.env"
-    env_file.write_text("")
-    env = {k: v for k, v in os.environ.items() if k != "AI_SERVICE_TOKEN"}
+def compose(
+    tmp_path: Path,
+    *args: str,
+    token: str | None = TOKEN,
+    password: str | None = PASSWORD,
+    env_file_text: str = "",
+) -> subprocess.CompletedProcess:
+    """Run docker-compose on the repo's file with a clean environment and an env file of the
+    test's own (empty by default), so neither the caller's shell nor a developer's .env decides
+    the outcome."""
+    env_file = tmp_path / "test.env"
+    env_file.write_text(env_file_text)
+    env = {k: v for k, v in os.environ.items() if k not in ("AI_SERVICE_TOKEN", "REDIS_PASSWORD")}
     if token is not None:
         env["AI_SERVICE_TOKEN"] = token
+    if password is not None:
+        env["REDIS_PASSWORD"] = password
     return subprocess.run(
         [compose_binary(), "--env-file", str(env_file), "-f", "docker-compose.yml", *args],
         cwd=ROOT,
@@ -51,13 +62,13 @@ def compose(tmp_path: Path, *args: str, token: str | None = TOKEN) -> subprocess
     )
 
 
-def resolved(tmp_path: Path) -> dict[str, Any]:
+def resolved(tmp_path: Path, env_file_text: str = "") -> dict[str, Any]:
     """The interpolated configuration as a dict. Compose v2 prints JSON itself; Debian's v1 is a
     Python program that prints YAML, and its own interpreter has the YAML parser to read it."""
-    done = compose(tmp_path, "config", "--format", "json")
+    done = compose(tmp_path, "config", "--format", "json", env_file_text=env_file_text)
     if done.returncode == 0 and done.stdout.lstrip().startswith("{"):
         return json.loads(done.stdout)  # v1 answers the unknown option with its usage text
-    done = compose(tmp_path, "config")
+    done = compose(tmp_path, "config", env_file_text=env_file_text)
     assert done.returncode == 0, done.stderr
     shebang = Path(compose_binary()).read_text(errors="replace").splitlines()[0]
     assert shebang.startswith("#!"), f"cannot parse the output of {compose_binary()}"
@@ -87,15 +98,22 @@ def test_missing_service_token_fails_clearly(tmp_path: Path) -> None:
 
 
 def test_services_and_healthchecks(config: dict[str, Any]) -> None:
+    """Every service has a check, and none starts an interpreter: each Python check was a new
+    process importing grpc every 2 s (an idle stack spent ~40% of a core on them); now bash
+    alone asks the service's own HTTP health answer."""
     services = config["services"]
     assert set(services) == {"redis", "engine", "ai", "gateway"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
         assert "container_name" not in service, f"{name}: a fixed name prevents scaling"
-    probe = ["CMD", "python", "-m", "services.common.healthcheck"]
-    assert services["engine"]["healthcheck"]["test"] == [*probe, "127.0.0.1:50051"]
-    assert services["ai"]["healthcheck"]["test"] == [*probe, "127.0.0.1:50052"]
-    assert services["gateway"]["healthcheck"]["test"] == [*probe, "http://127.0.0.1:8000/healthz"]
+        test = service["healthcheck"]["test"]
+        assert test[0] == "CMD" and test[1] in ("bash", "redis-cli"), f"{name}: {test}"
+        assert "python" not in " ".join(test), f"{name}: a check must not start Python"
+    ports = {"engine": "8081", "ai": "8082", "gateway": "8000"}
+    for name, port in ports.items():
+        assert f"/dev/tcp/127.0.0.1/{port}" in services[name]["healthcheck"]["test"][-1], name
+        if name != "gateway":
+            assert services[name]["environment"]["HEALTH_PORT"] == port, name
     assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
 
 
@@ -112,10 +130,11 @@ def test_ports_and_addresses(config: dict[str, Any]) -> None:
     assert env["gateway"]["AI_TARGET"] == "dns:///ai:50052"
     assert env["gateway"]["ENGINE_TARGET"] == "dns:///engine:50051"
     assert env["ai"]["ENGINE_TARGET"] == "dns:///engine:50051"
-    assert env["engine"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert env["engine"]["REDIS_URL"] == f"redis://:{PASSWORD}@redis:6379/0"
+    assert env["gateway"]["RATE_LIMIT_STORAGE_URL"] == f"redis://:{PASSWORD}@redis:6379/0"
     assert env["ai"]["AI_PORT"] == "50052"
     assert env["engine"]["ENGINE_PORT"] == "50051"
-    for name in ("engine", "ai", "gateway"):
+    for name in ("engine", "ai"):
         assert env[name]["AI_SERVICE_TOKEN"] == TOKEN, f"{name} must take the token from env"
 
 
@@ -144,14 +163,12 @@ def test_base_images_come_from_the_environment(tmp_path: Path, monkeypatch) -> N
     """Without a registry the stack builds on local images (deploy/build-base-image.sh):
     BASE_IMAGE and REDIS_IMAGE pick them; unset, the official ones."""
     services = resolved(tmp_path)["services"]
-    for name in ("engine", "ai", "gateway"):
-        assert services[name]["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim", name
+    assert services["engine"]["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim"
     assert services["redis"]["image"] == "redis:7.4-alpine"
     monkeypatch.setenv("BASE_IMAGE", "metro-python:3.11-bookworm")
     monkeypatch.setenv("REDIS_IMAGE", "metro-redis:7-bookworm")
     services = resolved(tmp_path)["services"]
-    for name in ("engine", "ai", "gateway"):
-        assert services[name]["build"]["args"]["BASE_IMAGE"] == "metro-python:3.11-bookworm"
+    assert services["engine"]["build"]["args"]["BASE_IMAGE"] == "metro-python:3.11-bookworm"
     assert services["redis"]["image"] == "metro-redis:7-bookworm"
     dockerfile = (ROOT / "deploy/Dockerfile").read_text()
     assert dockerfile.index("ARG BASE_IMAGE=python:3.11-slim") < dockerfile.index("FROM")
@@ -211,15 +228,14 @@ def test_image_generates_grpc_code_and_leaves_secrets_out() -> None:
     assert values and all(v.startswith("${AI_SERVICE_TOKEN:?") for v in values)
 
 
-def test_healthchecks_are_quick(config: dict[str, Any]) -> None:
-    """`up` to healthy in seconds: every check runs every 2-3 s, with a short start period; a
-    check may take a few seconds (a Python start on a busy host), never so long that a hung
-    service goes unnoticed for long."""
+def test_healthchecks_are_cheap_and_patient(config: dict[str, Any]) -> None:
+    """A check is a TCP exchange of a few milliseconds, so every 5 s costs nothing; a hung
+    service is noticed within half a minute; a slow start is forgiven for 30 s."""
     for name, service in config["services"].items():
         check = service["healthcheck"]
-        assert check["interval"] in ("2s", "3s"), f"{name}: {check['interval']}"
-        assert _seconds(check["start_period"]) <= 15, name
-        assert 3 <= _seconds(check["timeout"]) <= 5, name
+        assert 3 <= _seconds(check["interval"]) <= 10, f"{name}: {check['interval']}"
+        assert _seconds(check["start_period"]) <= 60, name
+        assert 2 <= _seconds(check["timeout"]) <= 5, name
 
 
 def _seconds(text: str) -> float:
@@ -246,3 +262,147 @@ def test_image_is_multi_stage_with_a_home_for_its_user() -> None:
     # gunicorn keeps its control socket under $HOME: the user needs a writable home.
     assert "--create-home" in runtime and "--no-create-home" not in runtime
     assert "ENV HOME=/home/metro" in runtime
+
+
+# ---- An operator's settings reach the containers (README's configuration table) -------------
+
+# Settings compose decides itself (addresses inside the network, URLs built from REDIS_PASSWORD):
+# an operator's value for these is not passed, by design, and the README says so.
+SET_BY_COMPOSE = {
+    "REDIS_URL", "RATE_LIMIT_STORAGE_URL", "ENGINE_HOST", "ENGINE_PORT", "ENGINE_TARGET",
+    "AI_PORT", "AI_TARGET", "GATEWAY_HOST", "GATEWAY_PORT", "HEALTH_PORT", "HEALTH_HOST",
+}
+
+
+def readme_settings() -> dict[str, set[str]]:
+    """README's configuration table: variable -> the compose services that read it."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("### Configuration", 1)[1].split("\n### ", 1)[0]
+    settings: dict[str, set[str]] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not cells[0].startswith("`"):
+            continue
+        readers = cells[2].lower().replace("`metro up`", "")
+        services = {s for s in PYTHON_SERVICES if re.search(rf"\b{s}\b", readers)}
+        if "gunicorn" in readers:
+            services.add("gateway")
+        for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", cells[0]):
+            settings[name] = services
+    assert len(settings) > 20, "README's configuration table was not found"
+    return settings
+
+
+def test_every_setting_of_the_readme_reaches_the_services_that_read_it(tmp_path: Path) -> None:
+    """Each variable of the table, set in .env, arrives in every service that reads it and in
+    no other (a setting in .env that compose did not pass was silently ignored before)."""
+    settings = readme_settings()
+    passed = {name: readers for name, readers in settings.items() if readers}
+    passed = {n: r for n, r in passed.items() if n not in SET_BY_COMPOSE | {"AI_SERVICE_TOKEN"}}
+    env_file = "".join(f"{name}=marker-{name.lower()}\n" for name in passed)
+    env = {n: s.get("environment", {}) for n, s in resolved(tmp_path, env_file)["services"].items()}
+    missing, extra = [], []
+    for name, readers in sorted(passed.items()):
+        for service in PYTHON_SERVICES:
+            has = env[service].get(name) == f"marker-{name.lower()}"
+            if service in readers and not has:
+                missing.append(f"{name} -> {service}")
+            if service not in readers and name in env[service]:
+                extra.append(f"{name} -> {service}")
+    assert not missing, f"set in .env but not passed to the service that reads it: {missing}"
+    assert not extra, f"passed to a service that does not read it: {extra}"
+    for name in SET_BY_COMPOSE & set(settings):
+        for service in settings[name]:
+            if name in env[service]:
+                assert "marker" not in env[service][name], f"{name} must be set by compose"
+
+
+def test_the_gateway_has_no_service_token_and_listens_on_loopback(tmp_path: Path) -> None:
+    services = resolved(tmp_path)["services"]
+    assert "AI_SERVICE_TOKEN" not in services["gateway"].get("environment", {})
+    published = json.dumps(services["gateway"]["ports"])
+    assert "127.0.0.1" in published and "0.0.0.0" not in published
+    services = resolved(tmp_path, "GATEWAY_PUBLISH=0.0.0.0:8080\n")["services"]
+    published = json.dumps(services["gateway"]["ports"])
+    assert "0.0.0.0" in published and "8080" in published
+
+
+def test_redis_asks_for_a_password_that_compose_requires(tmp_path: Path) -> None:
+    services = resolved(tmp_path)["services"]
+    command = services["redis"]["command"]
+    assert command[command.index("--requirepass") + 1] == PASSWORD
+    assert services["redis"]["environment"]["REDISCLI_AUTH"] == PASSWORD
+    for password in (None, ""):
+        done = compose(tmp_path, "config", "-q", password=password)
+        assert done.returncode != 0
+        assert "set REDIS_PASSWORD" in done.stderr and "openssl rand" in done.stderr
+
+
+def test_one_image_is_built_once_for_every_python_service(config: dict[str, Any]) -> None:
+    """Three `build:` sections built the same image three times (and left untagged copies)."""
+    services = config["services"]
+    built = [name for name, service in services.items() if "build" in service]
+    assert built == ["engine"]
+    images = {services[name]["image"] for name in PYTHON_SERVICES}
+    assert images == {"metro-platform:latest"}
+    for name in ("ai", "gateway"):
+        assert services[name].get("pull_policy") == "never", name
+        assert "engine" in services[name]["depends_on"] or "ai" in services[name]["depends_on"]
+
+
+def test_the_base_image_trusts_no_build_host_certificate_unless_asked() -> None:
+    script = ROOT / "deploy/build-base-image.sh"
+    env = {k: v for k, v in os.environ.items() if k != "EXTRA_CA_DIR"}
+    done = subprocess.run(["bash", str(script), "--settings"], env=env, capture_output=True,
+                          text=True, timeout=30)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "extra_ca_dir=none" in done.stdout.splitlines()
+    env["EXTRA_CA_DIR"] = "/usr/local/share/ca-certificates"
+    done = subprocess.run(["bash", str(script), "--settings"], env=env, capture_output=True,
+                          text=True, timeout=30)  # fmt: skip
+    assert "extra_ca_dir=/usr/local/share/ca-certificates" in done.stdout.splitlines()
+
+
+def test_the_compose_probe_reads_the_services_own_health_answer(
+    config: dict[str, Any], monkeypatch
+) -> None:
+    """The engine's probe, run by bash exactly as compose runs it, against the HTTP health
+    answer a real RecordedHealth serves: 0 while SERVING, non-zero when not or when nobody
+    listens."""
+    import asyncio
+    import socket
+
+    from grpc_health.v1 import health_pb2
+
+    from services.common.grpc_server import RecordedHealth, serve_health_http
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    probe = config["services"]["engine"]["healthcheck"]["test"][-1].replace("$$", "$")
+    probe = probe.replace("/8081", f"/{port}")
+
+    async def run_probe() -> int:
+        proc = await asyncio.create_subprocess_exec("bash", "-c", probe)
+        return await asyncio.wait_for(proc.wait(), timeout=20)
+
+    async def scenario() -> list[int]:
+        monkeypatch.setenv("HEALTH_PORT", str(port))
+        health = RecordedHealth()
+        server = await serve_health_http(health)
+        assert server is not None
+        codes = []
+        await health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        codes.append(await run_probe())
+        await health.set("", health_pb2.HealthCheckResponse.SERVING)
+        codes.append(await run_probe())
+        await health.enter_graceful_shutdown()
+        codes.append(await run_probe())
+        server.close()
+        await server.wait_closed()
+        codes.append(await run_probe())
+        return codes
+
+    not_serving, serving, shutting_down, closed = asyncio.run(scenario())
+    assert serving == 0
+    assert not_serving != 0 and shutting_down != 0 and closed != 0
