@@ -274,6 +274,7 @@ class Stack:
             log_file=self.log_dir / "redis.log",
             launcher=launcher(),
             maxmemory=redis_maxmemory(),
+            new_session=True,  # Ctrl-C reaches only us; we stop Redis last
         )
         try:
             self.redis.start()

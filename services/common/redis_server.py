@@ -134,19 +134,25 @@ class RedisServer:
         log_file: str | os.PathLike[str] | None = None,
         launcher: Sequence[str] = (),
         maxmemory: str = "",
+        new_session: bool = False,
     ) -> None:
         """`log_file` defaults to server.log in the data dir; `launcher` is put before the
         server's argv (a wrapper that execs it, e.g. to tie its life to the caller's).
 
         `maxmemory` ("1gb", "512mb"; "" or "0": no limit) caps the server's memory with the
         `noeviction` policy: nothing is ever evicted (a game's keys expire only by their own
-        TTLs), and once the cap is reached writes fail with an OOM error while reads go on."""
+        TTLs), and once the cap is reached writes fail with an OOM error while reads go on.
+
+        `new_session` runs the server in a session of its own, out of the caller's process group:
+        a terminal's Ctrl-C then reaches only the caller, which stops the server last (`metro
+        up`), instead of the server shutting down first under clients still writing."""
         self.data_dir = Path(data_dir).resolve()
         self._log_file = Path(log_file).resolve() if log_file else None
         self.launcher = list(launcher)
         self.host = host
         self.appendonly = appendonly
         self.maxmemory = maxmemory
+        self.new_session = new_session
         self.start_timeout = start_timeout
         self._wanted_port = port
         self._binary = binary
@@ -202,6 +208,7 @@ class RedisServer:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=self.data_dir,
+                start_new_session=self.new_session,
             )
             error = self._wait_ready()
             if error is None:
