@@ -128,6 +128,9 @@ class GatewayLimits:
     hints_per_client: int  # and for one client
     max_streams: int  # live event streams one gateway process holds at once
     proxies: int  # reverse proxies in front whose X-Forwarded-For is trusted
+    reads: str = "1200/minute"  # views, legal moves, lists, records, events (far above a page's)
+    seats: str = "60/minute"  # claim, leave, return, sit, rematch
+    recover_at_once: int = 2  # recovery codes checked at once over all gateways (a slow hash)
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
@@ -147,6 +150,9 @@ class GatewayLimits:
             hints_per_client=max(1, _int("HINTS_PER_CLIENT", 2)),
             max_streams=max(1, _int("GATEWAY_MAX_STREAMS", default_max_streams(threads))),
             proxies=max(0, _int("GATEWAY_PROXIES", 0)),
+            reads=_rate("RATE_LIMIT_READS", "1200/minute"),
+            seats=_rate("RATE_LIMIT_SEATS", "60/minute"),
+            recover_at_once=max(1, _int("RECOVER_AT_ONCE", 2)),
         )
 
 

@@ -1,15 +1,22 @@
 """Abuse limits: per-client request rates, hints at once, and live streams per process.
 
-- **Rates** (flask-limiter, counted per client IP address): creating games, joining, moves and
-  hints each have a rate (services/common/config.py `GatewayLimits`) that a person playing never
-  meets; a flood gets `429 rate_limited` with `Retry-After`. The counts live in Redis
-  (`RATE_LIMIT_STORAGE_URL`, else `REDIS_URL`) so every gateway process and replica counts
-  together; with no Redis configured each process counts alone, in memory. A Redis that stops
-  answering is no outage: the counts fall back to memory until it is back.
+- **Rates** (flask-limiter, counted per client IP address): creating games, joining, moves,
+  hints, seat changes (claim, leave, return, sit, rematch) and reads (views, legal moves, lists,
+  records, event streams) each have a rate (services/common/config.py `GatewayLimits`) that a
+  person playing never meets; a flood gets `429 rate_limited` with `Retry-After`. The counts
+  live in Redis (`RATE_LIMIT_STORAGE_URL`, else `REDIS_URL`) so every gateway process and
+  replica counts together; with no Redis configured each process counts alone, in memory. A
+  Redis that stops answering is no outage: the counts fall back to memory until it is back.
 - **Hints at once**: a hint holds a gateway thread and an AI search for seconds, so one game and
   one client may each have only a few hints being worked out at once (the next gets 429). The
   slots are a Redis sorted set per game and per client whose members expire by themselves, so a
   gateway that dies holding one frees it within a hint's deadline; without Redis, per process.
+- **Recovery codes at once**: checking a recovery code costs the engine a slow hash (PBKDF2,
+  100,000 rounds, services/engine/players.py), so a per-address rate alone lets many addresses
+  together take the engine's cores (100 addresses at 10 tries a minute raised legal-move p99 from
+  96 to 372 ms). Over every gateway at most `RECOVER_AT_ONCE` codes are checked at once (the
+  same expiring Redis slots as hints; without Redis, per process); the next gets 429 at once.
+  A code that cannot be one (wrong length or characters) is refused before any slot or hash.
 - **Live streams**: each Server-Sent Events stream holds a thread for as long as the page is
   open. A process holds at most `GATEWAY_MAX_STREAMS` (default: all its threads but a reserve,
   services/common/config.py `default_max_streams`) and answers
@@ -50,13 +57,30 @@ REDIS_TIMEOUT_S = 1.0
 REDIS_ERRORS = (redis.RedisError, RedisClusterException)
 KEY_PREFIX = "metro:limits"
 
+RECOVER_RETRY_AFTER_S = 2
+
 OPEN_GAMES_ENDPOINT = "games.create_game"
-# Endpoint -> which rate of GatewayLimits applies.
+# Endpoint -> which rate of GatewayLimits applies (endpoints of one rate share its count).
 RATED_ENDPOINTS = {
     "games.create_game": "create",
     "games.join_game": "join",
     "games.apply_move": "moves",
     "games.hint": "hints",
+    "games.get_view": "reads",
+    "games.legal_moves": "reads",
+    "games.list_games": "reads",
+    "games.record": "reads",
+    "events.events": "reads",
+    "players.table": "reads",
+    "players.rematch_state": "reads",
+    "players.who_am_i": "reads",
+    "players.my_games": "reads",
+    "players.leaderboard": "reads",
+    "games.leave_seat": "seats",
+    "games.return_to_seat": "seats",
+    "players.claim_seat": "seats",
+    "players.sit_player": "seats",
+    "players.rematch": "seats",
 }
 
 # KEYS: the slot sets (game, client); ARGV: member, hold in ms, then each set's capacity.
@@ -96,6 +120,7 @@ class Guard:
             settings.storage_url, settings.hints_per_game, settings.hints_per_client, hint_hold_s
         )
         self.streams = StreamSlots(settings.max_streams)
+        self.recoveries = RecoverySlots(settings.storage_url, settings.recover_at_once, hint_hold_s)
 
 
 def install(app: Flask, settings: GatewayLimits, *, hint_hold_s: float) -> Guard:
@@ -149,7 +174,7 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
     for endpoint, which in RATED_ENDPOINTS.items():
         view = app.view_functions[endpoint]
         rate: str = getattr(settings, which)
-        limit = limiter.limit(rate, scope=which)
+        limit = limiter.shared_limit(rate, scope=which)  # one count per rate, not per endpoint
         if endpoint == OPEN_GAMES_ENDPOINT:
             # Games with an open seat are listed in everyone's lobby: far fewer of those, so
             # that one client cannot fill the lobby (the others are limited by `create` only).
@@ -270,7 +295,7 @@ class HintSlots:
                 return lambda: self._give_back_redis(keys, member)
         return self._take_local(keys)
 
-    def _caps(self) -> tuple[int, int]:
+    def _caps(self) -> tuple[int, ...]:
         return self.per_game, self.per_client
 
     def _give_back_redis(self, keys: list[str], member: str) -> None:
@@ -314,6 +339,37 @@ class HintSlots:
         if now - self._warned_at > 60:
             self._warned_at = now
             log.warning("hint slots: Redis is not answering (%s); counting per process", err)
+
+
+class RecoverySlots(HintSlots):
+    """At most `cap` recovery codes being checked at once, over every gateway sharing the Redis:
+    the same expiring slots as hints, with one set for everyone."""
+
+    KEY = f"{KEY_PREFIX}:{{recover}}:all"
+
+    def __init__(self, url: str, cap: int, hold_s: float) -> None:
+        super().__init__(url, cap, cap, hold_s)
+        self.cap = cap
+
+    @contextlib.contextmanager
+    def hold_one(self) -> Iterator[None]:
+        """A slot while the block runs; 429 when every slot is taken."""
+        release = self._take_slot([self.KEY])
+        try:
+            yield
+        finally:
+            release()
+
+    def _caps(self) -> tuple[int, ...]:
+        return (self.cap,)
+
+    def _refusal(self, which: int) -> ApiError:
+        return retry_later(
+            429,
+            "rate_limited",
+            "Too many recovery codes are being checked right now; try again in a moment.",
+            RECOVER_RETRY_AFTER_S,
+        )
 
 
 # ---- live streams ----------------------------------------------------------------------------

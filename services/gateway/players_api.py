@@ -20,7 +20,7 @@ from metro.v1 import engine_pb2
 from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.games_api import _summary_json
-from services.gateway.limits import client_ip
+from services.gateway.limits import client_ip, guard
 
 R = TypeVar("R")
 
@@ -31,6 +31,11 @@ _KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 GAMES_LIMIT_MAX = 100
 BOARD_LIMIT_MAX = 200
 MAX_OFFSET = 10_000
+# A recovery code's shape (services/engine/players.py checks its alphabet): spaces and dashes
+# anywhere, then this many letters and digits.
+CODE_LENGTH = 10
+_CODE_SEPARATORS = re.compile(r"[\s-]")
+_CODE_SHAPE = re.compile(rf"[0-9A-Za-z]{{{CODE_LENGTH}}}")
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -107,14 +112,24 @@ def create_player() -> tuple[Response, int] | Response:
 
 @bp.post("/players/recover")
 def recover_player() -> Response:
+    """Each check costs the engine a slow hash: a code that cannot be one is refused here, and
+    the rest wait for one of the few slots shared by every gateway (limits.RecoverySlots)."""
     body = json_body()
     only_fields(body, {"recovery_code"})
     code = _string(body, "recovery_code")
     if not code.strip():
         raise bad_request("'recovery_code' is required.", field="recovery_code")
-    reply = _call(
-        clients().engine.RecoverPlayer, engine_pb2.RecoverPlayerRequest(recovery_code=code)
-    )
+    if not _CODE_SHAPE.fullmatch(_CODE_SEPARATORS.sub("", code[:64])):
+        raise ApiError(
+            400,
+            "invalid_argument",
+            f"a recovery code is {CODE_LENGTH} letters and digits, such as ABCDE-12345",
+            field="recovery_code",
+        )
+    with guard().recoveries.hold_one():
+        reply = _call(
+            clients().engine.RecoverPlayer, engine_pb2.RecoverPlayerRequest(recovery_code=code)
+        )
     return _json(_credentials(reply))
 
 

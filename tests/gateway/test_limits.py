@@ -1,7 +1,8 @@
 """Abuse limits of the gateway (services/gateway/limits.py): per-client rates on create, join,
-moves and hints with their real default values, answered 429 + Retry-After in the API's error
-shape; counts shared through Redis; a normal game never limited; hints at once per game and per
-client; live streams capped per process."""
+moves, hints, seat changes and reads with their real default values, answered 429 + Retry-After
+in the API's error shape; counts shared through Redis; a normal game never limited; hints at once
+per game and per client; recovery codes checked at once over every gateway; live streams capped
+per process."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def defaults(**changes: Any) -> GatewayLimits:
         enabled=True, storage_url="", create="30/minute", open_games="10/hour",
         join="60/minute", moves="600/minute",
         hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=224, proxies=0,
+        reads="1200/minute", seats="60/minute", recover_at_once=2,
     )  # fmt: skip
     return replace(real, **changes)
 
@@ -129,8 +131,75 @@ def test_joins_moves_and_hints_have_their_own_rates(make_app: Any) -> None:
     moves = [flood.post("/api/games/nope/moves", {"action": "draw"}, token="t")[0]
              for _ in range(10)]  # fmt: skip
     assert first_refusal(moves) == 8, moves
-    # Reading is never limited.
+    # Reading has a rate of its own, far above the others (next test).
     assert {flood.get("/api/games/nope")[0] for _ in range(30)} == {404}
+
+
+def test_reads_and_seat_changes_have_rates_too(make_app: Any) -> None:
+    """Views, legal moves and the other reads share one generous rate per address, and claim,
+    leave and return another (1,500 views from one address were once all answered)."""
+    app = make_app(defaults(reads="12/minute", seats="4/minute"))
+    flood = client(app, "10.0.1.2")
+    reads = [flood.get("/api/games/nope")[0] for _ in range(6)]
+    reads += [flood.get("/api/games/nope/legal")[0] for _ in range(6)]
+    reads += [flood.get("/api/games/nope/record")[0], flood.get("/api/games/nope/table")[0]]
+    assert first_refusal(reads) == 12 and set(reads[:12]) == {404}, reads
+    status, body = flood.get("/api/games/nope")
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    seats = [flood.post("/api/games/nope/claim", {})[0] for _ in range(2)]
+    seats += [flood.post(f"/api/games/nope/{what}", {}, token="t")[0]
+              for what in ("leave", "return", "leave")]  # fmt: skip
+    assert first_refusal(seats) == 4, seats
+    # Another address is not held back by this one.
+    assert client(app, "10.0.1.3").get("/api/games/nope")[0] == 404
+
+
+def test_the_real_read_rate_is_far_above_a_page(make_app: Any) -> None:
+    """A page reads a view and its legal moves per move and polls when its stream is refused:
+    a few hundred reads in a minute from one address are all answered at the real default."""
+    app = make_app(defaults())
+    home = client(app, "10.0.1.4")
+    statuses = {home.get("/api/games/nope")[0] for _ in range(300)}
+    assert statuses == {404}
+
+
+# ---- recovery codes: each check is a slow hash in the engine --------------------------------
+
+
+def test_recovery_checks_at_once_are_capped_over_every_gateway(
+    make_app: Any, redis_url: str
+) -> None:
+    """A check in flight on one gateway takes the only slot for all: another gateway answers
+    429 at once, without asking the engine; once it is given back, codes are checked again."""
+    shared = defaults(storage_url=redis_url, recover_at_once=1)
+    first, second = make_app(shared), make_app(shared)
+    other = client(second, "10.0.7.1")
+    code = {"recovery_code": "ZZZZZ-ZZZZZ"}
+    with first.extensions["metro_limits"].recoveries.hold_one():
+        status, body = other.post("/api/players/recover", code)
+        assert status == 429 and body["error"]["code"] == "rate_limited", body
+        assert "recovery codes" in body["error"]["message"]
+    status, body = other.post("/api/players/recover", code)
+    assert status == 403 and body["error"]["code"] == "bad_recovery_code", body
+
+
+def test_a_malformed_recovery_code_costs_no_slot_and_no_hash(make_app: Any) -> None:
+    """A code that cannot be one is refused by the gateway before any slot is taken (even
+    with every slot held) and never reaches the engine, whose per-address count of attempts
+    (10 a minute) it would otherwise use up."""
+    app = make_app(defaults(recover_at_once=1))
+    flood = client(app, "10.0.7.2")
+    with app.extensions["metro_limits"].recoveries.hold_one():
+        for bad in ("12", "ABCDE-1234!", "ABCDE-123456", "x" * 10_000):
+            status, body = flood.post("/api/players/recover", {"recovery_code": bad})
+            assert status == 400, (bad, body)
+            assert body["error"]["code"] == "invalid_argument"
+            assert body["error"]["field"] == "recovery_code"
+    statuses = [flood.post("/api/players/recover", {"recovery_code": "1"})[0] for _ in range(15)]
+    assert set(statuses) == {400}, statuses
+    # Well-formed codes still reach the engine, which counts them.
+    status, body = flood.post("/api/players/recover", {"recovery_code": "ZZZZZ-ZZZZZ"})
+    assert status == 403 and body["error"]["code"] == "bad_recovery_code", body
 
 
 def test_a_normal_game_with_hints_is_never_limited(make_app: Any) -> None:
