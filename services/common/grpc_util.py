@@ -58,22 +58,33 @@ def with_connection_age(
 # worker added with `--scale ai=N` takes its share of hints within seconds (DESIGN.md).
 STATELESS_SERVER_OPTIONS = with_connection_age(SERVER_OPTIONS, age_s=15, grace_s=30)
 
+_RETRY_UNAVAILABLE = {
+    "maxAttempts": 5,
+    "initialBackoff": "0.1s",
+    "maxBackoff": "1s",
+    "backoffMultiplier": 2,
+    "retryableStatusCodes": ["UNAVAILABLE"],
+}
+
+# Engine calls that make something new each time they run, with no key to recognise a repeat:
+# a retry would make a second one (a player, a device key, a seat token), so no channel
+# retries them. Every other call is a read, idempotent by nature (SetAway, SitPlayer, a
+# rematch's accept or decline, AckBotTurn) or by a key the caller sends: ApplyMove's move_id,
+# CreateGame's and JoinGame's idempotency_key (the gateway always sends one; a caller that
+# sends none takes the risk of a second game or seat). The engine answers UNAVAILABLE only when
+# nothing was written; a write whose outcome it cannot know is UNKNOWN with the reason
+# OUTCOME_UNKNOWN_REASON, which no policy retries (send the same request, same key, again).
+NOT_RETRIED = ("CreatePlayer", "RecoverPlayer", "ClaimSeat")
+OUTCOME_UNKNOWN_REASON = "outcome_unknown"
+
 _SERVICE_CONFIG = json.dumps(
     {
         "loadBalancingConfig": [{"round_robin": {}}],
         # A call that could not reach a server (a replica restarting, a connection reset) is
-        # tried again for about 1.5 s. Moves stay safe: a retried move_id is answered once.
+        # tried again for about 1.5 s, per method (above).
         "methodConfig": [
-            {
-                "name": [{}],
-                "retryPolicy": {
-                    "maxAttempts": 5,
-                    "initialBackoff": "0.1s",
-                    "maxBackoff": "1s",
-                    "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE"],
-                },
-            }
+            {"name": [{}], "retryPolicy": _RETRY_UNAVAILABLE},
+            {"name": [{"service": "metro.v1.Engine", "method": m} for m in NOT_RETRIED]},
         ],
     }
 )

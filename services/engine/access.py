@@ -9,7 +9,8 @@ another device (players.py; the service looks it up only for a token no seat of 
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 import grpc
 
@@ -27,7 +28,7 @@ class Caller:
     token: str | None
     is_ai_service: bool
     # The seat this person's token was found to speak for: the one it was issued for, or one
-    # its player claimed it for (players.py); looked up once per call (EngineService._seat).
+    # its player claimed it for (players.py); looked up once per call (`seat_of` below).
     proven_seat: int | None = None
 
     @classmethod
@@ -87,3 +88,35 @@ class Caller:
                 return index
         return None
 
+
+class ClaimedSeats(Protocol):
+    async def claimed_seat(self, game_id: str, token: str) -> int | None: ...
+
+
+async def seat_of(
+    caller: Caller,
+    claims: ClaimedSeats,
+    meta: GameMeta,
+    game_id: str,
+    requested: int | None,
+    *,
+    required: bool,
+) -> int | None:
+    """The caller's seat (Caller.seat), a token its player claimed for another device
+    included (looked up only for a token that no seat was given)."""
+    if caller.token is not None and not caller.is_ai_service and caller.proven_seat is None:
+        found = caller.issued_seat(meta, game_id)
+        if found is None:
+            found = await claims.claimed_seat(game_id, caller.token)
+        if found is not None:
+            caller = replace(caller, proven_seat=found)
+    return caller.seat(meta, game_id, requested, required=required)
+
+
+async def own_seat(caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id: str) -> int:
+    """The caller's own seat (a person's seat token; never the AI credential)."""
+    if caller.is_ai_service:
+        raise invalid_argument("token", "this call needs a player's seat token")
+    seat = await seat_of(caller, claims, meta, game_id, None, required=True)
+    assert seat is not None
+    return seat

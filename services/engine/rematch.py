@@ -31,12 +31,13 @@ return 1
 """
 
 # KEYS: the offer. ARGV: old seat, token hash. Returns "none", "declined", "sealed" (before this
-# call: nothing changed), "accepted", or "complete" (this call sealed it).
+# call: nothing changed), "again" (this seat had accepted: its first token hash stays, so the
+# token its first answer gave keeps working), "accepted", or "complete" (this call sealed it).
 _ACCEPT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'none' end
 if redis.call('HEXISTS', KEYS[1], 'declined') == 1 then return 'declined' end
 if redis.call('HEXISTS', KEYS[1], 'sealed') == 1 then return 'sealed' end
-redis.call('HSET', KEYS[1], 'acc:' .. ARGV[1], ARGV[2])
+if redis.call('HSETNX', KEYS[1], 'acc:' .. ARGV[1], ARGV[2]) == 0 then return 'again' end
 for _, seat in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'humans'))) do
   if redis.call('HEXISTS', KEYS[1], 'acc:' .. seat) == 0 then return 'accepted' end
 end

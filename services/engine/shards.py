@@ -12,6 +12,8 @@ the slots into contiguous ranges (as `--cluster create` does) holds shards on ev
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 import string
 from binascii import crc_hqx
@@ -70,18 +72,27 @@ def _endings() -> tuple[list[tuple[int, str]], dict[int, str]]:
 _HEADS, _TAILS = _endings()
 
 
-def new_game_id() -> str:
-    """A fresh game id (16 URL-safe characters) in a shard drawn uniformly.
+def new_game_id(seed: bytes | None = None) -> str:
+    """A game id (16 URL-safe characters) in a shard drawn uniformly: fresh, or with `seed`
+    the one id that seed always gives (a create's idempotency key: a repeat names the game the
+    first try made).
 
     Twelve random characters (72 bits), then four chosen so that the id hashes to the drawn
     shard's slot: a few dictionary look-ups (see _endings), never a search over ids.
     """
+    attempt = 0
     while True:
-        target = slot_of(TAGS[secrets.randbelow(SHARD_COUNT)])
-        prefix = secrets.token_urlsafe(ID_RANDOM_BYTES)
+        if seed is None:
+            shard, start = secrets.randbelow(SHARD_COUNT), secrets.randbelow(64)
+            prefix = secrets.token_urlsafe(ID_RANDOM_BYTES)
+        else:
+            drawn = hashlib.sha256(seed + attempt.to_bytes(4, "big")).digest()
+            shard, start = drawn[0] % SHARD_COUNT, drawn[1] % 64
+            prefix = base64.urlsafe_b64encode(drawn[2 : 2 + ID_RANDOM_BYTES]).decode()
+        target = slot_of(TAGS[shard])
         need = target ^ crc_hqx(prefix.encode() + b"\0\0\0\0", 0) % SLOTS
-        for head_crc, head in _HEADS[secrets.randbelow(64) * 64 :]:
+        for head_crc, head in _HEADS[start * 64 :]:
             tail = _TAILS.get(need ^ head_crc)
             if tail is not None:
                 return prefix + head + tail
-        # No ending fitted (never seen in practice): draw another prefix.
+        attempt += 1  # No ending fitted (never seen in practice): draw another prefix.

@@ -28,6 +28,7 @@ it (WAIT), so a replica promoted after its primary dies never lacks an acknowled
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,8 +91,18 @@ BOT_STREAMS = tuple(bot_stream(shard) for shard in range(SHARD_COUNT))
 
 class NotReplicated(RedisTimeoutError):
     """A change reached the primary but not REDIS_MIN_REPLICAS replicas in time: it is not
-    acknowledged (the caller answers "storage unavailable"; a retry with the same request key
-    is answered once the replicas have it)."""
+    acknowledged, yet it may survive (the caller answers "outcome unknown"; a retry with the
+    same request key is answered once the replicas have it)."""
+
+
+class OutcomeUnknown(Exception):
+    """A write was sent but no reply came (the connection dropped or timed out after every
+    retry): it may or may not have been made. The same request key again tells."""
+
+
+def new_request_key() -> str:
+    """The request key of a change that no client retries (it has no key of its own)."""
+    return f"req:{uuid.uuid4().hex}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +345,13 @@ class GameStore:
         entries = await self.redis.xrange(events_key(game_id), min=start, max="+", count=count)
         return [(entry_id, json.loads(fields["event"])) for entry_id, fields in entries]
 
+    async def event(self, game_id: str, event_id: str) -> dict[str, Any] | None:
+        """One stored event by its id; None when it is gone."""
+        if shard_of(game_id) is None:
+            return None
+        entries = await self.redis.xrange(events_key(game_id), min=event_id, max=event_id)
+        return json.loads(entries[0][1]["event"]) if entries else None
+
     async def wait_events(
         self, client: Any, game_id: str, after: str, block_ms: int
     ) -> list[tuple[str, dict[str, Any]]]:
@@ -427,6 +445,16 @@ class GameStore:
         return Conflict(current_version=None)
 
     async def _run(self, script: Any, keys: list[str], args: list[str]) -> Any:
+        """Run a write script (a reply lost to a timeout: OutcomeUnknown, for the script may
+        have run)."""
+        try:
+            return await self._run_waited(script, keys, args)
+        except NotReplicated:
+            raise
+        except RedisTimeoutError as err:
+            raise OutcomeUnknown(f"no reply to a change: {err}") from err
+
+    async def _run_waited(self, script: Any, keys: list[str], args: list[str]) -> Any:
         """Run a script; with replicas required, WAIT for them on the same connection (WAIT
         counts the replicas that hold this connection's writes), in one round trip."""
         need = self.durability.min_replicas

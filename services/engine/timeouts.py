@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -69,14 +68,6 @@ def clocked(
 def deadline_of(meta: GameMeta) -> int | None:
     """The game's next deadline for the clock index (None: nothing to time)."""
     return meta.clock.next_deadline_ms if meta.clock is not None else None
-
-
-def timeout_event(seats: Iterable[int], then: str) -> dict[str, Any]:
-    return {"action": "timeout", "seats": sorted(seats), "then": then}
-
-
-def request_key() -> str:
-    return f"req:{uuid.uuid4().hex}"
 
 
 class ClockKeeper:

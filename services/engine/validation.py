@@ -18,6 +18,7 @@ from services.common.levels import describe, is_level
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 WORKER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{16,128}")
 EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 U64_MAX = 2**64 - 1  # a Redis stream id is two unsigned 64-bit integers
 MAX_NAME = 40
@@ -60,6 +61,16 @@ def move_id(value: str) -> str:
     if value and not MOVE_ID.fullmatch(value):
         raise invalid_argument(
             "move_id", f"move_id must be 1-64 letters, digits or '._:-'; got {shown(value)}"
+        )
+    return value
+
+
+def idempotency_key(value: str) -> str:
+    """A create's or join's idempotency key: "" (none) or 16-128 URL-safe characters."""
+    if value and not IDEMPOTENCY_KEY.fullmatch(value):
+        raise invalid_argument(
+            "idempotency_key",
+            "idempotency_key must be 16-128 characters of A-Z, a-z, 0-9, '_' and '-'",
         )
     return value
 

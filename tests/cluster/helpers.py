@@ -38,9 +38,11 @@ def move_until_acked(
             return client.move(game_id, token, move, expected_version=expected_version,
                                move_id=move_id)  # fmt: skip
         except grpc.RpcError as err:
-            # (The channel itself retries UNAVAILABLE until the call's deadline.)
+            # (The channel itself retries UNAVAILABLE until the call's deadline; UNKNOWN is a
+            # change the engine could not confirm on a replica: the same move_id tells.)
             retryable = code(err) in (
                 grpc.StatusCode.UNAVAILABLE,
+                grpc.StatusCode.UNKNOWN,
                 grpc.StatusCode.DEADLINE_EXCEEDED,
             )
             if not retryable or time.monotonic() > deadline:

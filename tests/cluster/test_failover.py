@@ -3,8 +3,8 @@ replica is promoted by the cluster itself, the game goes on and ends, and no ack
 is missing: with REDIS_MIN_REPLICAS=1 the engine answers a move only once a replica holds it.
 
 Until the dead node is back (as the promoted one's replica) the promoted primary has no replica,
-so moves of its slots are refused as "storage unavailable" and the client's retries (same
-move_id) go through once it is back."""
+so moves of its slots are refused ("outcome unknown": not confirmed on a replica) and the
+client's retries (same move_id) go through once it is back."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 
 import games
 from games.base import GameState
-from services.engine.cache import Snapshot, view_of
+from services.engine.table import Table, view_of
 from services.gateway.delta import apply, diff
 
 
@@ -97,7 +97,7 @@ def test_a_delta_of_equal_views_is_empty_and_whole_replacements_work() -> None:
 def test_the_view_cache_is_per_snapshot_and_never_carried_to_a_changed_one() -> None:
     game = games.get(games.kinds()[0])
     state = game.new_state(game.normalise_rules({}), 5)
-    snap = Snapshot(
+    snap = Table(
         game_id="g", version=3, status="playing", meta=None,  # type: ignore[arg-type]
         meta_json="{}", state=state, last_event_id="1-0", created_at_ms=0,
     )  # fmt: skip

@@ -1,0 +1,101 @@
+"""Seats changing hands (SetAway, and the clock keeper's time-outs; timeouts.py says how):
+the AI plays a seat whose player left or ran out of time, or (a table whose time-out loses)
+the seat retires for good; a player who comes back takes the seat again."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import ServiceError, invalid_argument
+from services.engine import timeouts, validation
+from services.engine.access import Caller, ClaimedSeats, seat_of
+from services.engine.edge import aborted, not_found
+from services.engine.store import Conflict, Duplicate, new_request_key
+from services.engine.table import Table, seat_view
+from services.engine.tables import COMMIT_ATTEMPTS, Tables
+
+log = logging.getLogger("metro.engine")
+
+AWAY_ATTEMPTS = 60  # a seat's leaving races the moves of the turn; the deadline bounds it
+
+
+class Away:
+    def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
+        self.tables = tables
+        self.claims = claims
+
+    async def set_away(
+        self, request: engine_pb2.SetAwayRequest, caller: Caller
+    ) -> engine_pb2.GameView:
+        game_id = validation.game_id(request.game_id)
+        if caller.is_ai_service:
+            raise invalid_argument("away", "only a seat's own player leaves or comes back")
+        for _ in range(AWAY_ATTEMPTS):
+            table = await self.tables.load(game_id)
+            seat = await seat_of(caller, self.claims, table.meta, game_id, None, required=True)
+            assert seat is not None
+            info = table.meta.seats[seat]
+            if table.status != "playing" or info.lost or info.away == request.away:
+                return seat_view(table, seat)  # nothing to hand over (or done already)
+            if request.away:
+                result = await self.hand_over(table, (seat,), "left")
+            else:
+                meta = table.meta.with_seat(seat, replace(info, away=False))
+                result = await self.tables.commit(
+                    table, table.state, {"action": "returned", "seats": [seat]},
+                    new_request_key(), meta=meta, new_turn=False, resumed=(seat,),
+                )  # fmt: skip
+            if isinstance(result, Table):
+                return seat_view(result, seat)
+            if isinstance(result, Duplicate):
+                return seat_view(await self.tables.load(game_id), seat)
+            if result.current_version is None:
+                raise not_found(game_id)
+        raise aborted(game_id, None, -1)
+
+    async def settle_clock(self, game_id: str, at_ms: int) -> None:
+        """Act on `game_id`'s passed deadlines at `at_ms` (the clock keeper calls this)."""
+        for _ in range(COMMIT_ATTEMPTS):
+            try:
+                table = await self.tables.load(game_id)
+            except ServiceError:
+                await self.tables.store.clear_deadline(game_id)  # gone
+                return
+            clock = table.meta.clock
+            due = set(timeouts.timed_seats(table.meta, table.state, table.status))
+            expired = tuple(s for s in clock.expired(at_ms) if s in due) if clock else ()
+            if not expired:
+                # Early, or already settled by another replica: index the true deadline.
+                await self.tables.store.set_deadline(game_id, timeouts.deadline_of(table.meta))
+                return
+            result = await self.hand_over(table, expired, "timeout")
+            if not isinstance(result, Conflict) or result.current_version is None:
+                return
+
+    async def hand_over(
+        self, table: Table, seats: tuple[int, ...], why: str
+    ) -> Table | Duplicate | Conflict:
+        """Commit `seats` leaving: the AI plays them, or (a table whose time-out loses) they
+        retire for good, scores frozen (the rules core's `retire`)."""
+        meta, state = table.meta, table.state
+        loses = meta.clock_rules is not None and meta.clock_rules.on_timeout == "lose"
+        event: dict[str, Any] = {"action": why, "seats": list(seats), "then": "ai"}
+        if loses:
+            state = state.copy()
+            for seat in seats:
+                event.setdefault("retired", []).append(state.retire(seat))
+                meta = meta.with_seat(seat, replace(meta.seats[seat], lost=True))
+            event["then"] = "lose"
+        else:
+            for seat in seats:
+                meta = meta.with_seat(seat, replace(meta.seats[seat], away=True))
+        if why == "timeout":
+            log.info("game %s: time ran out for seats %s (%s)", table.game_id, seats, event["then"])
+        return await self.tables.commit(
+            table, state, event, new_request_key(), meta=meta,
+            new_turn=state.turn_number != table.state.turn_number,
+        )  # fmt: skip

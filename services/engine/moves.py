@@ -1,0 +1,189 @@
+"""Moves (ApplyMove): check a seat's move with the rules core and commit it, once.
+
+The hot path reads nothing: this replica's table of the game is played on and committed, and
+the commit's version check catches a stale one (any refusal based on it is re-checked against
+Redis before it is sent). The answer is the view of the table just committed. A move in an
+open simultaneous turn is that seat's hidden choice (stored apart from the state, so seats
+choosing at once never conflict); the choice that completes the turn resolves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import orjson
+from metro.v1 import engine_pb2
+
+import games
+from games.errors import GameError
+from services.common.grpc_util import ServiceError, invalid_argument
+from services.engine import validation
+from services.engine.access import Caller, ClaimedSeats, seat_of
+from services.engine.edge import aborted, failed, not_found, turn_over
+from services.engine.meta import GameMeta
+from services.engine.store import Choice, Conflict, Duplicate, Submitted, new_request_key
+from services.engine.table import Table, seat_view
+from services.engine.tables import Tables
+
+MOVE_ATTEMPTS = 60  # a move races at most the other seats of its turn; the deadline bounds it
+
+Answer = tuple[engine_pb2.GameView, bool]  # the mover's view; True when a repeat was answered
+
+
+def taken_back(meta: GameMeta, seat: int, caller: Caller) -> GameMeta | None:
+    """The meta with `seat` back in its player's hands when its own token moves on a seat the
+    AI plays while the player is away; None when nothing changes hands."""
+    info = meta.seats[seat]
+    if not info.away or caller.is_ai_service:
+        return None
+    return meta.with_seat(seat, replace(info, away=False))
+
+
+class Moves:
+    def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
+        self.tables = tables
+        self.claims = claims
+
+    async def apply(self, request: engine_pb2.ApplyMoveRequest, caller: Caller) -> Answer:
+        """The mover's view after the move, and whether it answers a repeated move_id."""
+        game_id = validation.game_id(request.game_id)
+        move_id = validation.move_id(request.move_id)
+        move = validation.json_object(request.move_json, "move")
+        if not move:
+            raise invalid_argument("move", "the move is missing: give the move's fields")
+        validation.move_fields(move)
+        pinned = request.expected_version if request.HasField("expected_version") else None
+        requested = request.seat if request.HasField("seat") else None
+        cached = self.tables.cached(game_id)
+        table = (
+            cached if cached is not None and (pinned is None or pinned <= cached.version) else None
+        )
+        for _ in range(MOVE_ATTEMPTS):
+            if table is None:
+                table = await self.tables.load(game_id)
+            try:
+                outcome = await self._try(table, move, caller, requested, pinned, move_id)
+            except (ServiceError, GameError):
+                if table.from_cache:
+                    table = None
+                    continue
+                raise
+            if isinstance(outcome, tuple):
+                return outcome
+            if outcome is None:
+                raise not_found(game_id)
+            table = None  # stale table, or another move won the race: look again
+        raise aborted(game_id, None, -1)
+
+    async def _try(
+        self,
+        table: Table,
+        move: dict[str, Any],
+        caller: Caller,
+        requested: int | None,
+        pinned: int | None,
+        move_id: str,
+    ) -> Answer | Conflict | None:
+        """One attempt: the answer, a Conflict that calls for a fresh look, or None when the
+        game is gone."""
+        game_id, meta = table.game_id, table.meta
+        seat = await seat_of(caller, self.claims, meta, game_id, requested, required=True)
+        assert seat is not None
+        answer_key = f"move:{seat}:{move_id}" if move_id else ""
+        try:
+            if pinned is not None and not table.turn_version <= pinned <= table.version:
+                # (Inside a simultaneous turn any version since it began will do: other
+                # seats' hidden choices do not make this one stale.)
+                raise aborted(game_id, table.version, pinned)
+            if table.status == "waiting":
+                raise failed(
+                    "game_not_started",
+                    f"game {game_id} has not started: seats {meta.open_seats} are still open",
+                )
+            if table.status == "over":
+                raise failed("game_over", f"game {game_id} is over")
+            state = table.state.copy()
+            before = state.turn_number
+            event = state.play(seat, move)
+        except (ServiceError, GameError):
+            # A retry of a move that was applied: answer it as the first time.
+            if answer_key and not table.from_cache:
+                answered = await self._repeat(game_id, answer_key, seat)
+                if answered is not None:
+                    return answered
+            raise
+        request_key = answer_key or new_request_key()
+        base = table.turn_start
+        if seat not in base.to_move():
+            # A choice made before another seat left mid-turn is part of the committed state
+            # (the retirement was a public change): it is final, or the turn's count of hidden
+            # choices would no longer match the seats still to choose.
+            raise failed("choice_final", "your choice for this turn is already final")
+        back = taken_back(meta, seat, caller)
+        if state.turn_number == before and len(base.to_move()) > 1 and back is None:
+            return await self._choose(table, state, seat, move, event, request_key)
+        if back is not None:  # the player moves on a seat the AI was playing: it is theirs again
+            event = {**event, "returned": [seat]}
+        result = await self.tables.commit(
+            table, state, event, request_key, meta=back, new_turn=state.turn_number != before
+        )
+        if isinstance(result, Table):
+            return seat_view(result, seat), False
+        if isinstance(result, Duplicate):
+            return seat_view(await self.tables.load(game_id), seat), True
+        return result if result.current_version is not None else None
+
+    async def _choose(
+        self,
+        table: Table,
+        state: Any,
+        seat: int,
+        move: dict[str, Any],
+        event: dict[str, Any],
+        request_key: str,
+    ) -> Answer | Conflict | None:
+        """A hidden choice in an open simultaneous turn: stored apart from the state, so that
+        seats choosing at once never conflict. The choice that completes the turn resolves it."""
+        base = table.turn_start
+        game = games.get(table.meta.kind)
+        choice = orjson.dumps(game.parse_move(move).to_json()).decode()  # its canonical form
+        result = await self.tables.store.submit(
+            Choice(
+                game_id=table.game_id,
+                request_key=request_key,
+                turn_number=state.turn_number,
+                seat=seat,
+                move_json=choice,
+                event={**event, "status": table.status},
+                choosers=len(base.to_move()),
+                ttl_s=self.tables.ttl(table.status, table.meta),
+            )
+        )
+        if isinstance(result, Conflict):
+            if result.current_version is None:
+                return None
+            if result.closed and table.pending.get(seat) is not None:
+                raise turn_over(table.game_id)  # a change that came after the last choice
+            return result
+        if isinstance(result, Submitted) and not result.complete:
+            now = replace(
+                table,
+                version=result.version,
+                state=state,
+                pending={**table.pending, seat: choice},
+                last_event_id=result.event_id,
+                from_cache=False,
+            )
+            if table.version + 1 == result.version:  # nobody chose in between: as stored
+                self.tables.remember(now)
+            return seat_view(now, seat), False
+        # Every seat has chosen (or this is a retry): the turn resolves in load.
+        replayed = isinstance(result, Duplicate)
+        return seat_view(await self.tables.load(table.game_id), seat), replayed
+
+    async def _repeat(self, game_id: str, answer_key: str, seat: int) -> Answer | None:
+        """For a request key already answered: the mover's view as it is now."""
+        if await self.tables.store.answer(game_id, answer_key) is None:
+            return None
+        return seat_view(await self.tables.load(game_id), seat), True

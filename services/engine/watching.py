@@ -1,0 +1,118 @@
+"""Looking at a game: a seat's or a spectator's view (GetView), the legal moves (ListLegalMoves),
+the public events as they happen (WatchGame) and a finished game's record (GetRecord).
+Nothing here writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import ServiceError
+from services.engine import messages, validation
+from services.engine.access import Caller, ClaimedSeats, seat_of
+from services.engine.edge import failed, storage_unavailable
+from services.engine.store import STORAGE_ERRORS
+from services.engine.table import seat_view
+from services.engine.tables import Tables
+
+WATCH_SLICE_MS = 5000
+EVENT_PAGE = 200
+
+
+class Watching:
+    def __init__(self, tables: Tables, claims: ClaimedSeats, blocking: Any) -> None:
+        self.tables = tables
+        self.claims = claims
+        self.blocking = blocking  # the client for blocking reads (XREAD BLOCK)
+
+    async def view(self, request: engine_pb2.GetViewRequest, caller: Caller) -> engine_pb2.GameView:
+        game_id = validation.game_id(request.game_id)
+        table = await self.tables.load(game_id)
+        requested = request.seat if request.HasField("seat") else None
+        seat = await seat_of(caller, self.claims, table.meta, game_id, requested, required=False)
+        return seat_view(table, seat)
+
+    async def legal(
+        self, request: engine_pb2.ListLegalMovesRequest, caller: Caller
+    ) -> engine_pb2.ListLegalMovesResponse:
+        game_id = validation.game_id(request.game_id)
+        table = await self.tables.load(game_id)
+        requested = request.seat if request.HasField("seat") else None
+        seat = await seat_of(caller, self.claims, table.meta, game_id, requested, required=True)
+        assert seat is not None
+        out = engine_pb2.ListLegalMovesResponse(seat=seat, version=table.version)
+        if table.status == "playing":
+            out.moves.extend(
+                json.dumps(m.to_json(), separators=(",", ":"))
+                for m in table.state.legal_moves(seat)
+            )
+        return out
+
+    async def record(self, request: engine_pb2.GetRecordRequest) -> engine_pb2.GetRecordResponse:
+        game_id = validation.game_id(request.game_id)
+        table = await self.tables.load(game_id)
+        if table.status != "over":
+            raise failed(
+                "game_running",
+                f"game {game_id} is not over; its record (which holds the deck order) is "
+                "available once it ends",
+            )
+        record = table.state.record()
+        record["seats"] = [s.public() for s in table.meta.seats]
+        return engine_pb2.GetRecordResponse(
+            format=str(record.get("format", "")),
+            record_json=json.dumps(record, separators=(",", ":")),
+        )
+
+    async def watch(
+        self, request: engine_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[engine_pb2.GameEvent]:
+        """The public events after the request's event id: stored ones in pages, then live
+        ones, one blocking read at a time, until the game ends or expires."""
+        store = self.tables.store
+        try:
+            game_id = validation.game_id(request.game_id)
+            after = validation.event_id(request.after_event_id)
+            table = await self.tables.load(game_id)
+        except ServiceError as err:
+            await context.abort(err.code, err.message, err.trailing_metadata())
+            return
+        except STORAGE_ERRORS:
+            await storage_unavailable(context)
+            return
+        last = after or "0-0"
+        try:
+            while True:  # what was missed, in pages
+                batch = await store.events_after(game_id, last, EVENT_PAGE)
+                for event_id, event in batch:
+                    yield messages.game_event(game_id, event_id, event)
+                    last = event_id
+                    if event.get("status") == "over":
+                        return
+                if len(batch) < EVENT_PAGE:
+                    break
+            if table.status == "over":
+                return
+            while True:  # then live
+                remaining = context.time_remaining()
+                block = WATCH_SLICE_MS
+                if remaining is not None:
+                    block = max(1, min(block, int(remaining * 1000)))
+                batch = await store.wait_events(self.blocking, game_id, last, block)
+                if not batch:
+                    if await store.version_of(game_id) is None:
+                        return  # expired
+                    continue
+                for event_id, event in batch:
+                    yield messages.game_event(game_id, event_id, event)
+                    last = event_id
+                    if event.get("status") == "over":
+                        return
+        except STORAGE_ERRORS:
+            await storage_unavailable(
+                context, f"the game store (Redis) stopped answering; resume after event {last}"
+            )
