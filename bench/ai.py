@@ -281,6 +281,9 @@ def main() -> int:
                    help="stop each tournament after this long (seconds)")  # fmt: skip
     p.add_argument("--suggest-calls", type=int, default=60)
     p.add_argument("--speed-seconds", type=float, default=2.0)
+    p.add_argument("--hard-level", default="hard",
+                   help="the level that plays `hard` and answers Suggest (e.g. mcts-20 for a "
+                        "quick smoke run; default hard)")  # fmt: skip
     p.add_argument("--out", help="also write the JSON here (after every part)")
     args = p.parse_args()
     parts = [x for x in args.parts.split(",") if x]
@@ -314,11 +317,12 @@ def main() -> int:
         save()
     if "hard" in parts:
         report["hard_vs_greedy"] = tournament(
-            game, rules, "hard", "medium", args.games, args.jobs, args.seed, args.time_limit_s
+            game, rules, args.hard_level, "medium", args.games, args.jobs, args.seed,
+            args.time_limit_s,
         )
         save()
     if "suggest" in parts:
-        report["suggest"] = suggest(game, rules, args.suggest_calls, "hard")
+        report["suggest"] = suggest(game, rules, args.suggest_calls, args.hard_level)
         save()
     report["machine"]["load_avg_at_end"] = os.getloadavg()
     save()

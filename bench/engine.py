@@ -292,7 +292,7 @@ def main() -> None:
         )
         try:
             target = f"127.0.0.1:{port}"
-            wait_serving(target)
+            wait_serving(target, proc=engine, log=Path(tmp) / "engine.log")
             time.sleep(0.5)  # every engine process is up, not just the first to answer
             pids = {
                 "engine": _process_tree(engine.pid),

@@ -133,7 +133,7 @@ def main() -> None:
             )  # fmt: skip
             try:
                 target = f"127.0.0.1:{port}"
-                wait_serving(target)
+                wait_serving(target, proc=engine, log=Path(tmp) / "engine.log")
                 result = asyncio.run(_run(target, args.seats, args.turns))
             finally:
                 engine.terminate()

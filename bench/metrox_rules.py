@@ -1,6 +1,6 @@
 """Metro X rules-core speed on one core; prints one JSON object. Not a test: nothing asserts.
 
-.venv/bin/python bench/metrox_rules.py [--games N] [--players P] [--map ID]
+.venv/bin/python bench/metrox_rules.py [--games N] [--players P] [--map ID] [--repeat N]
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _us(fn: object, reps: int) -> float:
     return round((time.perf_counter() - start) / reps * 1e6, 2)
 
 
-def micro(rules: dict[str, object]) -> dict[str, float]:
+def micro(rules: dict[str, object], repeat: int = 20000) -> dict[str, float]:
     """Microseconds per call on a mid-game state (apply: one whole turn, every seat choosing)."""
     state = _mid_game(rules)
     moves = [state.legal_moves(s)[0] for s in range(state.n)]
@@ -65,12 +65,12 @@ def micro(rules: dict[str, object]) -> dict[str, float]:
         for seat in range(c.n):
             c.apply(seat, moves[seat])
 
-    copy_us = _us(state.copy, 20000)
+    copy_us = _us(state.copy, repeat)
     return {
-        "legal_moves_us": _us(lambda: state.legal_moves(0), 20000),
+        "legal_moves_us": _us(lambda: state.legal_moves(0), repeat),
         "copy_us": copy_us,
-        "apply_turn_us": round(_us(one_turn, 20000) - copy_us, 2),
-        "view_us": _us(lambda: state.view(0), 5000),
+        "apply_turn_us": round(_us(one_turn, repeat) - copy_us, 2),
+        "view_us": _us(lambda: state.view(0), max(1, repeat // 4)),
     }
 
 
@@ -79,9 +79,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--map", default="lakeside")
+    parser.add_argument("--repeat", type=int, default=20000, help="calls per timed micro-bench")
     args = parser.parse_args()
     rules: dict[str, object] = {"players": args.players, "map": args.map}
-    out = {"python": platform.python_version(), **random_games(rules, args.games), **micro(rules)}
+    out = {
+        "python": platform.python_version(),
+        **random_games(rules, args.games),
+        **micro(rules, max(1, args.repeat)),
+    }
     print(json.dumps(out))
 
 

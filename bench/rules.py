@@ -1,6 +1,7 @@
 """Rules-core speed on one core; prints one JSON object. Not a test: nothing here asserts.
 
-.venv/bin/python bench/rules.py [--games N]
+.venv/bin/python bench/rules.py [--games N] [--repeat N]
+(tests/bench/test_benches.py runs it with tiny figures, so that an API change cannot rot it.)
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ def per_call_us(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=20000, help="calls per timed micro-bench")
     args = parser.parse_args()
+    repeat = max(1, args.repeat)
     state = mid_game()
     moves = state.legal_codes()
     some_move = moves[0]
@@ -75,7 +78,7 @@ def main() -> None:
         "machine": platform.machine(),
         "random_games_2p_classic": random_games({}, args.games),
         "random_games_variants": [
-            random_games(r, max(50, args.games // 10))
+            random_games(r, max(min(50, args.games), args.games // 10))
             for r in (
                 {"players": 4},
                 {"players": 6, "hand_size": 3},
@@ -86,11 +89,11 @@ def main() -> None:
         "mid_game": {
             "placed": state.placed,
             "legal_moves": len(moves),
-            "legal_moves_us": per_call_us(state.legal_moves, 20000),
-            "copy_us": per_call_us(state.copy, 20000),
-            "copy_and_apply_us": per_call_us(copy_apply, 20000),
-            "view_us": per_call_us(lambda: state.view(0), 500),
-            "to_dict_us": per_call_us(state.to_dict, 2000),
+            "legal_moves_us": per_call_us(lambda: state.legal_moves(state.seat), repeat),
+            "copy_us": per_call_us(state.copy, repeat),
+            "copy_and_apply_us": per_call_us(copy_apply, repeat),
+            "view_us": per_call_us(lambda: state.view(0), max(1, repeat // 40)),
+            "to_dict_us": per_call_us(state.to_dict, max(1, repeat // 10)),
         },
     }
     print(json.dumps(result, indent=2))

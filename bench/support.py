@@ -3,6 +3,7 @@ to report SERVING."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -23,9 +24,19 @@ class SocketRedisServer(RedisServer):
         return [*super()._argv(), "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
 
 
-def wait_serving(target: str, timeout: float = 30.0) -> None:
+def wait_serving(
+    target: str,
+    timeout: float = 120.0,
+    proc: subprocess.Popen[bytes] | None = None,
+    log: Path | None = None,
+) -> None:
+    """Wait for health, not for a fixed time: a loaded machine may take long to start a server.
+    A server that exits meanwhile ends the wait at once, with its log."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            text = log.read_text(errors="replace")[-4000:] if log else ""
+            raise SystemExit(f"bench: the server for {target} exited ({proc.returncode}):\n{text}")
         with grpc.insecure_channel(target) as channel:
             try:
                 reply = health_pb2_grpc.HealthStub(channel).Check(

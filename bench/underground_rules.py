@@ -6,17 +6,21 @@
   Each query is deterministic and is timed 3 times with the garbage collector off; its time is
   the fastest of the 3, so that a shared, loaded machine's preemptions do not pass for the
   search's own worst case (`route_worst_us`, and `route_p99_us` over the queries).
+
+    .venv/bin/python bench/underground_rules.py [--seconds 5] [--queries 200]
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import random
 import time
 
 from games.underground.passenger import best_ways
-from games.underground.state import UndergroundRules, UndergroundState
+from games.underground.rules import UndergroundRules
+from games.underground.state import UndergroundState
 
 
 def random_game(seed: int) -> UndergroundState:
@@ -38,9 +42,13 @@ def mid_game(seed: int) -> UndergroundState:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on random games")
+    parser.add_argument("--queries", type=int, default=200, help="route queries per position")
+    args = parser.parse_args()
     t0 = time.perf_counter()
     games = 0
-    while time.perf_counter() - t0 < 5.0:
+    while games == 0 or time.perf_counter() - t0 < args.seconds:
         random_game(games)
         games += 1
     games_per_s = games / (time.perf_counter() - t0)
@@ -51,7 +59,7 @@ def main() -> None:
         board = s.board
         lines = s.lines()
         rng = random.Random(seed)
-        for _ in range(200):
+        for _ in range(max(1, args.queries)):
             source = rng.randrange(board.size)
             targets = 0
             for t in rng.sample(board.destinations, 2):

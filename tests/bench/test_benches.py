@@ -1,0 +1,101 @@
+"""Benches that cannot rot: every bench in bench/ runs here with tiny arguments, as a subprocess,
+and must print one JSON object with its usual keys. Nothing here asserts a time (a bench is a
+measurement, not a test); a bench that crashes after an API change fails here instead of
+waiting for the next person who runs it by hand (bench/rules.py once did: MetroState.legal_moves
+had come to take a seat and nothing noticed).
+
+Benches that start a stack (Redis, engine, gateway) wait for each part's health themselves; the
+only limit here is a generous safety timeout for a hung process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+SUPPORT = {"support.py"}  # imported by benches, not one itself
+HUNG_S = 300  # a safety net for a hung bench, never a measure of speed
+
+# bench file: (tiny arguments, keys its JSON object must have)
+CASES: dict[str, tuple[list[str], set[str]]] = {
+    "rules.py": (
+        ["--games", "2", "--repeat", "5"],
+        {"bench", "random_games_2p_classic", "random_games_variants", "mid_game"},
+    ),
+    "metrox_rules.py": (
+        ["--games", "2", "--players", "2", "--repeat", "5"],
+        {"games_per_s", "choices_per_s", "legal_moves_us", "apply_turn_us", "view_us"},
+    ),
+    "underground_rules.py": (
+        ["--seconds", "0", "--queries", "2"],
+        {"games_per_s", "route_us", "route_p99_us", "route_queries"},
+    ),
+    "engine.py": (
+        ["--seconds", "1", "--concurrency", "2", "--processes", "1", "--channels", "1"],
+        {"bench", "machine", "redis", "engine_processes", "levels"},
+    ),
+    "engine_simultaneous.py": (
+        ["--seats", "3", "--turns", "2"],
+        {"bench", "submissions_per_s_while_racing"},
+    ),
+    "gateway.py": (
+        ["--games", "2", "--seconds", "1", "--warmup", "0", "--client-processes", "1"],
+        {"benchmark", "moves_per_s", "move_ms"},
+    ),
+    "watchers.py": (
+        [
+            *("--watchers", "3", "--games", "1", "--workers", "1", "--threads", "8"),
+            *("--moves", "3", "--rate", "50"),
+        ],
+        {"benchmark", "gateway", "streams", "moves", "view_reads", "events"},
+    ),
+    "scale_out.py": (
+        [
+            *("--games", "2", "--seconds", "1", "--warmup", "0", "--client-processes", "1"),
+            *("--setups", "cluster_only"),  # the cluster's path; `single` is gateway.py's stack
+        ],
+        {"benchmark", "cluster_only"},
+    ),
+    "ai.py": (
+        [
+            *("--parts", "speed,greedy,hard,suggest", "--games", "1", "--jobs", "1"),
+            *("--speed-seconds", "0.2", "--suggest-calls", "1", "--hard-level", "mcts-20"),
+        ],
+        {"game", "rules", "speed", "greedy_vs_random", "hard_vs_greedy", "suggest", "targets"},
+    ),
+}
+
+
+def test_every_bench_has_a_smoke_case() -> None:
+    """A new bench gets a case here, so that it cannot rot either."""
+    found = {p.name for p in BENCH.glob("*.py")} - SUPPORT
+    assert found == set(CASES), (
+        f"benches without a case, or cases without a bench: {found ^ set(CASES)}"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bench_prints_one_json_object(name: str) -> None:
+    args, keys = CASES[name]
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / name), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HUNG_S,
+        check=False,
+    )
+    assert proc.returncode == 0, f"{name} failed:\n{proc.stderr[-4000:]}"
+    try:
+        out = json.loads(proc.stdout)
+    except json.JSONDecodeError as err:
+        pytest.fail(f"{name} did not print one JSON object ({err}):\n{proc.stdout[-2000:]}")
+    assert isinstance(out, dict), f"{name} printed {type(out).__name__}, not an object"
+    missing = keys - out.keys()
+    assert not missing, f"{name}: keys missing from its JSON: {sorted(missing)}"
