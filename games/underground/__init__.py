@@ -1,35 +1,34 @@
 """On the Underground (RULES-UNDERGROUND.md). Importing this module registers the game
 "underground".
 
-Where to look: map.py (the board as data, §1), state.py (set-up, turns, the two doors, §2-§4),
-building.py (rails and their scores, §3), scoring.py (loops and enclosure), passenger.py (the
-passenger's best ways), view.py (what a seat sees), record.py (records), chance.py (sampled
-worlds), queries.py (`metro rules` queries).
+Where to look (the shape every game has, games.base): rules.py (options and the table's
+numbers), moves.py (the steps and their one parser), position.py (set-up, turns, the fast door,
+§2-§4), state.py (the checked door, retirement, the stored form), view.py (what a seat sees),
+record.py (records), chance.py (sampled worlds), evaluate.py (the AI's heuristic), queries.py
+(`metro rules` queries); and the game's own: map.py (the board as data, §1), building.py (rails
+and their scores, §3), scoring.py (loops and enclosure), passenger.py (the passenger's best ways).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from games.base import Game, GameState, Option, WorldSampler
-from games.errors import InvalidMoveError
 from games.registry import register
 from games.underground.chance import UndergroundSampler
+from games.underground.evaluate import evaluate
 from games.underground.map import load_map
+from games.underground.moves import Leg, Move, Rail, Stop, every_station, move_schema, parse_step
 from games.underground.queries import query as run_query
+from games.underground.record import export
 from games.underground.record import replay as replay_record
-from games.underground.state import (
-    COLOURS,
-    Leg,
-    Move,
-    Rail,
-    Stop,
-    UndergroundRules,
-    UndergroundState,
-)
+from games.underground.rules import COLOURS, UndergroundRules
+from games.underground.state import UndergroundState
+from games.underground.view import view
+from games.underground.view_schema import view_schema
 
 SEAT_COLOURS = ("yellow", "blue", "orange", "green", "purple")
 
@@ -48,102 +47,31 @@ class UndergroundGame(Game):
     def replay(self, record: Mapping[str, Any]) -> UndergroundState:
         return replay_record(record)
 
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def record(
+        self, state: Any, seats: Sequence[Mapping[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        return export(state, seats)
+
     def parse_move(self, data: Any) -> Move:
-        """An atomic step ({"step": ...}); a whole turn is `play`'s business, not a value."""
-        if not isinstance(data, Mapping):
-            raise InvalidMoveError("a move is a JSON object with 'step'", "move")
-        step = data.get("step")
-        if step == "stop":
-            return Stop()
-        if step == "rail":
-            c, a, b = data.get("colour"), data.get("a"), data.get("b")
-            if c not in COLOURS or not isinstance(a, str) or not isinstance(b, str):
-                raise InvalidMoveError("a rail step has colour, a and b", "step")
-            return Rail.of(str(c), a, b)
-        if step == "route":
-            to, lines = data.get("to"), data.get("lines", [])
-            if not isinstance(to, str) or not isinstance(lines, list):
-                raise InvalidMoveError("a route step has 'to' and 'lines'", "step")
-            if any(x not in COLOURS for x in lines):
-                raise InvalidMoveError("'lines' must be colours", "step")
-            return Leg(to, tuple(sorted(lines, key=COLOURS.index)))
-        raise InvalidMoveError(f"unknown step {step!r}; expected 'rail', 'stop' or 'route'", "step")
+        """An atomic step ({"step": ...}), by the state's own parser (moves.parse_step) with
+        the stations of every shipped map; a whole turn is `play`'s business, not a value."""
+        return parse_step(data, every_station())
 
     def view_schema(self) -> dict[str, Any]:
-        from games.underground.view_schema import view_schema
-
         return view_schema()
 
     def move_schema(self) -> dict[str, Any]:
-        """A whole turn ({"rails", "route"}) or one step ({"step": "rail" | "stop" | "route"}),
-        as `UndergroundState.play` reads them (RULES-UNDERGROUND.md §3)."""
-        station = {"type": "string", "minLength": 1, "description": "a station id of the map"}
-        colour = {"enum": list(COLOURS)}
-        rail = {"colour": colour, "a": station, "b": station}
-        leg = {"to": station, "lines": {"type": "array", "items": colour, "uniqueItems": True}}
-
-        def obj(title: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-            return {"type": "object", "title": title, "properties": props, "required": required}
-
-        return {
-            "oneOf": [
-                obj(
-                    "turn",
-                    {
-                        "rails": {
-                            "type": "array",
-                            "maxItems": 4,
-                            "items": obj("rail", rail, ["colour", "a", "b"]),
-                        },
-                        "route": {"type": "array", "items": obj("leg", leg, ["to"])},
-                    },
-                    ["rails"],
-                ),
-                obj("rail step", {"step": {"const": "rail"}, **rail}, ["step", "colour", "a", "b"]),
-                obj("stop step", {"step": {"const": "stop"}}, ["step"]),
-                obj("route step", {"step": {"const": "route"}, **leg}, ["step", "to"]),
-            ]
-        }
+        return move_schema()
 
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> WorldSampler:
         return UndergroundSampler(view, seat)
 
     def evaluate(self, state: GameState) -> list[float]:
-        """Score, plus: 0.5 per branch token, 0.4 per open end of a line (room to grow), and
-        0.6 per face-up destination a seat's line touches (the passenger will likely ride it)."""
         assert isinstance(state, UndergroundState)
-        if state.is_over:
-            return [float(s) for s in state.scores]
-        out = []
-        n = state.board.size
-        open_mask = ~state.board.terminus_mask
-        deg = state.deg
-        dest = 0
-        for card in state.face_up:
-            dest |= 1 << card
-        riding = state.passenger >= 0
-        for seat in range(state.rules.players):
-            if state.retired_mask >> seat & 1:  # retired: its score is frozen
-                out.append(float(state.scores[seat]))
-                continue
-            v = float(state.scores[seat]) + 0.5 * state.held_tokens(seat)
-            for c in state.colours_of[seat]:
-                on = state.on_line[c]
-                if not on:
-                    continue
-                ends = 0
-                rest = on & open_mask  # an end is never a terminus (is_end)
-                base = c * n
-                while rest:
-                    low = rest & -rest
-                    if deg[base + low.bit_length() - 1] == 1:
-                        ends += 1
-                    rest ^= low
-                v += 0.4 * ends
-                if riding:
-                    v += 0.6 * (on & dest).bit_count()
-            out.append(v)
-        return out
+        return evaluate(state)
 
     def query(self, query: Mapping[str, Any]) -> dict[str, Any]:
         return run_query(query)
@@ -170,5 +98,6 @@ GAME = register(
         web_dir=Path(__file__).parent / "web",
     )
 )
+UndergroundState.game = GAME  # a state's view() and record() ask its game (base.BoundToGame)
 
 __all__ = ["COLOURS", "GAME", "Leg", "Rail", "Stop", "UndergroundGame", "UndergroundState"]

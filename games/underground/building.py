@@ -1,7 +1,8 @@
 """Building rails (RULES-UNDERGROUND.md §3 "Build" and "Scores while building").
 
-Functions over an `UndergroundState`: what kind a rail would be (start, extend, branch), why a
-rail is refused, which rails are legal now, and laying one with its scores.
+Functions over a position (`Network`: what they read and write of the position, which calls
+them): what kind a rail would be (start, extend, branch), why a rail is refused, which rails are
+legal now, and laying one with its scores.
 
 Skipped-rail tokens, rendered exactly in atomic steps. §3 grants 4 - k tokens before the first
 rail of a turn that lays k rails. A turn is laid rail by rail, so k is not known while it is
@@ -16,12 +17,11 @@ at the stop the seat holds `t0 + (4 - k) + net`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
+from games.underground.map import Map
 from games.underground.scoring import enclosed_mask, new_cycles
-
-if TYPE_CHECKING:
-    from games.underground.state import UndergroundState
 
 START, EXTEND, BRANCH = "start", "extend", "branch"
 RULE = "RULES-UNDERGROUND.md §3"
@@ -29,7 +29,33 @@ RAILS_PER_TURN = 4
 BRANCH_COST = 2
 
 
-def is_end(state: UndergroundState, colour: int, station: int) -> bool:
+class Network(Protocol):
+    """What building reads and writes of a position (the position module imports this one, so
+    this one names the fields it needs instead of importing the position back)."""
+
+    board: Map
+    colour_names: tuple[str, ...]
+    colours_of: tuple[tuple[int, ...], ...]
+    sec_colours: list[int]
+    deg: list[int]
+    on_line: list[int]
+    rail_count: list[int]
+    enclosed: list[int]
+    symbol_at: list[int]
+    symbol_partner: list[int]
+    symbols_scored: list[int]
+    scores: list[int]
+    laid: list[tuple[int, int]]
+    t0: int
+    net: int
+    low: int
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+
+    def colour_neighbours(self, colour: int) -> Callable[[int], Iterator[int]]: ...
+
+
+def is_end(state: Network, colour: int, station: int) -> bool:
     """An end: exactly one rail of the colour meets there, and it is not a terminus."""
     return (
         state.deg[colour * state.board.size + station] == 1
@@ -37,7 +63,7 @@ def is_end(state: UndergroundState, colour: int, station: int) -> bool:
     )
 
 
-def kind(state: UndergroundState, colour: int, a: int, b: int) -> str | None:
+def kind(state: Network, colour: int, a: int, b: int) -> str | None:
     """What a rail of `colour` on a-b would be, ignoring space and tokens; None: not joined."""
     if state.rail_count[colour] == 0:
         return START
@@ -49,7 +75,7 @@ def kind(state: UndergroundState, colour: int, a: int, b: int) -> str | None:
     return None
 
 
-def budget_ok(state: UndergroundState, branch: bool) -> bool:
+def budget_ok(state: Network, branch: bool) -> bool:
     """Whether one more rail (a branch or not) keeps §3's up-front token grant balanced."""
     i = len(state.laid)
     if i >= RAILS_PER_TURN:
@@ -59,7 +85,7 @@ def budget_ok(state: UndergroundState, branch: bool) -> bool:
 
 
 def why_illegal(
-    state: UndergroundState, seat: int, colour: int, a: int, b: int
+    state: Network, seat: int, colour: int, a: int, b: int
 ) -> tuple[str, str, dict[str, str | int]] | None:
     """Why `seat` may not lay this rail now, or None if it may: (the English sentence, the
     refusal code, its params: colour and station names as the map shows them)."""
@@ -115,7 +141,7 @@ def why_illegal(
     return None
 
 
-def legal_rails(state: UndergroundState, seat: int) -> list[tuple[int, int]]:
+def legal_rails(state: Network, seat: int) -> list[tuple[int, int]]:
     """Every legal rail for `seat` now, as (colour, section), each once, in a stable order."""
     if len(state.laid) >= RAILS_PER_TURN:
         return []
@@ -166,7 +192,7 @@ def legal_rails(state: UndergroundState, seat: int) -> list[tuple[int, int]]:
     return out
 
 
-def lay(state: UndergroundState, seat: int, colour: int, sec: int) -> list[dict[str, Any]]:
+def lay(state: Network, seat: int, colour: int, sec: int) -> list[dict[str, Any]]:
     """Lay a legal rail and score it for `seat`; returns the gains (§3) as event entries."""
     board = state.board
     n = board.size

@@ -13,7 +13,8 @@ from typing import Any
 
 from games.errors import GameError
 from games.underground.map import load_map
-from games.underground.state import UndergroundRules, UndergroundState
+from games.underground.rules import UndergroundRules
+from games.underground.state import UndergroundState
 
 
 class UndergroundSampler:

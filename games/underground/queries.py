@@ -17,7 +17,7 @@ from games.errors import GameError, InvalidMoveError, RecordError
 from games.underground.map import load_map
 from games.underground.passenger import best_ways, mask_colours
 from games.underground.record import replay
-from games.underground.state import COLOUR_INDEX, COLOURS
+from games.underground.rules import COLOUR_INDEX, COLOURS
 
 
 def query(q: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from games.errors import GameError, RecordError
 from games.underground.map import CONNECTION_SPOTS, load_map
-from games.underground.state import SYMBOLS, UndergroundRules, UndergroundState
+from games.underground.rules import SYMBOLS, UndergroundRules
+from games.underground.state import UndergroundState
 
 FORMAT = "metro-record/1"
 

@@ -32,15 +32,14 @@ would hold if it stopped now).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from games.underground.state import UndergroundState
+from games.underground.position import ROUTE
+from games.underground.rules import COLOURS, SYMBOLS
+from games.underground.state import UndergroundState
 
 
 def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
-    from games.underground.state import COLOURS, ROUTE, SYMBOLS
-
     n = state.rules.players
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
         raise ValueError(f"seat must be 0-{n - 1} or None, got {seat!r}")

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from games.errors import IllegalMoveError, InvalidMoveError, NotYourTurnError, RulesError
 from games.metro.board import BORDER_MASK, square
 from games.metro.moves import DRAW
-from games.metro.rules import MetroRules
 from games.metro.placement import OK_MASK, legal_masks, squares_of
+from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 from games.metro.tiles import INDEX, ROTATIONS
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from games.metro.board import square
-from games.metro.routes import trace
 from games.metro.position import OPEN
+from games.metro.routes import trace
 from tests.rules.builders import board_with, tiles_for_route
 
 

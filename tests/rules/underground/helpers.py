@@ -6,7 +6,8 @@ import itertools
 
 from games.underground.building import lay
 from games.underground.map import load_map
-from games.underground.state import COLOURS, UndergroundRules, UndergroundState
+from games.underground.rules import COLOURS, UndergroundRules
+from games.underground.state import UndergroundState
 
 BOARD = load_map()
 CONNECTIONS = {

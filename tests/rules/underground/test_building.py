@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from games.errors import IllegalMoveError, NotYourTurnError
+from games.underground.moves import Rail, Stop
+from games.underground.rules import COLOURS, UndergroundRules
 from games.underground.scoring import enclosed_mask
-from games.underground.state import COLOURS, Rail, Stop, UndergroundRules, UndergroundState
+from games.underground.state import UndergroundState
 from tests.rules.underground.helpers import BOARD, fresh, put
 
 

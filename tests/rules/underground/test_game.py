@@ -11,7 +11,8 @@ from games import get
 from games.errors import InvalidMoveError, RecordError
 from games.underground import GAME
 from games.underground.queries import query
-from games.underground.state import UndergroundRules, UndergroundState
+from games.underground.rules import UndergroundRules
+from games.underground.state import UndergroundState
 
 
 def random_game(players: int, seed: int) -> UndergroundState:

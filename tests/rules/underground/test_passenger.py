@@ -11,9 +11,10 @@ import pytest
 
 from games.errors import IllegalMoveError
 from games.underground.map import Map
+from games.underground.moves import Leg, Stop
 from games.underground.passenger import best_ways, mask_colours
+from games.underground.position import ROUTE
 from games.underground.queries import query
-from games.underground.state import ROUTE, Leg, Stop
 from tests.rules.underground.helpers import BOARD, fresh, place_passenger, put
 
 RED = ["shepherds_bush", "holland_park", "notting_hill_gate", "queensway", "lancaster_gate",

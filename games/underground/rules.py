@@ -1,0 +1,55 @@
+"""The option table (RULES-UNDERGROUND.md §2, §5 "rules"): players and the map, validated in one
+place; and the table's fixed numbers: the eleven line colours, lines per seat, face-up cards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from games.errors import RulesError
+from games.underground.map import MAP_IDS
+
+COLOURS = (
+    "red",
+    "yellow",
+    "blue",
+    "purple",
+    "black",
+    "pink",
+    "orange",
+    "green",
+    "brown",
+    "white",
+    "grey",
+)
+COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
+LINES_PER_SEAT = {2: 4, 3: 3, 4: 2, 5: 2}
+SYMBOLS = "abcd"
+FACE_UP = 4
+
+
+@dataclass(frozen=True, slots=True)
+class UndergroundRules:
+    players: int = 2
+    map: str = "london"
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any] | None) -> UndergroundRules:
+        """Options from a JSON object; RulesError naming an unknown or out-of-range one."""
+        data = {} if data is None else data
+        if not isinstance(data, Mapping):
+            raise RulesError("rules must be a JSON object", "rules")
+        unknown = sorted(set(data) - {"players", "map"})
+        if unknown:
+            raise RulesError(f"unknown option {unknown[0]!r}", unknown[0])
+        players = data.get("players", 2)
+        if type(players) is not int or not 2 <= players <= 5:
+            raise RulesError(f"players must be 2-5, got {players!r}", "players")
+        map_id = data.get("map", "london")
+        if map_id not in MAP_IDS:
+            raise RulesError(f"unknown map {map_id!r}; known maps: london", "map")
+        return cls(players, map_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"players": self.players, "map": self.map}
