@@ -8,6 +8,7 @@ import { initI18n, LANGUAGES, lang, setLanguage, t } from "./i18n.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { initLobby, showLobby } from "./lobby.js";
 import { initPlayers } from "./players.js";
+import { closeLearn, learnAddress, showLearn } from "./learn.js";
 
 // Every word of the page comes from the catalogue: load it before anything is drawn.
 await initI18n();
@@ -16,9 +17,10 @@ const lobby = document.getElementById("lobby");
 const gameSection = document.getElementById("game");
 const missing = document.getElementById("missing");
 const board = document.getElementById("leaderboard");
+const learn = document.getElementById("learn");
 
 function show(section) {
-  for (const s of [lobby, gameSection, missing, board]) s.hidden = s !== section;
+  for (const s of [lobby, gameSection, missing, board, learn]) s.hidden = s !== section;
 }
 
 function showMissing() {
@@ -51,6 +53,14 @@ function addressed() {
 }
 
 function route() {
+  const learning = learnAddress(location.hash);
+  if (learning) {
+    game.close();
+    show(learn);
+    showLearn(learn, learning, (text) => (document.title = t("learn.page_title", { page: text, title: TITLE })));
+    return;
+  }
+  closeLearn();
   const ranked = /^#\/leaderboard(?:\/([A-Za-z0-9_-]*))?$/.exec(location.hash);
   if (ranked) {
     game.close();

@@ -71,6 +71,7 @@ import { defaultLevel, gameMeta } from "./meta.js";
 import { gameName, optionText } from "./words.js";
 import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, turnSentence, withoutRuleRefs } from "./panel.js";
 import { ReplayControls } from "./replay.js";
+import { learnHref } from "./learn.js";
 import { renderSeatHandover, startTicking } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
@@ -263,6 +264,7 @@ export class GameScreen {
       how = how || optionText(kind, "description");
       $("how-text").textContent = how;
       $("how-to-play").hidden = !how;
+      $("learn-table-link").href = learnHref(kind);
       this.baseTitle = t("game.doc_title", { title: name });
       this.#title();
       return true;

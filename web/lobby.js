@@ -11,6 +11,7 @@ import { formatList, formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
 import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
+import { learnHref } from "./learn.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -89,6 +90,9 @@ function pickGame(kind) {
   current = games.find((g) => g.game === kind) || games[0];
   $("game-pick").value = current.game;
   $("game-description").textContent = optionText(current.game, "description");
+  const learnLink = $("learn-link");
+  learnLink.href = learnHref(current.game);
+  learnLink.textContent = t("learn.link_game", { game: gameName(current.game) });
   const [min, max] = playersRange(current);
   $("seat-range").textContent = min === max ? t("lobby.range_one", { min }) : t("lobby.range", { min, max });
   const list = $("seat-list");

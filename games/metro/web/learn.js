@@ -1,0 +1,109 @@
+// Metro's rules for the "Learn to play" page (web/learn.js): the sections in plain words, each
+// with a small picture drawn by the board's own code (tiles by board.js `tileGroup`, tracks by
+// tiles.js `trackPath`), never a picture file. The words are this game's catalogue part
+// i18n/<lang>/learn.json.
+
+import { ensureStylesheet } from "/dom.js";
+import { t } from "/i18n.js";
+import { colourHex, el, tileGroup } from "./board.js";
+import { partners, step, trackPath } from "./tiles.js";
+
+const CELL = 60;
+const PAD = 26; // room for the station markers around the little boards
+
+/** A little board: `tiles` [{code, r, c}] on a `rows` × `cols` grid, the route of the station
+ *  that departs through connector `depart` of square (r, c) traced and drawn in yellow, the
+ *  station drawn as a numbered marker, and an optional grey central block `centre` {r, c, w, h}. */
+function miniBoard({ rows, cols, tiles, start, number, centre = null, label }) {
+  const width = cols * CELL + 2 * PAD;
+  const height = rows * CELL + 2 * PAD;
+  const root = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "learn-picture metro-board-mini",
+    role: "img", "aria-label": label, width, height });  // prettier-ignore
+  el("title", {}, root).textContent = label;
+  const at = new Map(tiles.map((x) => [`${x.r},${x.c}`, x.code]));
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      el("rect", { x: PAD + c * CELL, y: PAD + r * CELL, width: CELL, height: CELL, class: "learn-square" }, root);
+    }
+  }
+  if (centre) {
+    el("rect", { x: PAD + centre.c * CELL + 3, y: PAD + centre.r * CELL + 3, width: centre.w * CELL - 6,
+      height: centre.h * CELL - 6, rx: 8, class: "learn-centre" }, root);  // prettier-ignore
+    el("text", { x: PAD + (centre.c + centre.w / 2) * CELL, y: PAD + (centre.r + centre.h / 2) * CELL + 7,
+      class: "learn-centre-mark" }, root).textContent = "\u00d72";  // prettier-ignore
+  }
+  for (const x of tiles) root.appendChild(tileGroup(x.code, PAD + x.c * CELL, PAD + x.r * CELL, CELL));
+  // Follow the route from its departure as the rules do (RULES.md §4), drawing each track.
+  let [r, c, enter] = [start.r, start.c, start.depart];
+  for (let guard = 0; guard < 32 && at.has(`${r},${c}`); guard++) {
+    const out = partners(at.get(`${r},${c}`))[enter];
+    el("path", { d: trackPath(enter, out, CELL, PAD + c * CELL, PAD + r * CELL), class: "learn-route",
+      stroke: colourHex("yellow") }, root);  // prettier-ignore
+    [r, c, enter] = step(r, c, out);
+  }
+  const side = { 0: [0, -1], 6: [-1, 0], 4: [0, 1], 2: [1, 0] }[start.depart];
+  const [px, py] = [start.depart === 6 ? 0 : start.depart === 2 ? 1 : 1 / 3, start.depart === 0 ? 0 : start.depart === 4 ? 1 : 2 / 3];
+  const cx = PAD + (start.c + px) * CELL + side[0] * 13;
+  const cy = PAD + (start.r + py) * CELL + side[1] * 13;
+  el("circle", { cx, cy, r: 11, fill: colourHex("yellow"), class: "learn-station" }, root);
+  el("text", { x: cx, y: cy + 4.5, class: "learn-station-number" }, root).textContent = String(number);
+  return root;
+}
+
+/** One tile, large, with its four tracks. */
+function tilePicture(code, label) {
+  const root = el("svg", { viewBox: "0 0 60 60", width: 96, height: 96, class: "learn-picture", role: "img",
+    "aria-label": label });  // prettier-ignore
+  el("title", {}, root).textContent = label;
+  root.appendChild(tileGroup(code, 0, 0, 60));
+  return root;
+}
+
+function tiles() {
+  const box = document.createElement("div");
+  box.className = "learn-row";
+  box.append(
+    tilePicture("aacb", t("metro.learn.pic.tile_a")),
+    tilePicture("cbcb", t("metro.learn.pic.tile_b")),
+    tilePicture("dddd", t("metro.learn.pic.tile_d")),
+  );
+  return box;
+}
+
+/** The learn page's sections: {id, title, paragraphs, picture} in reading order. */
+export function rules() {
+  ensureStylesheet(new URL("./page.css", import.meta.url).href);
+  const p = (key) => t(key).split("\n");
+  return [
+    { id: "goal", title: t("metro.learn.goal.title"), paragraphs: p("metro.learn.goal.text") },
+    { id: "tiles", title: t("metro.learn.tiles.title"), paragraphs: p("metro.learn.tiles.text"), picture: tiles() },
+    {
+      id: "turn", title: t("metro.learn.turn.title"), paragraphs: p("metro.learn.turn.text"),
+    },
+    {
+      id: "scoring",
+      title: t("metro.learn.scoring.title"),
+      paragraphs: p("metro.learn.scoring.text"),
+      picture: miniBoard({
+        rows: 1, cols: 3, number: 9,
+        tiles: [{ code: "aaaa", r: 0, c: 0 }, { code: "acba", r: 0, c: 1 }, { code: "aaaa", r: 0, c: 2 }],
+        start: { r: 0, c: 0, depart: 6 },
+        label: t("metro.learn.pic.route_edge"),
+      }),  // prettier-ignore
+    },
+    {
+      id: "centre",
+      title: t("metro.learn.centre.title"),
+      paragraphs: p("metro.learn.centre.text"),
+      picture: miniBoard({
+        rows: 2, cols: 5, number: 12, centre: { r: 0, c: 3, w: 2, h: 2 },
+        tiles: [{ code: "aaaa", r: 0, c: 0 }, { code: "cccc", r: 0, c: 1 }, { code: "bbbb", r: 1, c: 1 },
+          { code: "aaaa", r: 1, c: 2 }],
+        start: { r: 0, c: 0, depart: 6 },
+        label: t("metro.learn.pic.route_centre"),
+      }),  // prettier-ignore
+    },
+    { id: "where", title: t("metro.learn.where.title"), paragraphs: p("metro.learn.where.text") },
+    { id: "end", title: t("metro.learn.end.title"), paragraphs: p("metro.learn.end.text") },
+  ];
+}

@@ -1,0 +1,91 @@
+// Metro X's rules for the "Learn to play" page (web/learn.js): the sections in plain words, with
+// pictures drawn by the game's own code: the cards by page.js `cardFace`, and what a card does to
+// a line worked out by sheet.js `lineEffect` (the same function the board's preview uses) on a
+// little line of six stations. The words are this game's catalogue part i18n/<lang>/learn.json.
+
+import { ensureStylesheet, html, svg } from "/dom.js";
+import { t } from "/i18n.js";
+import { cardFace } from "./page.js";
+import { cardWords, indexMap, lineEffect } from "./sheet.js";
+
+const LINE_COLOUR = "#0072b2";
+const STEP = 52;
+
+/** A little line of six stations: before (filled ones crossed) and after `code`, with the new
+ *  stations ringed and a transfer's number written in. */
+function lineStrip(code, filledBefore, label, degrees = {}) {
+  const ids = ["s1", "s2", "s3", "s4", "s5", "s6"];
+  const lines = [{ id: "L", stations: ids, windows: 3 }];
+  // Extra lines through a station make its degree (a transfer writes 2 × the degree).
+  for (const [id, deg] of Object.entries(degrees)) {
+    for (let k = 1; k < deg; k++) lines.push({ id: `${id}-${k}`, stations: [id], windows: 1 });
+  }
+  const index = indexMap({ stations: ids.map((id) => ({ id })), lines });
+  const sheet = { filled: new Set(filledBefore), transfers: {}, windows: { L: [] }, bonuses: [] };
+  const effect = lineEffect(index, sheet, code, "L");
+  const width = STEP * ids.length + 20;
+  const root = svg("svg", { viewBox: `0 0 ${width} 64`, width, height: 64, class: "learn-picture", role: "img",
+    "aria-label": label });  // prettier-ignore
+  svg("title", {}, root).textContent = label;
+  const x = (i) => 10 + STEP / 2 + i * STEP;
+  svg("line", { x1: x(0), y1: 30, x2: x(ids.length - 1), y2: 30, stroke: LINE_COLOUR, "stroke-width": 6 }, root);
+  ids.forEach((id, i) => {
+    const added = effect.stations.includes(id);
+    const before = sheet.filled.has(id);
+    svg("circle", { cx: x(i), cy: 30, r: 13, class: added ? "learn-stop added" : "learn-stop" }, root);
+    if (degrees[id]) {
+      for (let k = 1; k < degrees[id]; k++) {
+        svg("line", { x1: x(i) - 18 + 12 * k, y1: 6, x2: x(i) - 18 + 12 * k, y2: 17, stroke: "#888", "stroke-width": 3 }, root);
+      }
+    }
+    if (added && effect.transfer !== null) {
+      svg("text", { x: x(i), y: 35, class: "learn-stop-number" }, root).textContent = String(effect.transfer);
+    } else if (before || added) {
+      const d = 7;
+      svg("path", { d: `M${x(i) - d} ${30 - d}L${x(i) + d} ${30 + d}M${x(i) + d} ${30 - d}L${x(i) - d} ${30 + d}`,
+        class: added ? "learn-cross added" : "learn-cross" }, root);  // prettier-ignore
+    }
+  });
+  return root;
+}
+
+/** A card (drawn by the board) with what it does, in words and in a little line. */
+function cardExample(code, filledBefore, effectKey, degrees) {
+  const figure = html("figure", { className: "learn-card-example" });
+  const face = cardFace(code, "big");
+  face.setAttribute("aria-label", cardWords(code));
+  face.title = cardWords(code);
+  figure.append(face);
+  figure.append(lineStrip(code, filledBefore, t(effectKey), degrees));
+  html("figcaption", {}, figure, t(effectKey));
+  return figure;
+}
+
+function cards() {
+  const box = html("div", { className: "learn-stack" });
+  box.append(
+    cardExample("3", ["s3"], "metrox.learn.pic.number"),
+    cardExample("s2", ["s2"], "metrox.learn.pic.skip"),
+    cardExample("t", ["s1", "s2"], "metrox.learn.pic.transfer", { s3: 3 }),
+  );
+  const free = html("figure", { className: "learn-card-example" }, box);
+  const face = cardFace("f", "big");
+  face.setAttribute("aria-label", cardWords("f"));
+  face.title = cardWords("f");
+  free.append(face);
+  html("figcaption", {}, free, t("metrox.learn.pic.free"));
+  return box;
+}
+
+/** The learn page's sections: {id, title, paragraphs, picture} in reading order. */
+export function rules() {
+  ensureStylesheet(new URL("./page.css", import.meta.url).href);
+  const p = (key) => t(key).split("\n");
+  return [
+    { id: "goal", title: t("metrox.learn.goal.title"), paragraphs: p("metrox.learn.goal.text") },
+    { id: "turn", title: t("metrox.learn.turn.title"), paragraphs: p("metrox.learn.turn.text") },
+    { id: "cards", title: t("metrox.learn.cards.title"), paragraphs: p("metrox.learn.cards.text"), picture: cards() },
+    { id: "bonus", title: t("metrox.learn.bonus.title"), paragraphs: p("metrox.learn.bonus.text") },
+    { id: "end", title: t("metrox.learn.end.title"), paragraphs: p("metrox.learn.end.text") },
+  ];
+}
