@@ -1176,7 +1176,9 @@ class UndergroundPage {
     const a = this.analysis;
     if (!a) return;
     const box = this.#section(parent, "ug-breakdown", v.status === "over" ? t("underground.final_scores") : t("underground.scores"));
-    const wrap = html("div", { className: "ug-table-wrap" }, box);
+    // A region of its own: with long names the table scrolls sideways, and keys must reach it.
+    const wrap = html("div", { className: "ug-table-wrap", tabindex: "0", role: "region",
+      "aria-label": t("underground.breakdown_caption") }, box);
     const table = html("table", { className: "ug-breakdown-table" }, wrap);
     html("caption", { className: "visually-hidden" }, table, t("underground.breakdown_caption"));
     const cols = ["start", "rail", "terminus", "symbol", "enclosed", "ride"].map((key) => [
