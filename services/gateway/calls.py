@@ -4,15 +4,20 @@ backend with the process's channel and deadline, and turn failures into `ApiErro
 A seat token is read only from the Authorization header (never from a URL, which ends up in
 logs and shared links) and passed on unchanged as gRPC metadata.
 
-A call that is safe to repeat (a read, or a move that carries a `move_id`, which the engine
-answers once) is tried once more when the engine is UNAVAILABLE, e.g. while it restarts: the
-second try waits for the channel to connect again (up to RETRY_WAIT_S) before the 503.
+A call that is safe to repeat (a read, a move that carries a `move_id`, a create or join, which
+always carry an idempotency key: the client's `Idempotency-Key` header, else one made here) is
+tried once more when the engine is UNAVAILABLE, e.g. while it restarts: the second try waits
+for the channel to connect again (up to RETRY_WAIT_S) before the 503. Such a call is also tried
+again when the engine could not confirm its change (UNKNOWN "outcome_unknown"): the same key
+answers what the first try made. Still unknown after that: a 503 `outcome_unknown` that asks
+the client to send the same request again.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -22,7 +27,7 @@ import orjson
 from flask import current_app, request
 from google.protobuf.message import Message
 
-from services.common.grpc_util import bearer
+from services.common.grpc_util import OUTCOME_UNKNOWN_REASON, bearer, error_details
 from services.gateway.backends import Backends, Clients
 from services.gateway.delta import ViewMemory
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
@@ -35,6 +40,9 @@ log = logging.getLogger(__name__)
 # The most the second try of an idempotent call waits for the backend to be back (and at most
 # the call's own deadline). The channel's own retries (grpc_util) cover about 1.5 s before it.
 RETRY_WAIT_S = 5.0
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 # Visible ASCII only: anything else cannot travel as gRPC metadata and is no token of ours.
 _TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
@@ -74,6 +82,21 @@ def bearer_token() -> str | None:
             403, "permission_denied", "The Authorization header must be 'Bearer <token>'."
         )
     return token
+
+
+def idempotency_key() -> str:
+    """The request's `Idempotency-Key` header (400 when malformed), else a fresh key: the
+    engine then recognises this gateway's own retries of the call."""
+    given = request.headers.get(IDEMPOTENCY_HEADER)
+    if given is None:
+        return secrets.token_urlsafe(18)
+    if not _IDEMPOTENCY_KEY.fullmatch(given):
+        raise bad_request(
+            f"The {IDEMPOTENCY_HEADER} header must be 16-128 characters of A-Z, a-z, 0-9, "
+            "'_' and '-' (a random string: repeat it only to repeat the same request).",
+            field=IDEMPOTENCY_HEADER,
+        )
+    return given
 
 
 def json_body(*, optional: bool = False) -> dict[str, Any]:
@@ -120,8 +143,8 @@ def rpc(
     try:
         return method(request_message, metadata=sent, timeout=deadline)
     except grpc.RpcError as err:
-        if not (idempotent and _code(err) in RETRIED_CODES):
-            raise from_rpc_error(err, backend) from None
+        if not (idempotent and (_code(err) in RETRIED_CODES or _unknown(err))):
+            raise _api_error(err, backend) from None
         first = err
     log.info("%s %s; trying this call once more", backend, _code(first))
     try:
@@ -134,11 +157,30 @@ def rpc(
         )
     except grpc.RpcError as err:
         if _code(err) in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise from_rpc_error(first, backend) from None  # still down: the first answer
-        raise from_rpc_error(err, backend) from None
+            raise _api_error(first, backend) from None  # still down: the first answer
+        raise _api_error(err, backend) from None
 
 
 RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+
+
+def _unknown(err: grpc.RpcError) -> bool:
+    """The engine sent a change to its store and could not confirm it (grpc_util)."""
+    return (
+        _code(err) == grpc.StatusCode.UNKNOWN
+        and error_details(err).get("reason") == OUTCOME_UNKNOWN_REASON
+    )
+
+
+def _api_error(err: grpc.RpcError, backend: str) -> ApiError:
+    if _unknown(err):
+        return ApiError(
+            503,
+            OUTCOME_UNKNOWN_REASON,
+            "The change could not be confirmed: it may or may not have been made. Send the same "
+            f"request again (same move_id or {IDEMPOTENCY_HEADER}) to learn which.",
+        )
+    return from_rpc_error(err, backend)
 
 
 def _code(err: grpc.RpcError) -> grpc.StatusCode | None:

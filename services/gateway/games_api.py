@@ -19,7 +19,15 @@ from metro.v1 import ai_pb2, engine_pb2
 import games
 from games.queries import answer as answer_query
 from services.common.levels import level_table
-from services.gateway.calls import bearer_token, clients, gateway, json_body, only_fields, rpc
+from services.gateway.calls import (
+    bearer_token,
+    clients,
+    gateway,
+    idempotency_key,
+    json_body,
+    only_fields,
+    rpc,
+)
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip, guard
@@ -99,8 +107,9 @@ def create_game() -> tuple[Response, int] | Response:
         rules_json=json.dumps(rules),
         seats=specs,
         clock_json=json.dumps(clock) if clock else "",
+        idempotency_key=idempotency_key(),
     )
-    reply = rpc(clients().engine.CreateGame, message)
+    reply = rpc(clients().engine.CreateGame, message, idempotent=True)
     out: dict[str, Any] = {"game_id": reply.game_id, "seat": None, "token": reply.token}
     if reply.HasField("seat"):
         out["seat"] = reply.seat
@@ -155,7 +164,10 @@ def join_game(game_id: str) -> Response:
     name = body.get("name", "")
     if not isinstance(name, str):
         raise bad_request("'name' must be a string.", field="name")
-    reply = rpc(clients().engine.JoinGame, engine_pb2.JoinGameRequest(game_id=game_id, name=name))
+    message = engine_pb2.JoinGameRequest(
+        game_id=game_id, name=name, idempotency_key=idempotency_key()
+    )
+    reply = rpc(clients().engine.JoinGame, message, idempotent=True)
     return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 

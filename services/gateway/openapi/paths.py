@@ -18,6 +18,16 @@ from services.gateway.openapi.common import (
 )
 from services.gateway.openapi.game_parts import SINCE, VIEW_OR_DELTA
 
+# A create or join sent again with the same key answers what the first one made.
+IDEMPOTENCY_KEY: JSON = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "A random string of your own; sending the request again with the same key "
+    "(after a lost answer, a 503) answers the same game or seat and token, never a second one.",
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,128}$"},
+}
+
 
 def game_paths() -> JSON:
     game_path = [GAME_ID]
@@ -47,6 +57,32 @@ def game_paths() -> JSON:
                 "requestBody": {"required": True, "content": json_content(ref("RulesQuery"))},
                 "responses": responses(
                     200, {"type": "object"}, "The query's answer.", 400, 413, 429
+                ),
+            }
+        },
+        "/api/learn/{kind}": {
+            "get": {
+                "operationId": "tutorial",
+                "summary": "A game's first-game tutorial: a scripted game, step by step.",
+                "description": "Each step: the learner's view (as `GET /api/games/{game_id}` "
+                "shapes it), `legal` (the one move to make; [] at the end) and `say` (catalogue "
+                "keys with their parameters). Computed by the rules core alone.",
+                "tags": ["meta"],
+                "parameters": [
+                    {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": responses(
+                    200,
+                    obj(
+                        {
+                            "game": {"type": "string"},
+                            "seat": {"type": "integer", "minimum": 0},
+                            "steps": {"type": "array", "items": {"type": "object"}},
+                        },
+                        ["game", "seat", "steps"],
+                    ),
+                    "The tutorial.",
+                    404,
                 ),
             }
         },
@@ -80,6 +116,7 @@ def game_paths() -> JSON:
                 "operationId": "createGame",
                 "summary": "Create a game; the creator takes the first human seat.",
                 "tags": ["games"],
+                "parameters": [IDEMPOTENCY_KEY],
                 "requestBody": {"required": True, "content": json_content(ref("CreateGame"))},
                 "responses": responses(201, ref("Created"), "Created.", 400, 413, 429, 503),
             },
@@ -110,6 +147,7 @@ def game_paths() -> JSON:
                 "operationId": "joinGame",
                 "summary": "Take the first open seat.",
                 "tags": ["games"],
+                "parameters": [IDEMPOTENCY_KEY],
                 "requestBody": {
                     "required": False,
                     "content": json_content(
