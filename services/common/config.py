@@ -75,8 +75,9 @@ class Durability:
     """How many replicas must hold a change before the engine answers it (WAIT after each
     commit). 0, the default, suits one server; with replicas (a cluster, or Sentinel) set
     REDIS_MIN_REPLICAS=1 so that a promoted replica never lacks an acknowledged move. A change
-    not confirmed within REDIS_REPLICA_WAIT_MS is answered "storage unavailable" instead; the
-    client's retry (same move_id) is answered once the replicas have it."""
+    not confirmed within REDIS_REPLICA_WAIT_MS is answered "outcome unknown" (gRPC UNKNOWN)
+    instead; the client's retry (same move_id or idempotency key) is answered once the replicas
+    have it."""
 
     min_replicas: int
     wait_ms: int
