@@ -43,6 +43,12 @@
 // showHints, replay and howToPlay are optional: without them the shell offers no Hint button or
 // replay, and takes the "How to play" text from the catalogue.
 //
+// "Learn to play" (web/learn.js, #/learn/<kind>) uses this same interface for a game's first-game
+// tutorial: mount, then update(view, legal) with each scripted step of GET /api/learn/<kind> (its
+// one move as `legal`), through a host whose send() checks the move against the script. A game
+// may also ship `games/<kind>/web/learn.js` exporting rules() -> [{id, title, paragraphs: [text],
+// picture: Element or null}]: its rules in the page's words, with pictures its board code draws.
+//
 // host.send refuses (resolves false, with a plain message) while the viewer may not move: no
 // seat, the game not started or over, another player's turn. Server refusals are shown as plain
 // sentences: players named by name, rule-file references only in the message's tooltip.
