@@ -55,6 +55,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ],
         {"benchmark", "gateway", "streams", "moves", "view_reads", "events"},
     ),
+    "recover_storm.py": (
+        ["--addresses", "3", "--seconds", "1"],
+        {"bench", "recover_at_once", "recover_statuses", "legal_ms_alone", "legal_ms_in_storm"},
+    ),
     "scale_out.py": (
         [
             *("--games", "2", "--seconds", "1", "--warmup", "0", "--client-processes", "1"),
