@@ -76,6 +76,9 @@ def lay_rail_by_clicking(page: Any) -> bool:
     )
     if not colours:
         return False
+    # The whole map in view: every station can be clicked where it is drawn.
+    page.click(".ug-zoom-all")
+    page.wait_for_timeout(300)
     colour = colours[0]
     page.click(f".ug-colour-btn[data-colour='{colour}']")
     page.wait_for_selector(f".ug-colour-btn[data-colour='{colour}'][aria-pressed='true']")
@@ -177,13 +180,18 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
         wait_settled(page, version)
         if turns == 6:
             both_widths(page, artifacts, "underground-midgame")
+            scale = float(page.get_attribute(".ug-map", "data-scale") or 0)
             page.click(".ug-zoom-in")
-            page.wait_for_selector(".ug-scroll[data-zoom='1']")
-            page.wait_for_timeout(150)
-            # Not full-page: a full-page shot resizes the viewport and resets the map's scroll.
+            page.wait_for_function(
+                f"() => Number(document.querySelector('.ug-map').dataset.scale) > {scale * 1.5}"
+            )
+            page.wait_for_timeout(300)
+            # Not full-page: a full-page shot resizes the viewport.
             page.screenshot(path=str(artifacts / "underground-zoomed-1280.png"))
             page.click(".ug-zoom-out")
-            page.wait_for_selector(".ug-scroll[data-zoom='0']")
+            page.wait_for_function(
+                f"() => Number(document.querySelector('.ug-map').dataset.scale) < {scale * 1.1}"
+            )
     assert turns >= 8, f"only {turns} turns were played"
 
     # The final scores shown (the breakdown's totals and the shell's list) are the API's.

@@ -6,6 +6,7 @@
 import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, nearestInDirection, reducedMotion, saveLastSeen,
   seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
 import { t } from "/i18n.js";
+import { MapView, segmentDistance } from "/mapview.js";
 import { seatLabel } from "/panel.js";
 import {
   breakdown,
@@ -24,6 +25,9 @@ const STATION_R = 15;
 const GAP = 84; // px between the two nearest stations of a map
 const BOX = 20; // a window box
 const BADGE_R = 15;
+const PHONE_SCALE = 0.75; // px per map unit on a narrow screen: its words 11 px and more
+const NARROW_PX = 600; // a map box narrower than this is a phone's
+const REACH_PX = 28; // a tap this near a line or station that can be chosen picks it
 
 let metaColours = null;
 let metaPromise = null;
@@ -328,7 +332,17 @@ class MetroXPage {
   #buildMap() {
     const index = this.index;
     const map = index.map;
+    this.mapView?.destroy();
+    this.mapView = null;
     this.boardRoot.replaceChildren();
+    const tools = html("div", { className: "mx-tools", role: "group", "aria-label": t("metrox.zoom") }, this.boardRoot);
+    const zoomOut = html("button", { type: "button", className: "mx-zoom-out small", "aria-label": t("metrox.zoom_out"), title: t("metrox.zoom_out") }, tools, "−");
+    const zoomIn = html("button", { type: "button", className: "mx-zoom-in small", "aria-label": t("metrox.zoom_in"), title: t("metrox.zoom_in") }, tools, "+");
+    const zoomAll = html("button", { type: "button", className: "mx-zoom-all small", "aria-label": t("metrox.whole_map"), title: t("metrox.whole_map") }, tools, "⤢");
+    zoomOut.addEventListener("click", () => this.mapView?.zoomBy(1 / 1.5, null, null, true));
+    zoomIn.addEventListener("click", () => this.mapView?.zoomBy(1.5, null, null, true));
+    zoomAll.addEventListener("click", () => this.mapView?.fitAll({ animate: true }));
+    this.zoomButtons = { zoomIn, zoomOut };
     let minD = Infinity;
     const st = map.stations;
     for (let i = 0; i < st.length; i++) {
@@ -448,13 +462,71 @@ class MetroXPage {
     }
 
     const pad = 12;
-    root.setAttribute(
-      "viewBox",
-      `${bounds.x0 - pad} ${bounds.y0 - pad} ${bounds.x1 - bounds.x0 + 2 * pad} ${bounds.y1 - bounds.y0 + 2 * pad}`,
-    );
+    const whole = { x: bounds.x0 - pad, y: bounds.y0 - pad, w: bounds.x1 - bounds.x0 + 2 * pad, h: bounds.y1 - bounds.y0 + 2 * pad };
+    root.setAttribute("viewBox", `${whole.x} ${whole.y} ${whole.w} ${whole.h}`);
+    // The box keeps the map's shape on a wide screen (a phone's is taller: page.css).
+    root.style.setProperty("--mx-aspect", `${whole.w.toFixed(0)} / ${whole.h.toFixed(0)}`);
     this.svgRoot = root;
     this.boardRoot.appendChild(root);
     this.boardRoot.addEventListener("mouseleave", () => this.#hoverLine(null));
+    // Pan and zoom (wheel, drag, two fingers); a tap picks the nearest line or station that can
+    // be chosen. A phone starts close enough to read: part of the map, around what matters.
+    this.mapView = new MapView(root, {
+      bounds: whole,
+      maxScale: 3,
+      onChange: (v) => {
+        zoomIn.disabled = !v.canZoomIn;
+        zoomOut.disabled = !v.canZoomOut;
+      },
+      onTap: (ev) => this.#onTap(ev),
+      onReady: (v) => {
+        if (v.size.w >= NARROW_PX || v.fitScale >= PHONE_SCALE) return;
+        const focus = this.#focusBox();
+        v.centreOn(focus.x + focus.w / 2, focus.y + focus.h / 2, PHONE_SCALE, false);
+      },
+    });
+  }
+
+  /** What matters now, in map units: the stations a free card may fill, or the selected line,
+   *  else the middle of the stations. */
+  #focusBox() {
+    const pts = [];
+    const legal = this.view ? this.#legalMoves() : [];
+    const line = this.sel?.line ? this.index.lines.get(this.sel.line) : null;
+    if (line) for (const s of line.stations) pts.push(this.pos.get(s));
+    else for (const m of legal) if (m.station) pts.push(this.pos.get(m.station));
+    if (!pts.length) for (const p of this.pos.values()) pts.push(p);
+    const xs = pts.filter(Boolean).map((p) => p.x);
+    const ys = pts.filter(Boolean).map((p) => p.y);
+    return { x: Math.min(...xs), y: Math.min(...ys), w: Math.max(...xs) - Math.min(...xs), h: Math.max(...ys) - Math.min(...ys) };
+  }
+
+  /** A tap on the map: a free card's nearest empty station, else the nearest line the card may
+   *  go on, within a finger's reach; other taps go to what lies under them. */
+  #onTap(ev) {
+    const v = this.mapView;
+    if (!v || !this.#canChoose() || this.#shownSeat() !== this.#seat) return false;
+    const at = { x: ev.clientX, y: ev.clientY };
+    const legal = this.#legalMoves();
+    let best = null;
+    let bd = REACH_PX;
+    for (const m of legal) {
+      if (m.station) {
+        const p = this.pos.get(m.station);
+        const d = p ? Math.hypot(v.toScreen(p.x, p.y).x - at.x, v.toScreen(p.x, p.y).y - at.y) : Infinity;
+        if (d <= bd) [best, bd] = [{ station: m.station }, d];
+      } else if (m.line) {
+        const pts = this.index.lines.get(m.line).stations.map((s) => this.pos.get(s)).map((p) => v.toScreen(p.x, p.y));
+        for (let i = 1; i < pts.length; i++) {
+          const d = segmentDistance(at, pts[i - 1], pts[i]);
+          if (d <= bd) [best, bd] = [{ line: m.line }, d];
+        }
+      }
+    }
+    if (!best) return false;
+    if (best.station) this.#pickStation(best.station);
+    else this.#pickLine(best.line);
+    return true;
   }
 
   #buildLabel(parent, line, box, p0, anchor) {
@@ -806,7 +878,8 @@ class MetroXPage {
       rows.push(b);
     }
     this.lineList.replaceChildren(...rows);
-    this.lineList.hidden = !!this.replayPos || v.status === "over";
+    // A free card goes on no line: its turn lists none (issue 19), only the stations below.
+    this.lineList.hidden = !!this.replayPos || v.status === "over" || (choosing && c?.kind === "free");
 
     // A free card: a station, from the map or from the list; a pass when none is empty.
     const free = choosing && c?.kind === "free";

@@ -21,7 +21,9 @@ import {
   sumPoints,
 } from "./board.js";
 import { has, t } from "/i18n.js";
+import { MapView } from "/mapview.js";
 import { seatLabel } from "/panel.js";
+import { Finder } from "./finder.js";
 
 /** A line's colour in the page's language ("red" -> "piros"). */
 const cw = (c) => (has(`underground.colour.${c}`) ? t(`underground.colour.${c}`) : String(c ?? ""));
@@ -31,9 +33,13 @@ const riding = (lines) => (lines?.length ? lines.map(cw).join(" + ") : "");
 const SCALE = 12; // svg units per map unit
 const PAD = 4; // map units around the stations
 const SLOT_GAP = 3.4; // between the parallel spaces of a section
-const ZOOMS = [1, 1.6, 2.4];
+const ZOOM_STEP = 1.6; // one press of + or -
+const MAX_SCALE = 4; // screen px per svg unit at the most: a station's disc 20 px across
+const LABEL_PX = 12.5; // station names on screen, whatever the zoom
+const REACH_PX = 30; // a tap this near a station that can be chosen picks it (a 60 px target)
+const ON_PX = 12; // a tap this near any station is on it
 const SYMBOL_HEX = { a: "#6a1b9a", b: "#00838f", c: "#d84315", d: "#2e7d32" };
-// Stations named on the map itself (the others: on hover/focus, and in the controls).
+// Stations named first (when names would overlap, these keep theirs; zoomed in, all are named).
 const MAJOR = new Set([
   "euston",
   "kings_cross_st_pancras",
@@ -141,7 +147,8 @@ class UndergroundPage {
     this.hints = [];
     this.busy = false;
     this.replayScene = null; // a replay position shown instead of the live view
-    this.zoom = 0;
+    this.mapView = null;
+    this.fitted = false; // the first view was chosen
     this.hoverWay = null;
     this.turnKey = null;
     this.lastSent = null;
@@ -150,9 +157,18 @@ class UndergroundPage {
     this.tools = html("div", { className: "ug-tools", role: "group", "aria-label": t("underground.zoom") }, this.root);
     this.zoomOut = html("button", { type: "button", className: "ug-zoom-out small", "aria-label": t("underground.zoom_out"), title: t("underground.zoom_out") }, this.tools, "−");
     this.zoomIn = html("button", { type: "button", className: "ug-zoom-in small", "aria-label": t("underground.zoom_in"), title: t("underground.zoom_in") }, this.tools, "+");
-    this.zoomOut.addEventListener("click", () => this.#setZoom(this.zoom - 1));
-    this.zoomIn.addEventListener("click", () => this.#setZoom(this.zoom + 1));
-    this.scroll = html("div", { className: "ug-scroll", "data-zoom": "0" }, this.root);
+    this.zoomAll = html("button", { type: "button", className: "ug-zoom-all small", "aria-label": t("underground.whole_map"), title: t("underground.whole_map") }, this.tools, "⤢");
+    this.zoomOut.addEventListener("click", () => this.#setZoom(-1));
+    this.zoomIn.addEventListener("click", () => this.#setZoom(1));
+    this.zoomAll.addEventListener("click", () => this.mapView?.fitAll({ animate: true }));
+    this.finder = new Finder(this.root, {
+      label: t("underground.find_label"),
+      prefix: "ug-find",
+      options: () => this.#finderOptions(),
+      onPick: (id) => this.#pickByName(id),
+    });
+    this.finder.hidden = true;
+    this.scroll = html("div", { className: "ug-scroll" }, this.root);
     this.loading = html("p", { className: "ug-loading" }, this.scroll, t("underground.map_loading"));
     parts.board.appendChild(this.root);
 
@@ -194,7 +210,10 @@ class UndergroundPage {
         if (!this.root.isConnected && !this.parts.board.contains(this.root)) return;
         this.index = new MapIndex(map);
         this.#buildSvg();
-        if (this.view) this.#analyse();
+        if (this.view) {
+          this.#analyse();
+          this.#keepSelection(); // a view that came before the map: its line is chosen now
+        }
         this.#render();
       },
       (err) => {
@@ -218,6 +237,7 @@ class UndergroundPage {
       this.#follow(before, view);
     }
     this.#render();
+    if (changed) this.#showChoice();
     this.arrive = new Set();
   }
 
@@ -265,6 +285,7 @@ class UndergroundPage {
 
   unmount() {
     document.removeEventListener("keydown", this.onKey);
+    this.mapView?.destroy();
     this.root.remove();
     this.controls.remove();
   }
@@ -406,6 +427,7 @@ class UndergroundPage {
     this.sel.from = id;
     this.host.notify("", "info");
     this.#render();
+    this.#showChoice();
   }
 
   #onControlClick(ev) {
@@ -451,20 +473,231 @@ class UndergroundPage {
     this.#renderHighlights();
   }
 
-  #setZoom(z) {
-    const zoom = Math.max(0, Math.min(ZOOMS.length - 1, z));
-    if (zoom === this.zoom) return;
-    const el = this.scroll;
-    const cx = (el.scrollLeft + el.clientWidth / 2) / Math.max(1, el.scrollWidth);
-    const cy = (el.scrollTop + el.clientHeight / 2) / Math.max(1, el.scrollHeight);
-    this.zoom = zoom;
-    el.dataset.zoom = String(zoom);
-    this.zoomOut.disabled = zoom === 0;
-    this.zoomIn.disabled = zoom === ZOOMS.length - 1;
-    requestAnimationFrame(() => {
-      el.scrollLeft = cx * el.scrollWidth - el.clientWidth / 2;
-      el.scrollTop = cy * el.scrollHeight - el.clientHeight / 2;
-    });
+  /** One step in (+1) or out (-1), around the map's centre. */
+  #setZoom(dir) {
+    const v = this.mapView;
+    if (!v) return;
+    // around the chosen station when there is one in sight, else around the middle
+    let at = null;
+    if (this.sel.from && this.index.byId.has(this.sel.from)) {
+      const p = v.toScreen(...this.#xy(this.sel.from));
+      const r = this.svg.getBoundingClientRect();
+      if (p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom) at = p;
+    }
+    v.zoomBy(dir > 0 ? ZOOM_STEP : 1 / ZOOM_STEP, at?.x ?? null, at?.y ?? null, true);
+  }
+
+  /** The chosen station and where its rail may go, brought into sight (zooming out only when
+   *  they would not fit). */
+  #showChoice() {
+    const v = this.mapView;
+    const from = this.sel.from;
+    if (!v?.s || !from || !this.index.byId.has(from)) return;
+    const pts = [from, ...this.#candidates().map((r) => (r.a === from ? r.b : r.a))].map((id) => this.#xy(id));
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    const box = { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
+    const fits = Math.min((v.size.w - 60) / Math.max(box.x1 - box.x0, 1), (v.size.h - 60) / Math.max(box.y1 - box.y0, 1));
+    const s = Math.min(v.s, fits);
+    // the least move that brings them 30 px inside the edges
+    const m = 30 / s;
+    const half = { w: v.size.w / s / 2, h: v.size.h / s / 2 };
+    const shift = (c, lo, hi, h) => (lo < c - h + m ? lo - m + h : hi > c + h - m ? hi + m - h : c);
+    const cx = shift(v.cx, box.x0, box.x1, half.w);
+    const cy = shift(v.cy, box.y0, box.y1, half.h);
+    if (cx !== v.cx || cy !== v.cy || s !== v.s) v.centreOn(cx, cy, s);
+  }
+
+  // ---- the map on a screen: pan, zoom, taps, names (issue 19) -----------------------------------
+
+  /** The first view, once: what matters now (the passenger, the face-up destinations, the
+   *  viewer's own rails), at a scale where stations can be told apart. */
+  #firstView() {
+    const v = this.mapView;
+    if (this.fitted || !v?.s || !this.view || !this.index) return;
+    this.fitted = true;
+    const scene = this.#scene();
+    const ids = [scene.passenger, ...scene.faceUp];
+    const mine = new Set(this.#myColours);
+    for (const r of scene.rails) if (mine.has(r.colour)) ids.push(r.a, r.b);
+    const pts = ids.filter((id) => id && this.index.byId.has(id)).map((id) => this.#xy(id));
+    if (!pts.length) {
+      v.fitAll();
+      return;
+    }
+    const pad = 3 * SCALE;
+    let [x0, x1] = [Math.min(...pts.map((p) => p[0])) - pad, Math.max(...pts.map((p) => p[0])) + pad];
+    let [y0, y1] = [Math.min(...pts.map((p) => p[1])) - pad, Math.max(...pts.map((p) => p[1])) + pad];
+    const least = 28 * SCALE; // never closer than 28 map units across
+    if (x1 - x0 < least) [x0, x1] = [(x0 + x1 - least) / 2, (x0 + x1 + least) / 2];
+    if (y1 - y0 < least * 0.6) [y0, y1] = [(y0 + y1 - least * 0.6) / 2, (y0 + y1 + least * 0.6) / 2];
+    // A small screen keeps stations a finger apart: it shows part of the map, around the passenger.
+    const legible = Math.min(0.55, v.maxScale);
+    const fits = Math.min(v.size.w / (x1 - x0), v.size.h / (y1 - y0));
+    if (fits < legible && scene.passenger && this.index.byId.has(scene.passenger)) {
+      const [px, py] = this.#xy(scene.passenger);
+      v.centreOn(px, py, legible, false);
+    } else v.fit({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, { maxScale: 1.6 });
+  }
+
+  /** After every pan or zoom: the buttons, the stations' sizes on screen, the names. */
+  #onCamera() {
+    const v = this.mapView;
+    if (!v?.s) return;
+    this.zoomIn.disabled = !v.canZoomIn;
+    this.zoomOut.disabled = !v.canZoomOut;
+    // A disc never shrinks below a few pixels, whatever the zoom (taps find stations by their
+    // distance, #snap: the transparent targets stay small, never covering a neighbour's centre).
+    for (const g of this.stationEls.values()) {
+      const disc = g.querySelector(".ug-disc");
+      const base = Number(disc.dataset.r);
+      disc.setAttribute("r", Math.max(base, (base > 3 ? 5 : 3.6) / v.s).toFixed(2));
+    }
+    this.#layoutLabels();
+  }
+
+  /** Station names at LABEL_PX on screen, placed around their dots where they overlap nothing
+   *  already named: the chosen station and its targets first, then the passenger's, the big
+   *  stations, the destinations; zooming in makes room for every name. */
+  #layoutLabels() {
+    const v = this.mapView;
+    if (!v?.s || !this.labelEls) return;
+    const s = v.s;
+    const size = LABEL_PX / s;
+    const vis = v.visible;
+    const scene = this.view ? this.#scene() : { faceUp: [], passenger: null };
+    const first = new Set([this.sel.from, scene.passenger, ...scene.faceUp]);
+    if (this.sel.from) for (const r of this.#candidates()) first.add(r.a === this.sel.from ? r.b : r.a);
+    const rank = (st) => (first.has(st.id) ? 0 : MAJOR.has(st.id) || st.id === this.index.map.start ? 1 : st.destination ? 2 : st.terminus || st.rail ? 3 : 4);
+    const order = [...this.index.stations].sort((a, b) => rank(a) - rank(b));
+    const taken = [];
+    const hits = (b) => taken.some((o) => b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1);
+    // the dots themselves are not covered by names
+    for (const st of this.index.stations) {
+      const [x, y] = this.#xy(st.id);
+      const r = Math.max(st.destination ? 3.7 : 2.5, 3.6 / s);
+      taken.push({ x0: x - r, y0: y - r, x1: x + r, y1: y + r });
+    }
+    const gap = Math.max(4, 7 / s);
+    const h = size * 1.05;
+    for (const st of order) {
+      const el = this.labelEls.get(st.id);
+      const [x, y] = this.#xy(st.id);
+      if (x < vis.x - gap || x > vis.x + vis.w + gap || y < vis.y - gap || y > vis.y + vis.h + gap) {
+        el.setAttribute("visibility", "hidden");
+        continue;
+      }
+      const w = st.name.length * size * 0.58;
+      // right, left, below, above, then the four corners
+      const spots = [
+        [x + gap, y - h / 2, "start"], [x - gap - w, y - h / 2, "end"], [x - w / 2, y + gap, "middle"], [x - w / 2, y - gap - h, "middle"],
+        [x + gap * 0.7, y + gap * 0.5, "start"], [x + gap * 0.7, y - gap * 0.5 - h, "start"],
+        [x - gap * 0.7 - w, y + gap * 0.5, "end"], [x - gap * 0.7 - w, y - gap * 0.5 - h, "end"],
+      ];
+      let put = null;
+      for (const [bx, by, anchor] of spots) {
+        const box = { x0: bx, y0: by, x1: bx + w, y1: by + h };
+        if (!hits(box)) {
+          put = { box, anchor };
+          break;
+        }
+      }
+      if (!put && rank(st) === 0) put = { box: { x0: spots[0][0], y0: spots[0][1], x1: spots[0][0] + w, y1: spots[0][1] + h }, anchor: "start" };
+      if (!put) {
+        el.setAttribute("visibility", "hidden");
+        continue;
+      }
+      taken.push(put.box);
+      const tx = put.anchor === "start" ? put.box.x0 : put.anchor === "end" ? put.box.x1 : (put.box.x0 + put.box.x1) / 2;
+      el.setAttribute("x", tx.toFixed(1));
+      el.setAttribute("y", (put.box.y0 + size * 0.82).toFixed(1));
+      el.setAttribute("text-anchor", put.anchor);
+      el.setAttribute("font-size", size.toFixed(2));
+      el.setAttribute("stroke-width", (3 / s).toFixed(2));
+      el.setAttribute("visibility", "visible");
+    }
+  }
+
+  /** A tap on the map: the nearest station that can be chosen within a finger's reach. */
+  #onTap(ev) {
+    if (this.#phase !== "build" || this.busy || !this.mapView) return false;
+    const id = this.#snap(ev.clientX, ev.clientY);
+    if (!id) return false; // a candidate rail's own listener may take it
+    this.#onStation(id);
+    return true;
+  }
+
+  /** The station a tap at (cx, cy) means: one that can be chosen right under the finger, else
+   *  the nearest of the chosen line's next stations within reach, else of any that can be
+   *  chosen, else whatever station is right there (the page then says why not). */
+  #snap(cx, cy) {
+    const v = this.mapView;
+    const { colour, from } = this.sel;
+    const mine = new Set(this.#myColours);
+    const next = new Set();
+    const legal = new Set(from ? [from] : []);
+    for (const r of this.#legalRails) {
+      if (!mine.has(r.colour)) continue;
+      legal.add(r.a);
+      legal.add(r.b);
+      if (from && r.colour === colour) {
+        if (r.a === from) next.add(r.b);
+        if (r.b === from) next.add(r.a);
+      } else if (!from && (!colour || r.colour === colour)) {
+        next.add(r.a);
+        next.add(r.b);
+      }
+    }
+    const near = (ids, within) => {
+      let best = null;
+      let bd = within;
+      for (const id of ids) {
+        const [x, y] = this.#xy(id);
+        const p = v.toScreen(x, y);
+        const d = Math.hypot(p.x - cx, p.y - cy);
+        if (d <= bd) [best, bd] = [id, d];
+      }
+      return best;
+    };
+    return near(legal, ON_PX) || near(next, REACH_PX) || near(legal, REACH_PX) || near(this.index.byId.keys(), ON_PX);
+  }
+
+  /** The stations the finder offers: where a rail may start, or, from a chosen station, where
+   *  the chosen line may go (with the points it would score). */
+  #finderOptions() {
+    if (this.#phase !== "build" || this.busy || !this.index) return [];
+    const { colour, from } = this.sel;
+    const mine = new Set(this.#myColours);
+    const out = new Map();
+    for (const r of this.#legalRails) {
+      if (!mine.has(r.colour)) continue;
+      if (from) {
+        if (r.colour !== colour || (r.a !== from && r.b !== from)) continue;
+        const to = r.a === from ? r.b : r.a;
+        out.set(to, { id: to, name: this.#n(to), note: gainWords(this.#preview(r), this.index).split(":")[0] });
+      } else if (!colour || r.colour === colour) {
+        for (const id of [r.a, r.b]) if (!out.has(id)) out.set(id, { id, name: this.#n(id), note: "" });
+      }
+    }
+    return [...out.values()];
+  }
+
+  #pickByName(id) {
+    if (this.index?.byId.has(id)) {
+      const [x, y] = this.#xy(id);
+      this.mapView?.ensureVisible(x, y, 60);
+    }
+    this.#onStation(id);
+  }
+
+  #renderFinder() {
+    const build = this.#phase === "build" && !!this.svg;
+    this.finder.hidden = !build;
+    if (!build) return;
+    this.finder.placeholder = this.sel.from
+      ? t("underground.find_to", { station: this.#n(this.sel.from) })
+      : t("underground.find_start");
+    this.finder.refresh();
   }
 
   // ---- other players' moves ------------------------------------------------------------------
@@ -590,23 +823,17 @@ class UndergroundPage {
     if (!this.layers) return;
     const g = this.layers.cursor;
     g.replaceChildren();
-    const focused = document.activeElement === this.svg;
+    const focused = document.activeElement === this.svg && this.svg.matches(":focus-visible");
     if (!focused || !this.cursor || !this.index.byId.has(this.cursor)) {
       this.svg?.removeAttribute("aria-activedescendant");
       return;
     }
     const [x, y] = this.#xy(this.cursor);
-    svg("circle", { class: "ug-cursor-halo", cx: x, cy: y, r: 7 }, g);
-    svg("circle", { class: "ug-cursor", cx: x, cy: y, r: 7 }, g);
+    const r = Math.max(7, 14 / (this.mapView?.s || 1));
+    svg("circle", { class: "ug-cursor-halo", cx: x, cy: y, r }, g);
+    svg("circle", { class: "ug-cursor", cx: x, cy: y, r }, g);
     this.svg.setAttribute("aria-activedescendant", `ug-st-${this.cursor}`);
-    // keep the cursor in sight when the map is zoomed
-    const el = this.scroll;
-    const box = this.svg.getBoundingClientRect();
-    const vb = this.svg.viewBox.baseVal;
-    const px = (x / vb.width) * box.width;
-    const py = (y / vb.height) * box.height;
-    if (px < el.scrollLeft || px > el.scrollLeft + el.clientWidth) el.scrollLeft = px - el.clientWidth / 2;
-    if (py < el.scrollTop || py > el.scrollTop + el.clientHeight) el.scrollTop = py - el.clientHeight / 2;
+    this.mapView?.ensureVisible(x, y); // keep the cursor in sight when the map is zoomed
   }
 
   #mapKey(ev) {
@@ -626,9 +853,9 @@ class UndergroundPage {
       else this.#onStation(id);
       this.#moveCursor(null);
     } else if (ev.key === "+" || ev.key === "=") {
-      this.#setZoom(this.zoom + 1);
+      this.#setZoom(1);
     } else if (ev.key === "-") {
-      this.#setZoom(this.zoom - 1);
+      this.#setZoom(-1);
     }
   }
 
@@ -668,7 +895,8 @@ class UndergroundPage {
       tabindex: 0,
     });
     map.addEventListener("keydown", (ev) => this.#mapKey(ev));
-    map.addEventListener("focus", () => this.#moveCursor(null));
+    // The keyboard's cursor, not a press of the mouse or a finger (which would move the map).
+    map.addEventListener("focus", () => map.matches(":focus-visible") && this.#moveCursor(null));
     map.addEventListener("blur", () => this.#paintCursor());
     svg("rect", { class: "ug-water", x: 0, y: 0, width: w, height: h, rx: 14 }, map);
     this.layers = {};
@@ -711,6 +939,7 @@ class UndergroundPage {
     // Stations: a disc (gold: express destination, white: normal, small: none) over a wider
     // transparent target; names on hover (title), on focus (aria-label) and for a few as labels.
     this.stationEls = new Map();
+    this.labelEls = new Map();
     for (const st of ix.stations) {
       const [x, y] = this.#xy(st.id);
       const kind = st.destination || "plain";
@@ -722,23 +951,24 @@ class UndergroundPage {
       const g = svg("g", { class: `ug-station dest-${kind}`, "data-station": st.id, id: `ug-st-${st.id}`, "aria-label": words.join(", ") }, this.layers.stations);
       svg("title", {}, g).textContent = words.join(" · ");
       svg("circle", { class: "ug-hit", cx: x, cy: y, r: 4.7 }, g);
-      svg("circle", { class: "ug-disc", cx: x, cy: y, r: st.destination ? 3.7 : 2.5 }, g);
-      g.addEventListener("click", () => this.#onStation(st.id));
+      svg("circle", { class: "ug-disc", cx: x, cy: y, r: st.destination ? 3.7 : 2.5, "data-r": st.destination ? 3.7 : 2.5 }, g);
       this.stationEls.set(st.id, g);
-      if (MAJOR.has(st.id) || st.id === ix.map.start) {
-        const right = st.x < 88;
-        const t = svg(
-          "text",
-          { class: "ug-label", x: x + (right ? 6 : -6), y: y + 12, "text-anchor": right ? "start" : "end", "aria-hidden": "true" },
-          this.layers.labels,
-        );
-        t.textContent = st.name;
-      }
+      // Every station has its name, shown as the zoom leaves room for it (#layoutLabels).
+      const label = svg("text", { class: "ug-label", "aria-hidden": "true", "data-station": st.id, visibility: "hidden" }, this.layers.labels);
+      label.textContent = st.name;
+      this.labelEls.set(st.id, label);
     }
     this.svg = map;
     this.loading.remove();
     this.scroll.appendChild(map);
-    this.zoomOut.disabled = true;
+    // Pan and zoom by the viewBox; a tap picks the nearest station that can be chosen.
+    this.mapView = new MapView(map, {
+      bounds: { x: 0, y: 0, w, h },
+      maxScale: MAX_SCALE,
+      onChange: () => this.#onCamera(),
+      onTap: (ev) => this.#onTap(ev),
+      onReady: () => this.#firstView(),
+    });
   }
 
   /** What the map shows now: the live view, or a replay position. */
@@ -890,6 +1120,9 @@ class UndergroundPage {
     this.svg.classList.toggle("choosing", phase === "build" && !this.busy);
     this.#renderHighlights();
     this.#paintCursor();
+    this.#renderFinder();
+    this.#firstView();
+    this.#layoutLabels();
   }
 
   /** Hinted rails and the hovered route choice, over the map. */
