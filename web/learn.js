@@ -134,15 +134,18 @@ function sentence(kind, { key, params = {} }) {
 
 async function showTutorial(section, me) {
   const { kind } = me;
+  // The coach comes first (on a phone it sits above the board), then the board, then the game's
+  // controls; on a wide screen the coach and the controls share the column beside the board.
   const wrap = html("div", { className: "game learn-tutorial" }, section);
+  const head = html("div", { className: "learn-head" }, wrap);
   const board = html("div", { className: "board-wrap", id: "learn-board" }, wrap);
   const panel = html("aside", { className: "panel", "aria-labelledby": "learn-tutorial-title" }, wrap);
-  html("h1", { className: "game-title", id: "learn-tutorial-title" }, panel, t("learn.tutorial_title", { game: gameName(kind) }));
-  const coach = html("div", { className: "learn-coach", id: "learn-coach", role: "status", "aria-live": "polite" }, panel);
+  html("h1", { className: "game-title", id: "learn-tutorial-title" }, head, t("learn.tutorial_title", { game: gameName(kind) }));
+  const coach = html("div", { className: "learn-coach", id: "learn-coach", role: "status", "aria-live": "polite" }, head);
   const counter = html("p", { className: "learn-counter", id: "learn-counter" }, coach);
   const words = html("div", { className: "learn-words", id: "learn-words" }, coach);
-  const message = html("div", { className: "message", id: "learn-message", role: "alert", hidden: true }, panel);
-  const scores = html("p", { className: "learn-scores", id: "learn-scores" }, panel);
+  const message = html("div", { className: "message", id: "learn-message", role: "alert", hidden: true }, head);
+  const scores = html("p", { className: "learn-scores", id: "learn-scores" }, head);
   const controls = html("div", { className: "controls", id: "learn-controls" }, panel);
   const after = html("div", { className: "row learn-after", id: "learn-after", hidden: true }, panel);
   html("a", { className: "button primary", href: "#/", id: "learn-play" }, after, t("learn.play_real"));
