@@ -131,7 +131,7 @@ class GatewayLimits:
     proxies: int  # reverse proxies in front whose X-Forwarded-For is trusted
     reads: str = "1200/minute"  # views, legal moves, lists, records, events (far above a page's)
     seats: str = "60/minute"  # claim, leave, return, sit, rematch
-    recover_at_once: int = 2  # recovery codes checked at once over all gateways (a slow hash)
+    recover_at_once: int = 1  # recovery codes checked at once over all gateways (a slow hash)
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
@@ -153,7 +153,7 @@ class GatewayLimits:
             proxies=max(0, _int("GATEWAY_PROXIES", 0)),
             reads=_rate("RATE_LIMIT_READS", "1200/minute"),
             seats=_rate("RATE_LIMIT_SEATS", "60/minute"),
-            recover_at_once=max(1, _int("RECOVER_AT_ONCE", 2)),
+            recover_at_once=max(1, _int("RECOVER_AT_ONCE", 1)),
         )
 
 

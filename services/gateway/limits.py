@@ -14,9 +14,11 @@
 - **Recovery codes at once**: checking a recovery code costs the engine a slow hash (PBKDF2,
   100,000 rounds, services/engine/players.py), so a per-address rate alone lets many addresses
   together take the engine's cores (100 addresses at 10 tries a minute raised legal-move p99 from
-  96 to 372 ms). Over every gateway at most `RECOVER_AT_ONCE` codes are checked at once (the
-  same expiring Redis slots as hints; without Redis, per process); the next gets 429 at once.
-  A code that cannot be one (wrong length or characters) is refused before any slot or hash.
+  96 to 372 ms). Over every gateway at most `RECOVER_AT_ONCE` codes (default 1: one core's
+  worth) are checked at once (the same expiring Redis slots as hints; without Redis, per
+  process); the next gets 429 at once. bench/recover_storm.py: legal-move reads p99 3.3 s with
+  no cap, 0.58 s at 2, 0.26 s at 1 (0.21 s with no storm) on a loaded 2-core machine. A code
+  that cannot be one (wrong length or characters) is refused before any slot or hash.
 - **Live streams**: each Server-Sent Events stream holds a thread for as long as the page is
   open. A process holds at most `GATEWAY_MAX_STREAMS` (default: all its threads but a reserve,
   services/common/config.py `default_max_streams`) and answers

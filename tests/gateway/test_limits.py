@@ -33,7 +33,7 @@ def defaults(**changes: Any) -> GatewayLimits:
         enabled=True, storage_url="", create="30/minute", open_games="10/hour",
         join="60/minute", moves="600/minute",
         hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=224, proxies=0,
-        reads="1200/minute", seats="60/minute", recover_at_once=2,
+        reads="1200/minute", seats="60/minute", recover_at_once=1,
     )  # fmt: skip
     return replace(real, **changes)
 
