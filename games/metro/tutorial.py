@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from games.metro.record import replay
-from games.metro.tiles import TILE_SET
+from games.metro.tiles import TILE_SET, Placement
 
 LEARNER = 0
 RULES = {"players": 2, "rotation": False, "hand_size": 1, "online": False}
@@ -48,26 +48,33 @@ def _routes(view: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return {r["station"]: r for r in view["routes"]}
 
 
-def _explain(before: dict[str, Any], event: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-    """What a placement did, in sentence keys: the routes it completed (with their points), else
-    the seat's own routes it extended."""
-    placement = event["placement"]
-    where = {"row": int(placement[4]) + 1, "col": int(placement[5]) + 1}
-    done = [c for c in event.get("completed", []) if c["owner"] == seat]
+def _where(placement: str) -> dict[str, int]:
+    """The square of a placement as the board names it: row and column counted from 1."""
+    p = Placement.parse(placement)
+    return {"row": p.row + 1, "col": p.col + 1}
+
+
+def _explain(
+    before: dict[str, Any], after: dict[str, Any], event: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """What the learner's placement does, in sentence keys: the routes it completes (their
+    length and points as the rules count them), else the learner's routes it extends."""
+    where = _where(event["placement"])
+    old, new = _routes(before), _routes(after)
+    done = [c for c in event.get("completed", []) if c["owner"] == LEARNER]
     lines = []
     for c in done:
         key = "complete_centre" if c["end"] == "centre" else "complete_edge"
-        tiles = c["points"] // 2 if c["end"] == "centre" else c["points"]
+        tiles = new[c["station"]]["tiles"]
         lines.append(_say(key, station=c["station"], points=c["points"], tiles=tiles, **where))
     if not done:
-        old = _routes(before)
+        if event.get("completed"):  # the sentences below say it completes nothing at all
+            raise ValueError(f"{event['placement']} completes another seat's route: say so")
         grown = [
-            r["station"]
-            for r in event["routes_after"]
-            if r["owner"] == seat and r["tiles"] > old[r["station"]]["tiles"]
+            s for s, r in new.items() if r["owner"] == LEARNER and r["tiles"] > old[s]["tiles"]
         ]
         if grown:
-            lines.append(_say("extend", station=grown[0], count=len(grown), **where))
+            lines.append(_say("extend", station=grown[0], **where))
         else:
             lines.append(_say("place", **where))
     return lines
@@ -84,16 +91,15 @@ def _script() -> tuple[dict[str, Any], ...]:
         move = {"action": "place", "placement": placement}
         before = state.view(LEARNER)
         event = state.play(seat, move)
-        event["routes_after"] = state.view(LEARNER)["routes"]
-        told = _explain(before, event, seat)
         if seat == LEARNER:
+            told = _explain(before, state.view(LEARNER), event)
             steps.append({"view": before, "move": move, "say": since + told})
             since = []
-        else:
-            since.append(_say("opponent", row=int(placement[4]) + 1, col=int(placement[5]) + 1))
-            for c in event.get("completed", []):
-                if c["owner"] == seat:
-                    since.append(_say("opponent_scored", station=c["station"], points=c["points"]))
+            continue
+        since.append(_say("opponent", **_where(placement)))
+        for c in event.get("completed", []):
+            if c["owner"] == seat:
+                since.append(_say("opponent_scored", station=c["station"], points=c["points"]))
     scores = state.scores
     steps.append({"view": state.view(LEARNER), "move": None,
                   "say": [*since, _say("end", mine=scores[0], theirs=scores[1])]})  # fmt: skip
