@@ -27,6 +27,9 @@ export function noteServerDate(header, receivedAt = Date.now()) {
 
 const serverNow = () => Date.now() + skewMs;
 
+/** Milliseconds from now (the server's time) to `deadline` (server ms since 1970). */
+export const msLeft = (deadline) => deadline - serverNow();
+
 // ---- the create form -------------------------------------------------------------------------
 
 function select(id, labelKey, options) {
@@ -149,17 +152,31 @@ export function startTicking() {
 // ---- leaving and coming back -----------------------------------------------------------------
 
 /** The leave / take-back button for the player's own seat (hidden for spectators, AI seats and
- *  finished games). `act(away)` asks the server; the view that comes back is shown by the page. */
+ *  finished games). While the AI holds the seat the button is the page's main action, with a
+ *  line above it saying so; leaving asks first (at a table whose time-out loses, that it is for
+ *  good). `act(away)` asks the server; the view that comes back is shown by the page. */
 export function renderSeatHandover(button, view, mySeat, act) {
   const seat = Number.isInteger(mySeat) ? view?.seats?.[mySeat] : null;
   const show = Boolean(seat) && view.status === "playing" && seat.kind === "human" && !seat.lost;
+  const away = show && Boolean(seat.away);
+  let note = document.getElementById("away-note");
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "away-note";
+    note.className = "away-note";
+    note.setAttribute("role", "status");
+    button.before(note);
+  }
+  note.textContent = away ? t("table.away_note") : "";
+  note.hidden = !away;
   button.hidden = !show;
   if (!show) return;
-  const away = Boolean(seat.away);
   button.textContent = away ? t("clock.take_back") : t("clock.leave");
-  button.title = away ? t("clock.take_back_help") : view.clock?.on_timeout === "lose" ? t("clock.leave_lose_help") : t("clock.leave_help");
+  button.className = away ? "primary away-button take-back" : "ghost-button away-button";
+  const lose = view.clock?.on_timeout === "lose";
+  button.title = away ? t("clock.take_back_help") : lose ? t("clock.leave_lose_help") : t("clock.leave_help");
   button.onclick = async () => {
-    if (!away && view.clock?.on_timeout === "lose" && !window.confirm(t("clock.leave_lose_confirm"))) return;
+    if (!away && !window.confirm(lose ? t("clock.leave_lose_confirm") : t("table.leave_confirm"))) return;
     button.disabled = true;
     try {
       await act(!away);

@@ -121,6 +121,7 @@ function store(area, key, value) {
 }
 
 const CONFIRM_KEY = "confirm.moves";
+const LOG_OPEN_KEY = "movelog.open";
 
 /** Whether a tap/click only previews a move and a second tap (or Confirm) sends it: the player's
  *  choice (localStorage), else on for touch screens (a coarse pointer). */
@@ -210,24 +211,46 @@ export function nearestInDirection(items, from, key) {
 }
 
 /**
- * What happened lately, for everyone: a short visible list (newest first) and a polite live
- * region that speaks other players' moves and whose turn it is. Page modules style `.move-log`.
+ * The whole game's moves, for everyone: a collapsible list (newest first; open or shut as the
+ * player last left it) and a polite live region that speaks other players' moves and whose turn
+ * it is. One entry per move (per turn where everyone moves at once); an entry made by the AI for
+ * a person's seat says so in its words and carries `by: "ai"` (shown as data-by). Page modules
+ * style `.move-log`.
  */
 export class MoveLog {
-  constructor(parent, { title = t("dom.recent_moves"), size = 8 } = {}) {
+  constructor(parent, { title = t("dom.move_log"), size = Infinity } = {}) {
     this.size = size;
-    this.box = html("section", { className: "move-log", "aria-label": title, hidden: true }, parent);
-    html("h3", {}, this.box, title);
-    this.list = html("ul", { className: "move-log-list" }, this.box);
+    this.title = title;
+    this.box = html("details", { className: "move-log", "aria-label": title, hidden: true }, parent);
+    this.box.open = stored("localStorage", LOG_OPEN_KEY) !== "shut";
+    this.box.addEventListener("toggle", () => store("localStorage", LOG_OPEN_KEY, this.box.open ? null : "shut"));
+    const summary = html("summary", { className: "move-log-summary" }, this.box);
+    this.heading = html("h3", {}, summary, title);
+    this.list = html("ol", { className: "move-log-list", reversed: true }, this.box);
+    // A long game scrolls inside its log instead of stretching the side panel.
+    this.list.style.maxHeight = "18em";
+    this.list.style.overflowY = "auto";
     this.live = html("div", { className: "visually-hidden move-live", "aria-live": "polite", role: "status" }, parent);
     this.entries = [];
   }
 
-  /** Add moves, oldest first ({text, seat, glyph, recent}); the list keeps the last `size`. */
+  /** Add moves, oldest first ({text, seat, glyph, recent, by}, or for several seats' moves at
+   *  once {text, head, parts: [{glyph, text}], tail}); the list keeps the last `size` (by default
+   *  every one). */
   add(items) {
     for (const item of items) this.entries.push(typeof item === "string" ? { text: item } : item);
-    this.entries = this.entries.slice(-this.size);
+    if (Number.isFinite(this.size)) this.entries = this.entries.slice(-this.size);
     this.#render();
+  }
+
+  /** Replace every entry (a log rebuilt from the game's history); nothing is re-rendered when
+   *  the entries read the same. */
+  set(items) {
+    const next = items.map((item) => (typeof item === "string" ? { text: item } : item));
+    const key = (list) => JSON.stringify(list.map((e) => [e.text, e.seat, e.by]));
+    if (key(next) === key(this.entries)) return;
+    this.entries = [];
+    this.add(next);
   }
 
   /** Mark which entries are since the viewer's last move (a predicate on an entry). */
@@ -237,16 +260,29 @@ export class MoveLog {
   }
 
   #render() {
+    const scroll = this.list.scrollTop;
     this.list.replaceChildren();
     for (const e of [...this.entries].reverse()) {
-      const li = html("li", { className: e.recent ? "recent" : "" }, this.list);
+      const li = html("li", { className: e.recent ? "recent" : "", "data-by": e.by || null }, this.list);
       if (e.glyph) html("span", { className: "log-glyph", "aria-hidden": "true" }, li, `${e.glyph} `);
-      li.append(e.text);
+      if (Array.isArray(e.parts)) {
+        // Several seats' moves in one entry (a turn everyone played at once): each with its
+        // seat's symbol; `text` says the same in words for comparisons and screen readers.
+        li.append(e.head || "");
+        e.parts.forEach((part, i) => {
+          if (i) li.append("; ");
+          if (part.glyph) html("span", { className: "log-glyph", "aria-hidden": "true" }, li, `${part.glyph} `);
+          li.append(part.text);
+        });
+        li.append(e.tail || "");
+      } else li.append(e.text);
       if (e.recent) {
         li.title = t("dom.since_last");
         html("span", { className: "visually-hidden" }, li, ` ${t("dom.since_last_paren")}`);
       }
     }
+    this.list.scrollTop = scroll;
+    this.heading.textContent = this.entries.length ? t("dom.move_log_count", { title: this.title, count: this.entries.length }) : this.title;
     this.box.hidden = !this.entries.length;
   }
 
@@ -260,4 +296,36 @@ export class MoveLog {
     this.entries = [];
     this.#render();
   }
+}
+
+// ---- who made a move, from the game's events ----------------------------------------------------
+
+/** Whether the AI made this move for a person's seat: the engine marks each move event with `by`
+ *  ("player" or "ai"); a seat of kind "ai" is an AI player in its own right. */
+export const aiForPerson = (event, seats) => event?.by === "ai" && seats?.[event.seat]?.kind === "human";
+
+/** The mover's words in a log sentence: `name` ("You" for the viewer), or "The AI (for Ada)" /
+ *  "The AI (for you)" when the AI made the move for a person's seat. */
+export function moverWords(name, { byAi = false, mine = false } = {}) {
+  if (!byAi) return name;
+  return mine ? t("dom.ai_for_you") : t("dom.ai_for", { name });
+}
+
+const TABLE_ACTIONS = new Set(["timeout", "left", "returned"]);
+
+/** The log entries of the table's own events (a seat timed out, left, came back), which every
+ *  game shares: one per seat, or [] for any other event. `nameOf(seat)` names a seat. */
+export function tableEntries(event, mySeat, nameOf) {
+  if (!TABLE_ACTIONS.has(event?.action)) return [];
+  const out = [];
+  for (const seat of event.seats || []) {
+    const mine = seat === mySeat;
+    let key = "dom.log_returned";
+    if (event.action !== "returned") {
+      const lose = event.then === "lose";
+      key = event.action === "timeout" ? (lose ? "dom.log_timeout_out" : "dom.log_timeout_ai") : lose ? "dom.log_left_out" : "dom.log_left_ai";
+    }
+    out.push({ seat, glyph: seatGlyph(seat), table: true, text: t(mine ? `${key}_you` : key, { name: nameOf(seat) }) });
+  }
+  return out;
 }

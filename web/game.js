@@ -79,6 +79,7 @@ import { levelDescription, levelName, plainError, renderFinal, renderScores, ren
 import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
 import { renderSeatHandover, startTicking } from "./clock.js";
+import { TurnAlerts } from "./notify.js";
 
 const $ = (id) => document.getElementById(id);
 const KIND = /^[A-Za-z0-9_-]{1,64}$/;
@@ -117,33 +118,18 @@ export function hintExplanation(value, level, players) {
   return t(`hint.explain_${where}${level_ ? "_level" : ""}`, params);
 }
 
-let audio = null;
-
-/** A short beep (WebAudio, no file). */
-function beep() {
-  try {
-    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-    if (audio.state === "suspended") audio.resume();
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.type = "sine";
-    osc.frequency.value = 880;
-    const t = audio.currentTime;
-    gain.gain.setValueAtTime(0.0001, t);
-    gain.gain.exponentialRampToValueAtTime(0.2, t + 0.02);
-    gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.25);
-    osc.connect(gain).connect(audio.destination);
-    osc.start(t);
-    osc.stop(t + 0.3);
-  } catch {
-    /* no audio here */
-  }
-}
-
 /** Whether `seat` may move in `view` now: it must (to_move), or it may still change its choice. */
 export function mayMove(view, seat) {
   if (!view || seat === null || seat === undefined || view.status !== "playing") return false;
   return (view.to_move || []).includes(seat) || view.seats?.[seat]?.chosen === true;
+}
+
+/** Whether stream event id `a` ("<ms>-<seq>") comes after `b` ("" is before every id). */
+export function laterEvent(a, b) {
+  if (!b) return true;
+  const [am, as] = a.split("-").map(BigInt);
+  const [bm, bs] = b.split("-").map(BigInt);
+  return am > bm || (am === bm && as > bs);
 }
 
 export class GameScreen {
@@ -158,11 +144,8 @@ export class GameScreen {
     $("hint-button").addEventListener("click", () => this.#hint());
     $("share-button").addEventListener("click", () => this.#share());
     $("hint-level").addEventListener("change", (ev) => saveSetting("hint.level", ev.target.value));
-    $("sound-toggle").checked = setting("turn.sound") === "on";
-    $("sound-toggle").addEventListener("change", (ev) => {
-      saveSetting("turn.sound", ev.target.checked ? "on" : "off");
-      if (ev.target.checked) beep(); // a user gesture: lets the browser play later beeps
-    });
+    this.alerts = new TurnAlerts($("sound-row"), (text, kind) => this.#message(text, kind));
+    setInterval(() => this.alerts.tick(), 1000);
     $("join-box").addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#join();
@@ -180,6 +163,14 @@ export class GameScreen {
       get seat() {
         return screen.seat;
       },
+      // Every public event of the game so far, oldest first (parsed; the stream starts from the
+      // game's first event, so a reload has the whole story): page modules build their move log
+      // from it. null until the stream has caught up with the first view shown (a log built
+      // from half a history would announce old moves as news); then it grows as events arrive,
+      // each arrival followed by a page.update.
+      get events() {
+        return screen.historyReady ? screen.history : null;
+      },
     };
   }
 
@@ -192,7 +183,6 @@ export class GameScreen {
       return;
     }
     this.id = id;
-    this.wasMyTurn = null;
     this.mine = loadSeat(id);
     this.view = null;
     this.legal = [];
@@ -200,6 +190,15 @@ export class GameScreen {
     this.busy = false;
     this.hinting = false;
     this.recordLoaded = false;
+    this.history = [];
+    this.lastEventId = "";
+    this.historyDone = false;
+    this.historyTo = null; // the first view's last event: the history is whole from there on
+    this.historyReady = false;
+    this.rated = null;
+    this.ratedAsked = 0;
+    this.alerts.reset();
+    this.#renderRated();
     this.#message("");
     $("after").hidden = true;
     $("hint-row").hidden = true;
@@ -212,7 +211,8 @@ export class GameScreen {
     $("scores").tBodies[0].replaceChildren();
     $("join-name").value = savedName();
     this.replay.reset();
-    // The stream starts after the first view, from its last event: no replay of old events.
+    // The stream starts from the game's first event: the page's move log is the whole game's
+    // (its events), which a reload then reads the same.
     this.refresh().then(() => this.id === id && !this.events && this.#connect());
   }
 
@@ -230,6 +230,7 @@ export class GameScreen {
     clearTimeout(this.retryTimer);
     clearTimeout(this.soonTimer);
     clearInterval(this.pollTimer);
+    clearTimeout(this.ratedTimer);
     this.#unmountPage();
     this.id = null;
     this.view = null;
@@ -317,11 +318,16 @@ export class GameScreen {
 
   #connect() {
     const id = this.id;
-    if (this.view?.status === "over") return; // nothing more will happen
-    const es = new EventSource(api.eventsUrl(id, this.view?.last_event_id));
+    // A finished game's stream is read once, for its history (the engine ends it at the end).
+    if (this.view?.status === "over" && this.historyDone) return;
+    const es = new EventSource(api.eventsUrl(id, this.lastEventId));
     this.events = es;
     es.onopen = () => this.#conn("live");
-    es.onmessage = () => this.#soon();
+    es.onmessage = (ev) => {
+      if (this.events !== es) return;
+      this.#took(ev);
+      this.#soon();
+    };
     es.onerror = () => {
       if (this.events !== es) return;
       this.#conn("reconnecting");
@@ -338,7 +344,33 @@ export class GameScreen {
     }, 8000);
   }
 
+  /** Keep one event of the stream in the game's history (each once, in order). */
+  #took(ev) {
+    let event;
+    try {
+      event = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    if (!event || typeof event !== "object") return;
+    const id = ev.lastEventId || event.event_id || "";
+    if (id && this.history.length && !laterEvent(id, this.lastEventId)) return; // seen already
+    if (id) this.lastEventId = id;
+    this.history.push(event);
+    if (!this.historyReady && this.historyTo !== null && !laterEvent(this.historyTo, this.lastEventId)) this.historyReady = true;
+    if (event.status === "over") {
+      // The engine ends the stream with the game: stop listening instead of reconnecting.
+      this.historyDone = true;
+      this.events?.close();
+      this.events = null;
+      clearInterval(this.pollTimer);
+      $("conn").textContent = "";
+    }
+  }
+
   #conn(state) {
+    // The stream is open: the server is reached again, a "cannot be reached" is old news.
+    if (state === "live" && $("message").dataset.code === "view_failed") this.#message("");
     const el = $("conn");
     el.textContent = state === "live" ? t("conn.live") : t("conn.reconnecting");
     el.className = `conn ${state}`;
@@ -368,11 +400,13 @@ export class GameScreen {
         this.#missing(id);
         return;
       }
-      this.#message(plainError(err, this.view, this.seat)[0], "error");
+      // marked as the view's failure: the next view that arrives, or the stream, clears it
+      this.#message(plainError(err, this.view, this.seat)[0], "error", "view_failed");
       if (!this.view) $("status").textContent = "";
       return;
     }
     if (this.id !== id) return;
+    if ($("message").dataset.code === "view_failed") this.#message(""); // reached again
     await this.#apply(view);
   }
 
@@ -386,9 +420,13 @@ export class GameScreen {
       return;
     }
     if (this.id !== id || (this.view && view.version < this.view.version)) return;
+    if (this.historyTo === null) {
+      this.historyTo = view.last_event_id || "";
+      if (!this.historyTo || (this.lastEventId && !laterEvent(this.historyTo, this.lastEventId))) this.historyReady = true;
+    }
     const moved = !this.view || view.turn_version !== this.view.turn_version;
     this.view = view;
-    if (view.status === "over" && this.events) {
+    if (view.status === "over" && this.events && this.historyDone) {
       // The engine ends the stream with the game: stop listening instead of reconnecting.
       this.events.close();
       this.events = null;
@@ -433,8 +471,9 @@ export class GameScreen {
       view.status === "waiting" && view.seats.some((s) => s.kind === "open")
         ? t("game.watching_join")
         : t("game.watching");
-    $("sound-row").hidden = this.seat === null || view.status === "over";
-    this.#turnAlert();
+    this.alerts.update(view, this.seat, myTurn(view, this.seat), gameName(view.game));
+    this.#title();
+    this.#askRated();
     renderScores(view, this.seat, this.meta);
     this.#renderJoin();
     this.#renderHintRow();
@@ -457,11 +496,44 @@ export class GameScreen {
     this.onTitle(myTurn(this.view, this.seat) ? t("game.your_turn_title", { title: this.baseTitle }) : this.baseTitle);
   }
 
-  #turnAlert() {
-    const now = myTurn(this.view, this.seat);
-    if (now && this.wasMyTurn === false && $("sound-toggle").checked) beep();
-    this.wasMyTurn = now;
-    this.#title();
+  /** Whether the table is rated (GET /table): asked on opening and when the game starts or
+   *  ends; a player makes a table rated just after creating it (players.js), so while it is not
+   *  rated it is asked again a few times, 2 s apart. */
+  #askRated() {
+    const stage = this.view.status;
+    if (this.rated === true || this.ratedAsked === stage) return;
+    this.ratedAsked = stage;
+    clearTimeout(this.ratedTimer);
+    this.#fetchRated(stage === "over" ? 0 : 3);
+  }
+
+  #fetchRated(again) {
+    const id = this.id;
+    api.table(id).then(
+      (table) => {
+        if (this.id !== id) return;
+        this.rated = table.rated === true;
+        this.#renderRated();
+        if (!this.rated && again > 0) this.ratedTimer = setTimeout(() => this.id === id && this.#fetchRated(again - 1), 2000);
+      },
+      () => {
+        if (this.id === id) this.ratedAsked = 0; // ask again with the next view
+      },
+    );
+  }
+
+  /** "Rated game" beside the status while the table is rated (its rule in the tooltip). */
+  #renderRated() {
+    let note = $("rated-note");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "rated-note";
+      note.className = "rated-note";
+      $("status").after(note);
+    }
+    note.textContent = this.rated ? t("table.rated") : "";
+    note.title = this.rated ? t("table.rated_help") : "";
+    note.hidden = !this.rated;
   }
 
   #renderJoin() {

@@ -40,6 +40,13 @@ def taken_back(meta: GameMeta, seat: int, caller: Caller) -> GameMeta | None:
     return meta.with_seat(seat, replace(info, away=False))
 
 
+def made_by(caller: Caller) -> str:
+    """Who made a move, kept on its event as `by` (README, API decisions): "ai" when the AI
+    service made it (an AI seat, or a person's seat the AI plays while they are away), else
+    "player". A page tells every past move's maker from the events; ratings count them."""
+    return "ai" if caller.is_ai_service else "player"
+
+
 class Moves:
     def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
         self.tables = tables
@@ -105,7 +112,7 @@ class Moves:
                 raise failed("game_over", f"game {game_id} is over")
             state = table.state.copy()
             before = state.turn_number
-            event = state.play(seat, move)
+            event = {**state.play(seat, move), "by": made_by(caller)}
         except (ServiceError, GameError):
             # A retry of a move that was applied: answer it as the first time.
             if answer_key and not table.from_cache:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 import grpc
 from metro.v1 import engine_pb2
@@ -17,9 +19,9 @@ from metro.v1 import engine_pb2
 import games
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
-from services.engine.meta import AI
+from services.engine.meta import AI, SeatInfo
 from services.engine.players import Players, ai_player
-from services.engine.ratings import SWEEP_BATCH, RatingBook
+from services.engine.ratings import SWEEP_BATCH, RatingBook, mostly_ai
 from services.engine.store import STORAGE_ERRORS
 from services.engine.tables import Tables
 
@@ -29,6 +31,7 @@ BOARD_LIMIT_DEFAULT, BOARD_LIMIT_MAX = 50, 200
 SWEEP_INTERVAL_S = 30.0
 RATE_TIMEOUT_S = 10.0  # a rating that takes longer is left to the sweep
 READ_SWEEP = 10  # due games a leaderboard read looks at before it answers
+EVENT_PAGE = 500  # events read at once when counting who made a finished game's moves
 
 
 class Ratings:
@@ -116,10 +119,31 @@ class Ratings:
         scores = list(outcome.scores) if outcome and seats else []
         winners = list(outcome.winners) if outcome and seats else []
         retired = list(game.state.retired) if seats else []
-        rated = await self.rating_book.apply(kind, game_id, seats, names, scores, winners, retired)
+        unrated = await self._mostly_ai(game_id, game.meta.seats, seats)
+        rated = await self.rating_book.apply(
+            kind, game_id, seats, names, scores, winners, retired, unrated
+        )
         if rated and seats:
             log.info("game %s: rated (%s)", game_id, kind)
         return True
+
+    async def _mostly_ai(
+        self, game_id: str, infos: Sequence[SeatInfo], seats: list[str]
+    ) -> set[str]:
+        """The players of people's seats whose moves the AI mostly made (ratings.mostly_ai),
+        from the game's whole story of events."""
+        if not seats:
+            return set()
+        assert self.tables is not None
+        events: list[dict[str, Any]] = []
+        after = ""
+        while True:
+            batch = await self.tables.store.events_after(game_id, after, EVENT_PAGE)
+            events += [event for _, event in batch]
+            if len(batch) < EVENT_PAGE:
+                break
+            after = batch[-1][0]
+        return {seats[s] for s in mostly_ai(events, len(infos)) if infos[s].kind != AI}
 
     async def sweep_kind(self, kind: str, limit: int = SWEEP_BATCH) -> None:
         """Rate the ended games of `kind` still due (at most `limit` looked at)."""

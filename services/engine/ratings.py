@@ -22,7 +22,7 @@ import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +122,21 @@ def ranks(
     return out
 
 
+def mostly_ai(events: Iterable[Mapping[str, Any]], seats: int) -> set[int]:
+    """The seats more than half of whose moves the AI made for their player (the events' `by`,
+    moves.made_by): a rated game does not rate such a seat's player, who mostly did not play it.
+    Every move event counts once (a changed hidden choice too); events without `by` do not."""
+    made = [0] * seats
+    by_ai = [0] * seats
+    for event in events:
+        seat, by = event.get("seat"), event.get("by")
+        if by not in ("ai", "player") or not isinstance(seat, int) or not 0 <= seat < seats:
+            continue
+        made[seat] += 1
+        by_ai[seat] += by == "ai"
+    return {s for s in range(seats) if 2 * by_ai[s] > made[s]}
+
+
 def new_ratings(
     seats: Sequence[str],
     before: dict[str, Rating],
@@ -180,9 +195,11 @@ class RatingBook:
         scores: Sequence[int],
         winners: Sequence[int],
         retired: Sequence[int] = (),
+        unrated: Collection[str] = (),
     ) -> bool:
         """Rate one finished game (no seats: mark it done unrated). True when this call rated
-        it, False when it was rated before."""
+        it, False when it was rated before. `unrated`: players whose rating this game leaves
+        as it is (the others are rated as the game was played)."""
         players = sorted(set(seats))
         for _ in range(RATE_ATTEMPTS):
             texts = await self.redis.hmget(ratings_key(kind), players) if players else []
@@ -191,7 +208,9 @@ class RatingBook:
             }
             after = new_ratings(seats, before, scores, winners, retired) if players else {}
             args: list[Any] = [game_id, int(time.time() * 1000), DONE_KEEP_MS, len(players)]
-            for p, text in zip(players, texts, strict=True):
+            written = [(p, t) for p, t in zip(players, texts, strict=True) if p not in unrated]
+            args[3] = len(written)
+            for p, text in written:
                 args += [p, text or "", after[p].to_json(), after[p].value]
             done = await self._rate(
                 keys=[ratings_key(kind), board_key(kind), done_key(kind), due_key(kind)],

@@ -9,8 +9,8 @@
 // outlined (dashed) since the viewer's last move, faded in, logged and spoken; with "Confirm
 // moves" (on by default for touch screens) a first tap only previews a move and its points.
 
-import { MoveLog, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, nearestInDirection,
-  saveLastSeen, seatGlyph, seatGlyphName } from "/dom.js";
+import { MoveLog, aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, moverWords,
+  nearestInDirection, saveLastSeen, seatGlyph, seatGlyphName, tableEntries } from "/dom.js";
 import { BoardView, colourName, colourWord, deckIcon, formatValue, tileIcon } from "./board.js";
 import { seatLabel } from "/panel.js";
 import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
@@ -261,17 +261,8 @@ class MetroPage {
     const seats = view.seats || [];
     const n = seats.length || 1;
     const stored = lastSeen("metro", view.game_id, me);
+    const entries = this.#history(view);
     if (!before || before.game_id !== view.game_id) {
-      // The first view: the last few moves, attributed backwards from the seat to move.
-      const k = Math.min(6, placements.length);
-      const turn = Number.isInteger(view.turn) ? view.turn : placements.length % n;
-      const entries = [];
-      for (let j = placements.length - k; j < placements.length; j++) {
-        const seat = (((turn - (placements.length - j)) % n) + n) % n;
-        entries.push(this.#entry(placements, j, seat, view));
-      }
-      this.log.clear();
-      this.log.add(entries);
       if (stored && Number.isInteger(stored.placed) && stored.placed <= placements.length) this.recentFrom = stored.placed;
       else if (me !== null && Number.isInteger(view.turn)) {
         // Nothing remembered: the moves since the viewer's seat last had the turn.
@@ -280,55 +271,76 @@ class MetroPage {
     } else {
       const old = before.board || [];
       if (placements.length > old.length) {
-        const entries = [];
-        let seat = Number.isInteger(before.turn) ? before.turn : 0;
-        for (let j = old.length; j < placements.length; j++) {
-          const entry = this.#entry(placements, j, seat, view);
-          entries.push(entry);
-          if (seat === me) {
-            this.recentFrom = j + 1;
-            saveLastSeen("metro", view.game_id, me, { version: view.version, placed: j + 1 });
+        const fresh = entries.filter((e) => Number.isInteger(e.index) && e.index >= old.length);
+        for (const entry of fresh) {
+          if (entry.seat === me) {
+            this.recentFrom = entry.index + 1;
+            saveLastSeen("metro", view.game_id, me, { version: view.version, placed: entry.index + 1 });
           } else {
-            const p = parsePlacement(placements[j]);
+            const p = parsePlacement(placements[entry.index]);
             if (p) this.arrive.add(`${p.row},${p.col}`);
           }
-          // the next seat still in the game
-          for (let step = 1; step <= n; step++) {
-            const next = (seat + step) % n;
-            if (!seats[next]?.out) {
-              seat = next;
-              break;
-            }
-          }
         }
-        this.log.add(entries);
-        const theirs = entries.filter((e) => e.seat !== me).map((e) => e.text);
+        const theirs = fresh.filter((e) => e.seat !== me).map((e) => e.text);
         const turn = this.#turnWords(view);
         if (theirs.length || turn) this.log.announce([...theirs, turn].filter(Boolean).join(" "));
       } else if (before.status !== view.status || JSON.stringify(before.to_move) !== JSON.stringify(view.to_move)) {
         this.log.announce(this.#turnWords(view));
       }
     }
+    this.log.set(entries);
     if (this.recentFrom === null || this.recentFrom > placements.length) this.recentFrom = placements.length;
     this.log.markRecent((e) => e.index >= this.recentFrom && e.seat !== me);
   }
 
-  /** Placement j of `placements`, by `seat`, as a log entry with the points it completed. */
-  #entry(placements, j, seat, view) {
+  /** The whole game's log: one entry per placed tile, in order, with the seats' time-outs and
+   *  returns between them. Who placed a tile (and whether the AI did it for a person) comes from
+   *  the game's events; tiles the view has and the events not yet are attributed by turn order. */
+  #history(view) {
+    const placements = view.board || [];
+    const seats = view.seats || [];
+    const n = seats.length || 1;
+    const me = this.host.seat;
+    const out = [];
+    let j = 0;
+    for (const event of this.host.events || []) {
+      if (event.action === "place" && j < placements.length) {
+        out.push(this.#entry(placements, j, event.seat, view, event));
+        j++;
+      } else {
+        out.push(...tableEntries(event, me, (seat) => seatName(seats, seat)));
+      }
+    }
+    const turn = Number.isInteger(view.turn) ? view.turn : placements.length % n;
+    for (; j < placements.length; j++) {
+      const seat = (((turn - (placements.length - j)) % n) + n) % n;
+      out.push(this.#entry(placements, j, seat, view, null));
+    }
+    return out;
+  }
+
+  /** Placement j of `placements`, by `seat` (its move `event`, when known), as a log entry with
+   *  the points it completed. */
+  #entry(placements, j, seat, view, event) {
     const p = parsePlacement(placements[j]);
-    if (!p) return { index: j, seat, text: t("metro.log_moved", { name: seatName(view.seats, seat) }) };
+    const mine = this.host.seat === seat;
+    // Who made it: the engine's `by`; without one (an event from before it was recorded, or a
+    // tile the events have not brought yet), the viewer's own seat while the AI holds it.
+    const byAi = event && "by" in event ? aiForPerson(event, view.seats) : mine && Boolean(view.seats?.[seat]?.away);
+    const by = event?.by || undefined;
+    const name = mine ? seatName(view.seats, seat) : moverWords(seatName(view.seats, seat), { byAi });
+    if (!p) return { index: j, seat, by, text: t("metro.log_moved", { name }) };
     const board = boardFrom(placements.slice(0, j));
     const gains = completions(board, view.seats, p.code, p.row, p.col);
     const pts = gains
       .filter((g) => g.owner !== null && g.owner !== undefined)
       .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
-    const mine = this.host.seat === seat;
-    // The viewer's seat while they are away is played by the AI: say so, not "You placed".
-    const who = !mine ? "" : view.seats?.[seat]?.away ? "ai_placed_for_you" : "you_placed";
-    const words = { name: seatName(view.seats, seat), tile: p.code, row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
+    // The viewer's seat played by the AI (while they were away): say so, not "You placed".
+    const who = !mine ? "" : byAi ? "ai_placed_for_you" : "you_placed";
+    const words = { name, tile: p.code, row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
     const key = `metro.log_${who || "placed"}${pts.length ? "_points" : ""}`;
     const text = t(key, words);
-    return { index: j, seat, text, glyph: seatGlyph(seat) };
+    return { index: j, seat, by, text, glyph: seatGlyph(seat) };
   }
 
   #turnWords(view) {

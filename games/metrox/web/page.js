@@ -3,8 +3,8 @@
 // AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
 // hint button and replay buttons; it hands this module a board element and a controls element.
 
-import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, nearestInDirection, reducedMotion, saveLastSeen,
-  seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
+import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, moverWords, nearestInDirection, reducedMotion, saveLastSeen,
+  seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg, tableEntries } from "/dom.js";
 import { t } from "/i18n.js";
 import { MapView, segmentDistance } from "/mapview.js";
 import { seatLabel } from "/panel.js";
@@ -141,7 +141,6 @@ class MetroXPage {
       this.#buildMap();
     }
     if (newTurn) {
-      this.#logTurn(this.view, view);
       this.#trackFresh(view);
       this.turnKey = key;
       this.cursor = null;
@@ -149,6 +148,7 @@ class MetroXPage {
       this.hints = [];
     }
     this.view = view;
+    this.#logTurns(view);
     this.legal = Array.isArray(legal) ? legal.map(plainMove).filter(Boolean) : [];
     if (this.sel && !this.#isLegal(this.sel)) this.sel = null;
     this.#render();
@@ -300,31 +300,70 @@ class MetroXPage {
     }, 900);
   }
 
-  /** The turn that resolved between two views, in words: each seat's choice, logged and spoken. */
-  #logTurn(before, view) {
-    if (!before || !this.index || before.game_id !== view.game_id) return;
-    if ((view.turn_index ?? 0) <= (before.turn_index ?? 0)) return;
-    const card = before.card;
-    const entries = [];
-    for (const s of view.sheets || []) {
-      const old = before.sheets?.find((o) => o.seat === s.seat);
-      if (!old) continue;
-      const had = new Set(old.filled);
-      const gained = s.filled.filter((x) => !had.has(x));
-      let what = t("metrox.log_passed");
-      const line = Object.keys(s.windows || {}).find((id) => (s.windows[id] || []).length > (old.windows?.[id] || []).length);
-      if (line) what = t("metrox.log_took_line", { line, count: gained.length });
-      else if (gained.length) what = t("metrox.log_filled", { station: this.index.stations.get(gained[0])?.name || gained[0] });
-      const who = s.seat === this.#seat ? t("metrox.you") : this.#seatName(s.seat);
-      entries.push({ seat: s.seat, glyph: seatGlyph(s.seat), recent: s.seat !== this.#seat,
-        text: t(card ? "metrox.log_turn_card" : "metrox.log_turn", { turn: (before.turn_index ?? 0) + 1, card, name: who, what }) });
-    }
-    if (!entries.length) return;
-    this.log.markRecent(() => false);
-    this.log.add(entries);
-    const others = entries.filter((e) => e.seat !== this.#seat).map((e) => e.text);
+  /** The whole game's log, rebuilt from its events on every update: one entry per resolved
+   *  turn (every seat's choice, and who made it: the player, or the AI for them), with seats
+   *  timing out or coming back in between. Turns not spoken yet are spoken (others' choices and
+   *  the next card); the first look at a game speaks none. */
+  #logTurns(view) {
+    if (!this.index || !this.host.events) return; // the game's events are still coming
+    const entries = this.#history(view);
+    const last = entries.reduce((m, e) => Math.max(m, e.turn || 0), 0);
+    for (const e of entries) e.recent = e.turn === last && last > 0;
+    this.log.set(entries);
+    const first = this.spokenTurns === undefined || this.spokenGame !== view.game_id;
+    const fresh = first ? [] : entries.filter((e) => e.turn > this.spokenTurns);
+    this.spokenTurns = Math.max(first ? 0 : this.spokenTurns, last);
+    this.spokenGame = view.game_id;
+    if (!fresh.length) return;
     const next = view.status === "over" ? t("metrox.over") : view.card ? t("metrox.next_card", { words: cardWords(view.card) }) : "";
-    this.log.announce([...others, next].filter(Boolean).join(" "));
+    this.log.announce([...fresh.map((e) => e.text), next].filter(Boolean).join(" "));
+  }
+
+  /** Log entries from the game's events (the shell's host.events). */
+  #history(view) {
+    const me = this.#seat;
+    const seats = view.seats || [];
+    const name = (p) => (seats[p] ? seatLabel(seats[p], p) : t("seat.player", { n: p + 1 }));
+    const out = [];
+    let turn = 0;
+    let by = {}; // seat -> who made its choice this turn ("player" / "ai"), from its last event
+    const resolved = (r) => {
+      if (r.by) by[r.seat] = r.by;
+      out.push(this.#turnEntry(++turn, r, by, seats, name));
+      by = {};
+    };
+    for (const event of this.host.events || []) {
+      if (event.action === "choose") by[event.seat] = event.by;
+      else if (event.action === "resolve") resolved(event);
+      else if (event.action === "retire" && event.resolved) resolved(event.resolved);
+      else {
+        out.push(...tableEntries(event, me, name));
+        // A seat out of the game may be the last one the turn waited for.
+        for (const r of event.retired || []) if (r?.resolved) resolved(r.resolved);
+      }
+    }
+    return out;
+  }
+
+  /** One resolved turn (a resolve event) in words: "Turn 3 (card 5): You took line C; Ada…". */
+  #turnEntry(turn, r, by, seats, name) {
+    const me = this.#seat;
+    const moves = [];
+    let ai = false;
+    (r.choices || []).forEach((c, p) => {
+      if (!c) return; // a seat out of the game chose nothing
+      let what = t("metrox.log_passed");
+      if (c.line) what = t("metrox.log_took_line_only", { line: c.line });
+      else if (c.station) what = t("metrox.log_filled", { station: this.index.stations.get(c.station)?.name || c.station });
+      const byAi = by[p] === "ai" && seats[p]?.kind === "human";
+      ai = ai || byAi;
+      const who = moverWords(p === me ? t("metrox.you") : name(p), { byAi, mine: p === me });
+      moves.push({ glyph: seatGlyph(p), text: t("metrox.log_seat_move", { name: who, what }) });
+    });
+    const mark = "\u0000"; // where the seats' moves go in the sentence
+    const [head, tail = ""] = t("metrox.log_turn_moves", { turn, card: cardWords(r.card), moves: mark }).split(mark);
+    const text = `${head}${moves.map((m) => m.text).join("; ")}${tail}`;
+    return { turn, by: ai ? "ai" : undefined, text, head, tail, parts: moves };
   }
 
   // ---- the map (built once per map, painted on every change) -----------------------------------

@@ -5,8 +5,8 @@
 // among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
 // The shell owns the status line, scores, join, hint button and replay buttons.
 
-import { MoveLog, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, nearestInDirection, reducedMotion,
-  seatGlyph, seatGlyphName, seatSymbol, svg } from "/dom.js";
+import { MoveLog, aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, moverWords, nearestInDirection,
+  reducedMotion, seatGlyph, seatGlyphName, seatSymbol, svg, tableEntries } from "/dom.js";
 import {
   COLOURS,
   LINE_HEX,
@@ -702,8 +702,51 @@ class UndergroundPage {
 
   // ---- other players' moves ------------------------------------------------------------------
 
-  /** Every rail and passenger ride of the view in order, in words, with its seat. */
+  /** Every rail and passenger ride of the game in order, in words, with its seat: from the
+   *  game's events (the shell's host.events), which also say who laid each rail (the player,
+   *  or the AI for them) and when seats timed out or came back; from the view's turns until the
+   *  events have come. */
   #events(view) {
+    const history = this.host.events;
+    if (!history) return this.#viewEvents(view);
+    const out = [];
+    const gains = this.analysis?.railGains || [];
+    const me = this.#mySeat;
+    let k = 0;
+    let laidThisTurn = 0;
+    for (const event of history) {
+      const seat = event.seat;
+      if (!["rail", "stop", "route", "turn"].includes(event.action)) {
+        out.push(...tableEntries(event, me, (p) => seatName(view, p)));
+        continue;
+      }
+      const byAi = aiForPerson(event, view.seats);
+      const by = event.by || undefined;
+      const who = moverWords(seat === me ? t("underground.you") : seatName(view, seat), { byAi, mine: seat === me });
+      for (const r of event.rails || []) {
+        out.push({ seat, by, glyph: seatGlyph(seat), rail: `${r.colour}|${r.a}|${r.b}`,
+          text: t("underground.log_laid", { name: who, colour: cw(r.colour), a: this.#n(r.a), b: this.#n(r.b), gains: gainWords(gains[k] || [], this.index) }) });
+        k++;
+        laidThisTurn++;
+      }
+      const ends = event.turn_complete === true || event.action === "turn";
+      if (ends && !laidThisTurn) out.push({ seat, by, glyph: seatGlyph(seat), text: t("underground.log_no_rail", { name: who }) });
+      if (ends) laidThisTurn = 0;
+      for (const leg of event.route || []) out.push(this.#legEntry(seat, leg));
+    }
+    return out;
+  }
+
+  /** The passenger's ride on `leg`, at the end of `seat`'s turn. */
+  #legEntry(seat, leg) {
+    return { seat, glyph: seatGlyph(seat),
+      text: leg.lines?.length
+        ? t("underground.log_passenger", { station: this.#n(leg.to), lines: riding(leg.lines) })
+        : t("underground.log_passenger_walked", { station: this.#n(leg.to) }) };
+  }
+
+  /** The log from the view's own list of turns (before the game's events have come). */
+  #viewEvents(view) {
     const out = [];
     const gains = this.analysis?.railGains || [];
     let k = 0;
@@ -716,14 +759,10 @@ class UndergroundPage {
       }
     };
     for (const m of view.moves || []) {
+      if (m.action === "retire") continue; // a seat out of the game: the table's events say so
       rails(m.seat, m.rails);
       if (!(m.rails || []).length) out.push({ seat: m.seat, glyph: seatGlyph(m.seat), text: t("underground.log_no_rail", { name: m.seat === this.#mySeat ? t("underground.you") : seatName(view, m.seat) }) });
-      for (const leg of m.route || []) {
-        out.push({ seat: m.seat, glyph: seatGlyph(m.seat),
-          text: leg.lines?.length
-            ? t("underground.log_passenger", { station: this.#n(leg.to), lines: riding(leg.lines) })
-            : t("underground.log_passenger_walked", { station: this.#n(leg.to) }) });
-      }
+      for (const leg of m.route || []) out.push(this.#legEntry(m.seat, leg));
     }
     if (view.status === "playing" && view.turn) rails(view.turn.seat, view.turn.rails);
     return out;
@@ -755,12 +794,15 @@ class UndergroundPage {
     if (!this.index || !this.analysis) return;
     const events = this.#events(view);
     const me = this.#mySeat;
-    if (!before || this.logged === null || this.logged > events.length) {
-      this.log.clear();
-      this.log.add(events.slice(-6));
+    // The first look, or the game's events just came in place of the view's turns: no news.
+    const source = this.host.events ? "events" : "view";
+    const restart = source !== this.logSource;
+    this.logSource = source;
+    if (!before || restart || this.logged === null || this.logged > events.length) {
+      this.log.set(events);
     } else if (events.length > this.logged) {
       const fresh = events.slice(this.logged);
-      this.log.add(fresh);
+      this.log.set(events);
       for (const e of fresh) if (e.rail && e.seat !== me) this.arrive.add(e.rail);
       const theirs = fresh.filter((e) => e.seat !== me).map((e) => e.text);
       const turn = view.status === "over" ? t("underground.over") : (view.to_move || []).includes(me) ? t("underground.your_turn") : "";

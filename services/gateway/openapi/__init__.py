@@ -41,7 +41,9 @@ def _document_text() -> str:
             "id": ref("EventId"),
             "event": {
                 "enum": ["message", "failure"],
-                "description": "message: a change of the game (data: the public event); "
+                "description": "message: a change of the game (data: the public event; a "
+                "move's event names who made it in `by`: 'player', or 'ai' when the AI made it, "
+                "for an AI seat or for a person's seat while they are away); "
                 "failure: the stream broke (data: an error object such as Error's `error`).",
             },
             "data": {"type": "string", "contentMediaType": "application/json"},
