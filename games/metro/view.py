@@ -84,7 +84,7 @@ def routes(state: MetroState) -> list[dict[str, Any]]:
 
 def view(state: MetroState, seat: int | None) -> dict[str, Any]:
     n = state.rules.players
-    if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+    if seat is not None and not (type(seat) is int and 0 <= seat < n):
         raise ValueError(f"seat must be 0-{n - 1} or None, got {seat!r}")
     own_draw = seat is not None and seat == state.seat and state.drawn >= 0
     entries = state.history_entries()  # walked once: board, board_tiles and unseen all need it

@@ -39,7 +39,11 @@ from games.metrox.state import MetroXState
 
 
 def view(state: MetroXState, seat: int | None) -> JSON:
+    """What `seat` may see (None: a spectator); ValueError for a seat not in the game, as in
+    every game (a bad seat once got a spectator's view)."""
     s, m = state, state.m
+    if seat is not None and not (type(seat) is int and 0 <= seat < s.n):
+        raise ValueError(f"seat must be 0-{s.n - 1} or None, got {seat!r}")
     sid, lid = m.station_ids, m.line_ids
     scores = s.scores
     out: JSON = {
@@ -81,7 +85,7 @@ def view(state: MetroXState, seat: int | None) -> JSON:
         )
     for c in completions:
         c.sort(key=lambda e: (e["turn"], e["seat"]))
-    own = s.pending[seat] if seat is not None and 0 <= seat < s.n else None
+    own = s.pending[seat] if seat is not None else None
     out.update(
         {
             "map": m.data,

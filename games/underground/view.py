@@ -41,7 +41,7 @@ from games.underground.state import UndergroundState
 
 def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
     n = state.rules.players
-    if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+    if seat is not None and not (type(seat) is int and 0 <= seat < n):
         raise ValueError(f"seat must be 0-{n - 1} or None, got {seat!r}")
     board = state.board
     sid = board.sid

@@ -60,6 +60,15 @@ def test_the_game_is_registered_with_its_shape(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_a_view_for_a_seat_not_in_the_game_is_refused(kind: str) -> None:
+    game = games.get(kind)
+    state = game.new_state(game.normalise_rules(None), 1)
+    for seat in (-1, state.seat_count, "0", 1.0, True):
+        with pytest.raises(ValueError):
+            state.view(seat)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_copy_is_independent(kind: str, seed: int) -> None:
     game = games.get(kind)
@@ -108,9 +117,12 @@ def test_every_legal_move_passes_the_checked_door_as_the_fast_door_applies_it(
     kind: str, seed: int
 ) -> None:
     game = games.get(kind)
+    rng = random.Random(seed)
     for state in positions(game, seed, 11)[:-1]:
         for seat in state.to_move():
-            for move in state.legal_moves(seat):
+            legal = state.legal_moves(seat)
+            # Up to 12 of them, seeded (an Underground turn offers a hundred rails or more).
+            for move in rng.sample(legal, min(12, len(legal))):
                 body = json.loads(json.dumps(move.to_json()))
                 assert game.parse_move(body) == move  # the API's JSON reads back as the move
                 fast, checked = state.copy(), state.copy()
