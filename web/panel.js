@@ -6,7 +6,7 @@ import { clockCell, hasClock } from "./clock.js";
 import { seatGlyph } from "./dom.js";
 import { formatList, formatNumber, has, t } from "./i18n.js";
 import { seatColour, textOn } from "./meta.js";
-import { fieldErrorWords } from "./words.js";
+import { fieldErrorWords, paramWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -138,6 +138,8 @@ function refusalParams(refusal, params, view, mySeat) {
   for (const [k, v] of Object.entries(out)) {
     if (k === "seat" || k.endsWith("_seat")) {
       out[k] = v === mySeat ? t("refusal.you") : nameOf(view, Number(v));
+    } else if (kind && typeof v === "string" && paramWords(kind, k, v) !== null) {
+      out[k] = paramWords(kind, k, v); // a game's own value (a tile, a card) in words
     } else if (kind && typeof v === "string" && has(`${kind}.${k}.${v}`)) {
       out[k] = t(`${kind}.${k}.${v}`);
     }

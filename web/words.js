@@ -62,3 +62,20 @@ export function fieldErrorWords(err) {
   const { field: _path, game: _game, option: _option, ...numbers } = params;
   return t(`error.reason.${reason}`, { ...numbers, what: fieldLabel(err.field, params), help }).trim();
 }
+
+// Values a game sends in a refusal's params that only the game can word (a Metro tile's code, a
+// Metro X card's code): each game's page registers its own wording, so the shell names no game
+// and no code reaches a person.
+const PARAM_WORDS = new Map();
+
+/** Register `fn(name, value)` -> words (or null: not the game's to word) for game `kind`. */
+export function registerParamWords(kind, fn) {
+  PARAM_WORDS.set(kind, fn);
+}
+
+/** A refusal parameter in words, by its game's registered wording; null when it has none. */
+export function paramWords(kind, name, value) {
+  const fn = PARAM_WORDS.get(kind);
+  const words = fn ? fn(name, value) : null;
+  return typeof words === "string" ? words : null;
+}

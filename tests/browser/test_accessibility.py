@@ -59,7 +59,9 @@ def test_a_hint_from_the_list_is_exactly_that_move_ready_to_confirm(
     assert selected_code(page) == placement[:4]
     page.wait_for_selector("#confirm-box:not([hidden])")
     confirm = page.inner_text("#confirm-text")
-    assert placement[:4] in confirm and f"row {row + 1}, column {col + 1}" in confirm, confirm
+    # The tile in words (what it connects), never its code (tests/browser/test_no_codes.py).
+    assert "tile with" in confirm and placement[:4] not in confirm, confirm
+    assert f"row {row + 1}, column {col + 1}" in confirm, confirm
     shot(page, artifacts, "access-hint-picked")
     page.click("#confirm-button")
     page.wait_for_selector(f'[data-tile="{placement}"]')

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Tab
-from tests.browser.steps import message
+from tests.browser.conftest import NARROW, WIDE, Tab
+from tests.browser.steps import create_game, message, play_one_move, wait_my_turn_or_end
+from tests.browser.test_metrox import confirm, pick_move, wait_choose_or_over
+from tests.browser.test_underground import wait_mine_or_over, wait_settled
 from tests.fixtures.gateway import GatewayApi
 
 LOCALES = {"en": "en-US", "hu": "hu-HU", "fr": "fr-FR", "es": "es-ES"}
@@ -220,3 +222,125 @@ def test_a_rule_refusal_is_said_in_the_page_s_language(
         assert said == want, (lang, said)
         assert "RULES.md" in str(page.get_attribute("#message", "title"))
         tab.check_clean()
+
+
+# ---- no English left (issue 19, item 7) ---------------------------------------------------------
+
+PLACE = re.compile(r"\{[a-z_]+\}")
+WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_phrases(english: dict[str, Any], words: dict[str, Any]) -> set[str]:
+    """The English side's phrases a page in another language must not show: the literal parts
+    of every English entry that the language words differently, of two words or more (short
+    tokens and proper names such as station names are not phrases; a part the language's own
+    catalogue holds too, a game's name, is its word as well)."""
+    own = " ".join(v if isinstance(v, str) else " ".join(v.values()) for v in words.values())
+    phrases: set[str] = set()
+    for key, entry in english.items():
+        if words.get(key) == entry:
+            continue
+        forms = [entry] if isinstance(entry, str) else list(entry.values())
+        for form in forms:
+            for part in PLACE.split(form):
+                part = part.strip(" .,:;!?()\u2014\u2013-\u00b7'\"")
+                if len(WORD.findall(part)) >= 2 and part not in own:
+                    phrases.add(part)
+    return phrases
+
+
+def english_shown(page: Any, phrases: set[str]) -> list[tuple[str, str, str]]:
+    return [
+        (where, phrase, text)
+        for where, text in page.evaluate(WORDS_JS)
+        for phrase in phrases
+        if phrase in text
+    ]
+
+
+def _metro_moves(page: Any) -> None:
+    assert wait_my_turn_or_end(page)
+    page.click("#hint-button")
+    page.wait_for_selector(".hint-item", timeout=60_000)
+    play_one_move(page)
+    assert wait_my_turn_or_end(page)
+
+
+def _metrox_moves(page: Any) -> None:
+    assert wait_choose_or_over(page, -1) == "choose"
+    turn = int(page.get_attribute(".mx-controls", "data-turn") or 0)
+    page.click("#hint-button")
+    page.wait_for_selector(".mx-hint-btn", timeout=60_000)
+    confirm(page, pick_move(page))
+    assert wait_choose_or_over(page, turn) == "choose"
+
+
+def _underground_moves(page: Any) -> None:
+    assert wait_mine_or_over(page) == "build"
+    page.click("#hint-button")
+    page.wait_for_selector(".ug-hint-btn", timeout=60_000)
+    version = str(page.get_attribute(".ug-controls", "data-version"))
+    page.locator(".ug-hint-btn").first.click()  # the AI's first suggestion, laid
+    wait_settled(page, version)
+    version = str(page.get_attribute(".ug-controls", "data-version"))
+    page.click(".ug-stop")
+    wait_settled(page, version)
+    assert wait_mine_or_over(page) in ("build", "route")
+
+
+PLAY = {"metro": _metro_moves, "metrox": _metrox_moves, "underground": _underground_moves}
+
+
+@pytest.mark.parametrize("lang", ["hu", "fr", "es"])
+def test_a_played_board_shows_no_english(
+    lang: str, open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
+) -> None:
+    """Each game created in the lobby and played a move in the language (a hint asked, the log
+    filled, at the phone's width too): no phrase of the English catalogue that the language
+    words otherwise shows anywhere on the page, text or label."""
+    base = gateway_process
+    words = catalogue(base, lang)
+    phrases = english_phrases(catalogue(base, "en"), words)
+    assert len(phrases) > 200  # the comparison has something to compare
+    for kind in GAMES:
+        tab = open_in(open_tab, base, lang)
+        page = tab.page
+        page.select_option("#game-pick", kind)
+        create_game(page, "Ada", [("ai", "easy" if kind != "underground" else "random")])
+        PLAY[kind](page)
+        for size in (WIDE, NARROW):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)
+            found = english_shown(page, phrases)
+            assert not found, (lang, kind, size["width"], found[:8])
+        page.screenshot(path=str(artifacts / f"lang-played-{lang}-{kind}.png"), full_page=True)
+        tab.check_clean()
+
+
+@pytest.mark.parametrize("lang", ["hu", "fr", "es", "en"])
+def test_a_refused_option_is_said_in_the_page_s_language(
+    lang: str, open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """A daily puzzle word the game refuses, sent for real from the lobby: the server's English
+    sentence stays in the API, and the page says why from its own catalogue (the field's
+    `reason`), naming the option by its label and saying what it takes."""
+    base = gateway_process
+    words = catalogue(base, lang)
+    tab = open_in(open_tab, base, lang)
+    page = tab.page
+    page.select_option("#game-pick", "metrox")
+    page.wait_for_selector("#opt-daily")
+    page.fill("#opt-daily", "no spaces allowed")
+    page.fill("#your-name", "Ada")
+    page.click("#create-button")
+    page.wait_for_function("() => document.getElementById('create-error').textContent.trim()")
+    said = page.inner_text("#create-error").strip()
+    want = (
+        words["error.reason.bad_format"]
+        .replace("{what}", words["metrox.option.daily"])
+        .replace("{help}", words["metrox.option.daily.help"])
+        .strip()
+    )
+    assert said == want, (lang, said)
+    assert "characters of A-Z" not in said
+    tab.check_clean()

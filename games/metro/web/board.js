@@ -4,7 +4,7 @@
 
 import { SAFE_SHADES, seatSymbol } from "/dom.js";
 import { has, t as say } from "/i18n.js";
-import { CENTRE, SIZE, connectorPoint, isCentre, station, trackPath, tracks } from "./tiles.js";
+import { CENTRE, SIZE, connectorPoint, isCentre, station, tileName, trackPath, tracks } from "./tiles.js";
 
 const NS = "http://www.w3.org/2000/svg";
 export const CELL = 60;
@@ -59,8 +59,8 @@ export function tileGroup(code, x, y, size, { ghost = false } = {}) {
 /** A small standalone SVG of one tile, for the hand and the hint list. */
 export function tileIcon(code, px = 64, label = null) {
   const svg = el("svg", { viewBox: "0 0 60 60", width: px, height: px, class: "tile-icon", role: "img",
-    "aria-label": label || say("metro.tile", { code }) });
-  el("title", {}, svg).textContent = label || say("metro.tile", { code });
+    "aria-label": label || tileName(code) });
+  el("title", {}, svg).textContent = label || tileName(code);
   svg.appendChild(tileGroup(code, 0, 0, 60));
   return svg;
 }

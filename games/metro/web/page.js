@@ -15,7 +15,11 @@ import { BoardView, colourName, colourWord, deckIcon, formatValue, tileIcon } fr
 import { seatLabel } from "/panel.js";
 import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
 import { t } from "/i18n.js";
-import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
+import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords, tileName } from "./tiles.js";
+import { registerParamWords } from "/words.js";
+
+// A refusal names tiles by code ("tile", "held"): the shell words them through this.
+registerParamWords("metro", (name, value) => (name === "tile" || name === "held" ? tileListWords(value) : null));
 
 
 function h(tag, attrs = {}, ...children) {
@@ -196,7 +200,7 @@ class MetroPage {
         button.title = t("metro.draw_place_title");
       }
       button.append(
-        h("span", { text: p ? t("access.hint_at", { code: p.code, row: p.row + 1, col: p.col + 1 }) : t("metro.draw_place") }),
+        h("span", { text: p ? t("access.hint_at", { tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.draw_place") }),
         h("span", { class: "value", text: formatValue(s.value, true) }),
       );
       button.addEventListener("click", () => this.#pickHint(move));
@@ -219,7 +223,7 @@ class MetroPage {
         const p = parsePlacement(move.placement);
         const who = seatName(seats, move.seat);
         const how = move.action === "draw_place" ? "metro.replay_drew_placed" : "metro.replay_placed";
-        return p ? t(how, { name: who, tile: p.code, row: p.row + 1, col: p.col + 1 }) : `${who}: ${move.action}`;
+        return p ? t(how, { name: who, tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.log_moved", { name: who });
       },
       show: (i) => {
         const pos = Math.max(0, Math.min(length, i));
@@ -337,7 +341,7 @@ class MetroPage {
       .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
     // The viewer's seat played by the AI (while they were away): say so, not "You placed".
     const who = !mine ? "" : byAi ? "ai_placed_for_you" : "you_placed";
-    const words = { name, tile: p.code, row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
+    const words = { name, tile: tileName(p.code), row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
     const key = `metro.log_${who || "placed"}${pts.length ? "_points" : ""}`;
     const text = t(key, words);
     return { index: j, seat, by, text, glyph: seatGlyph(seat) };
@@ -404,7 +408,7 @@ class MetroPage {
       const shown = rotate(code, this.turns);
       const now = i === this.selected ? shown : code;
       const b = h("button", { type: "button", class: "hand-tile", "data-code": code, "data-shown": shown,
-        "aria-pressed": String(i === this.selected), title: t("metro.tile", { code: now }),
+        "aria-pressed": String(i === this.selected), title: tileName(now),
         "aria-label": `${i + 1}: ${describeTile(now)}` });
       b.appendChild(tileIcon(now, 64, describeTile(now)));
       b.firstChild.setAttribute("aria-hidden", "true");
@@ -475,7 +479,7 @@ class MetroPage {
           }
         }
         const hinted = this.hintAt.get(key);
-        if (hinted) words.push(t("metro.hint_mark", { tile: parsePlacement(hinted.placement)?.code }));
+        if (hinted) words.push(t("metro.hint_mark", { tile: tileName(parsePlacement(hinted.placement)?.code) }));
         for (const s of stationsAt.get(key) || []) words.push(s);
         this.boardView.label(r, c, words.join(", "));
       }
@@ -692,7 +696,7 @@ class MetroPage {
     this.confirmBox.hidden = !p;
     if (!p || !this.view) return;
     const gains = completions(this.board, this.view.seats, p.code, p.r, p.c);
-    const where = { tile: p.code, row: p.r + 1, col: p.c + 1, gains: gains.length ? gainWords(gains, this.view.seats) : "" };
+    const where = { tile: tileName(p.code), row: p.r + 1, col: p.c + 1, gains: gains.length ? gainWords(gains, this.view.seats) : "" };
     this.confirmText.textContent = t(gains.length ? "metro.confirm_place" : "metro.confirm_place_none", where);
     this.confirmButton.disabled = this.pending;
   }

@@ -1,7 +1,7 @@
 // Tile codes, connectors and stations (RULES.md §1–§3): the facts the board needs to draw
 // and to preview, kept in one module so the drawing code never re-derives them.
 
-import { t } from "/i18n.js";
+import { formatList, t } from "/i18n.js";
 
 export const SIZE = 8;
 export const CENTRE = new Set(["3,3", "3,4", "4,3", "4,4"]);
@@ -91,14 +91,31 @@ export const isCentre = (r, c) => CENTRE.has(`${r},${c}`);
 
 const SIDES = ["top", "right", "bottom", "left"];
 
+const KINDS = { a: "straight", b: "curve", c: "curve", d: "uturn" };
+
 /**
- * A tile in words, for screen readers: its code and its four tracks, one from each side
- * ("tile aacb: straight top to bottom; straight right to left; curve bottom to right; curve left
- * to top"). a: straight across, b: a curve to the next side clockwise, c: anticlockwise, d: a
- * U-turn back to the same side.
+ * A tile in a few words, for lists, logs, hints and confirmations: what its four tracks are
+ * ("2 straights, 1 curve and 1 U-turn"), never its code. The board shows the picture; a screen
+ * reader gets the full track list from describeTile.
+ */
+export function tileName(code) {
+  if (!TILE_CODE.test(code || "")) return t("metro.tile_unknown");
+  const counts = { straight: 0, curve: 0, uturn: 0 };
+  for (const letter of code) counts[KINDS[letter]] += 1;
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => t(`metro.tile_part.${kind}`, { count: n }));
+  return t("metro.tile", { name: formatList(parts) });
+}
+
+/**
+ * A tile in words, for screen readers: its four tracks, one from each side ("tile: straight top
+ * to bottom; straight right to left; curve bottom to right; curve left to top"). a: straight
+ * across, b: a curve to the next side clockwise, c: anticlockwise, d: a U-turn back to the same
+ * side. The code itself never reaches a person.
  */
 export function describeTile(code) {
-  if (!TILE_CODE.test(code || "")) return t("metro.tile", { code });
+  if (!TILE_CODE.test(code || "")) return t("metro.tile_unknown");
   const side = (i) => t(`metro.side.${SIDES[i % 4]}`);
   const parts = [...code].map((letter, i) => {
     if (letter === "a") return t("metro.track_straight", { from: side(i), to: side(i + 2) });
@@ -106,5 +123,11 @@ export function describeTile(code) {
     if (letter === "c") return t("metro.track_curve", { from: side(i), to: side(i + 3) });
     return t("metro.track_uturn", { side: side(i) });
   });
-  return t("metro.tile_words", { code, tracks: parts.join("; ") });
+  return t("metro.tile_words", { tracks: parts.join("; ") });
+}
+
+/** A refusal's or a log's value in words: a tile code, or a comma-separated list of them. */
+export function tileListWords(text) {
+  const codes = String(text || "").split(/,\s*/).filter((c) => TILE_CODE.test(c));
+  return codes.length ? formatList(codes.map(tileName)) : String(text || "");
 }

@@ -20,6 +20,10 @@ import {
   replayPositions,
   sheetFrom,
 } from "./sheet.js";
+import { registerParamWords } from "/words.js";
+
+// A refusal names the card by its code ("card"): the shell words it through this.
+registerParamWords("metrox", (name, value) => (name === "card" ? cardWords(value) : null));
 
 const STATION_R = 15;
 const GAP = 84; // px between the two nearest stations of a map
@@ -80,7 +84,7 @@ export function cardFace(code, size = "big") {
   const c = cardInfo(code);
   const el = html("span", { className: `mx-card mx-card-${size} ${c ? `kind-${c.kind}` : "none"}` });
   el.setAttribute("role", "img");
-  el.setAttribute("aria-label", c ? t("metrox.card_label", { code, words: cardWords(code) }) : t("metrox.no_card"));
+  el.setAttribute("aria-label", c ? t("metrox.card_label", { words: cardWords(code) }) : t("metrox.no_card"));
   el.title = c ? cardWords(code) : t("metrox.no_card");
   const face = html("span", { className: "mx-face", "aria-hidden": "true" }, el);
   if (!c) face.textContent = "–";
@@ -181,13 +185,13 @@ class MetroXPage {
       describe: (i) => {
         if (!positions.length) return "";
         i = Math.max(0, Math.min(length, i));
-        if (i === 0) return t("metrox.replay_start", { code: record.cards[0], words: cardWords(record.cards[0]) });
+        if (i === 0) return t("metrox.replay_start", { words: cardWords(record.cards[0]) });
         const code = record.cards[i - 1];
         const moves = record.turns[i - 1]
           .map((mv, p) => `${names(p)}: ${moveWords(index, mv)}`)
           .join("; ");
         const scores = positions[i].sheets.map((s, p) => `${names(p)} ${breakdown(index, s).total}`).join(", ");
-        return t("metrox.replay_turn", { turn: i, length, code, words: cardWords(code), moves, scores });
+        return t("metrox.replay_turn", { turn: i, length, words: cardWords(code), moves, scores });
       },
       show: (i) => {
         if (!positions.length) return;
@@ -408,11 +412,15 @@ class MetroXPage {
       this.#hoverLine(null);
       this.#paintCursor();
     });
-    const gLines = svg("g", { class: "mx-lines" }, root);
-    const gHit = svg("g", { class: "mx-hits" }, root);
-    const gLabels = svg("g", { class: "mx-labels" }, root);
-    const gStations = svg("g", { class: "mx-stations" }, root);
-    this.gHints = svg("g", { class: "mx-hint-layer" }, root);
+    // The drawing's letters and numbers (line badges, windows, transfers, hint ranks) would reach a
+    // screen reader as loose text ("A 1 9 4 B 7 3"): the map is named and described as a whole,
+    // and the line list below says the same in sentences.
+    const hidden = { "aria-hidden": "true" };
+    const gLines = svg("g", { class: "mx-lines", ...hidden }, root);
+    const gHit = svg("g", { class: "mx-hits", ...hidden }, root);
+    const gLabels = svg("g", { class: "mx-labels", ...hidden }, root);
+    const gStations = svg("g", { class: "mx-stations", ...hidden }, root);
+    this.gHints = svg("g", { class: "mx-hint-layer", ...hidden }, root);
     this.gCursor = svg("g", { class: "mx-cursor-layer", "aria-hidden": "true" }, root);
 
     this.lineEls = new Map();
@@ -957,7 +965,7 @@ class MetroXPage {
     else if (c.kind === "free") {
       prompt = stations.length ? t("metrox.prompt_free") : t("metrox.prompt_free_pass");
     } else {
-      prompt = t("metrox.prompt_line", { code: v.card, words: cardWords(v.card) });
+      prompt = t("metrox.prompt_line", { words: cardWords(v.card) });
     }
     if (pending && choosing) prompt = t("metrox.prompt_chosen", { move: moveWords(this.index, pending) });
     this.prompt.textContent = prompt;
@@ -1006,7 +1014,9 @@ class MetroXPage {
         type: "button",
         className: "mx-hint-btn",
         "data-rank": h.rank,
-        "aria-label": t("metrox.select_hint", { rank: h.rank, move: words, value: formatValue(h.value) }),
+        // The visible text is the button's name (axe: label-content-name-mismatch); the sentence
+        // that says what a click does is its description.
+        title: t("metrox.select_hint", { rank: h.rank, move: words, value: formatValue(h.value) }),
         "aria-pressed": String(sameMove(this.sel, h.move)),
       }, li);
       html("span", { className: "mx-hint-rank-text" }, b, `${h.rank}.`);
@@ -1026,7 +1036,7 @@ class MetroXPage {
       const rec = this.replayPos.record;
       this.replayNote.textContent = i === 0
         ? t("metrox.replay_note_start")
-        : t("metrox.replay_note", { turn: i, card: rec.cards[i - 1] });
+        : t("metrox.replay_note", { turn: i, card: cardWords(rec.cards[i - 1]) });
     }
     if (!over) return;
     this.finalBox.replaceChildren();

@@ -1336,7 +1336,7 @@ class UndergroundPage {
         disabled: this.busy,
       }, li);
       destIcon(this.index.byId.get(m.to)?.destination, b);
-      html("span", { className: "ug-to" }, b, `To ${this.#n(m.to)}`);
+      html("span", { className: "ug-to" }, b, t("underground.way_to", { station: this.#n(m.to) }));
       const by = html("span", { className: "ug-by" }, b);
       if (!lines.length) by.textContent = t("underground.on_foot");
       for (const c of lines) {
@@ -1462,7 +1462,8 @@ class UndergroundPage {
     html("th", { scope: "col" }, hr, t("underground.col.player"));
     html("th", { scope: "col", className: "total" }, hr, t("underground.col.total"));
     for (const [, short, long] of cols) {
-      const th = html("th", { scope: "col" }, hr);
+      // The short heading is seen; the full words are its name for a screen reader and its tooltip.
+      const th = html("th", { scope: "col", "aria-label": long }, hr);
       html("abbr", { title: long }, th, short);
     }
     const body = html("tbody", {}, table);
