@@ -15,6 +15,7 @@ from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
+import games
 from services.common.config import Settings
 from services.common.grpc_server import aio_server, serve_health_http
 from services.common.grpc_util import SERVER_OPTIONS
@@ -79,10 +80,15 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
 
     for name in ("", SERVICE_NAME):  # not ready until the first look at Redis says so
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    games.all_games()  # every game imported now: neither a call nor the keeper waits for it
     await server.start()
     health_http = await serve_health_http(health)  # the containers' cheap probe
+    # Deadlines that passed while no engine ran are settled before this one says it is ready,
+    # all of them (not one keeper batch, then the next a tick later); then the keeper's loop.
+    clock_keeper = ClockKeeper(service)
+    await clock_keeper.catch_up()
     watcher = asyncio.create_task(_watch_health(store, health))
-    keeper = asyncio.create_task(ClockKeeper(service).run())  # deadlines, with or without browsers
+    keeper = asyncio.create_task(clock_keeper.run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
     log.info("engine serving on %s (redis %s)", address, redacted(settings.redis_url))
     try:

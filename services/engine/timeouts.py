@@ -26,6 +26,7 @@ log = logging.getLogger("metro.engine.clock")
 
 KEEPER_INTERVAL_S = 0.5  # how often the keeper looks for deadlines that have passed
 KEEPER_BATCH = 64
+CATCH_UP_S = 5.0  # the most a start spends on deadlines that passed while no engine ran
 
 
 def now_ms() -> int:
@@ -89,6 +90,24 @@ class ClockKeeper:
             except Exception:  # a store hiccup: look again on the next tick
                 log.exception("clock keeper: a pass failed; trying again")
             await asyncio.sleep(self.interval_s)
+
+    async def catch_up(self, limit_s: float = CATCH_UP_S) -> int:
+        """The first pass after a start: settle every overdue deadline now, batch after batch,
+        for at most `limit_s` (the store may be down: the loop takes over then); how many games
+        were looked at."""
+        done = 0
+        try:
+            async with asyncio.timeout(limit_s):
+                while True:
+                    looked = await self.tick(now_ms())
+                    done += looked
+                    if looked < KEEPER_BATCH:
+                        return done
+        except TimeoutError:
+            log.warning("clock keeper: overdue deadlines left to the keeper's loop")
+        except Exception:
+            log.exception("clock keeper: the first pass failed; the loop tries again")
+        return done
 
     async def tick(self, at_ms: int) -> int:
         """Settle every game due at `at_ms`; how many were looked at."""

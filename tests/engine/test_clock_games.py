@@ -19,7 +19,7 @@ from services.common.grpc_util import bearer, error_details
 from services.engine.bots import BotQueue
 from services.engine.service import EngineService
 from services.engine.store import GameStore, connect
-from services.engine.timeouts import ClockKeeper
+from services.engine.timeouts import KEEPER_BATCH, ClockKeeper
 from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
 
 FAST = {"mode": "realtime", "move_s": 5, "bank_s": 0, "ai_level": "random"}
@@ -260,3 +260,21 @@ def test_a_seat_leaving_mid_turn_makes_the_choices_made_final(
     c.move(game_id, tokens[2], json.loads(c.legal(game_id, tokens[2]).moves[0]))
     after = doc(c.view(game_id))
     assert after["turn_index"] == start_turn + 1 and sorted(after["to_move"]) == [0, 2]
+
+
+
+def test_deadlines_that_passed_while_the_engine_was_down_are_settled_before_it_is_ready(
+    clock_engine: RunningEngine,
+) -> None:
+    """The keeper's first pass after a start settles every overdue deadline, more than one
+    keeper batch of them, before the engine answers SERVING: none waits for a later tick."""
+    c = clock_engine.client()
+    count = KEEPER_BATCH + 6
+    made = [_create(c, FAST)[0] for _ in range(count)]
+    last = max(doc(c.view(g))["seats"][0]["clock"]["deadline_ms"] for g in made)
+    clock_engine.process.kill()
+    time.sleep(max(0.0, last / 1000 - time.time()) + 0.5)  # down when the deadlines fall
+    clock_engine.process.start()  # returns once the engine answers SERVING
+    c = clock_engine.client()
+    late = [g for g in made if not doc(c.view(g))["seats"][0].get("away")]
+    assert late == [], f"{len(late)} of {count} overdue seats not yet handed over when ready"

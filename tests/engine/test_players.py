@@ -5,6 +5,7 @@ engine process (tests/fixtures)."""
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import uuid
 from typing import Any
@@ -19,7 +20,7 @@ from metro.v1 import engine_pb2
 from services.engine.players import RECOVER_PER_MINUTE, normal_code
 from services.engine.ratings import Rating, RatingBook, new_ratings, ranks
 from services.engine.rematch import Offers, rotated
-from tests.engine.helpers import code
+from tests.engine.helpers import code, play_out
 from tests.fixtures.engine import EngineClient, metro_seats
 from tests.fixtures.redis import DIRECT_DB
 
@@ -186,3 +187,29 @@ def test_two_accepts_at_once_start_one_rematch(redis_url: str, redis_client: red
             await client.aclose()
 
     assert asyncio.run(run()) == ["accepted", "complete"]
+
+
+def test_accepting_a_rematch_twice_keeps_the_first_token(engine_client: EngineClient) -> None:
+    """A double click or a second tab: the same seat's second accept answers the same token for
+    the new game and never voids the one its first answer gave."""
+    c = engine_client
+    game_id, tokens = c.create_full({"players": 3})
+    play_out(c, game_id, tokens, random.Random(5))
+
+    def accept(seat: int, rpc: str = "AcceptRematch") -> engine_pb2.RematchAnswer:
+        method = getattr(c.stub, rpc)
+        request = engine_pb2.RematchRequest(game_id=game_id)
+        return method(request, metadata=md("t", token=tokens[seat]), timeout=TIMEOUT)
+
+    first = accept(0, "OfferRematch")
+    assert first.token and accept(0).token == first.token
+    assert accept(0, "OfferRematch").token == first.token
+    second = accept(1)
+    assert accept(1).token == second.token != first.token
+    last = accept(2)
+    new_game = last.game_id
+    for answer in (first, second, last):  # every first token plays its seat in the new game
+        assert c.view(new_game, answer.token).seat == answer.seat
+    again = accept(0)
+    assert again.seat == first.seat and not again.token  # started: no token goes out again
+    assert c.view(new_game, first.token).seat == first.seat
