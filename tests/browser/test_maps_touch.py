@@ -324,6 +324,81 @@ MX_SIZES = """() => {
 }"""
 
 
+# The lines the card may go on, as segments on screen; which have no station in the map's box.
+LINE_SEGMENTS = """
+  const svgEl = document.querySelector('.mx-map');
+  const map = svgEl.getBoundingClientRect();
+  const ctm = svgEl.getScreenCTM();
+  const legal = new Set([...document.querySelectorAll('.mx-line-btn:not(:disabled)')]
+    .map(b => b.dataset.line));
+  const lines = {};
+  for (const el of document.querySelectorAll('.mx-line')) {
+    if (!legal.has(el.dataset.line)) continue;
+    lines[el.dataset.line] = [...el.points].map(p => {
+      const q = new DOMPoint(p.x, p.y).matrixTransform(ctm);
+      return [q.x, q.y];
+    });
+  }
+  const inMap = ([x, y]) => x > map.left + 20 && x < map.right - 20
+    && y > map.top + 20 && y < map.bottom - 20;
+"""
+LINES_IN_SIGHT = (
+    "() => {"
+    + LINE_SEGMENTS
+    + "return {away: Object.keys(lines).filter(id => !lines[id].some(inMap))}; }"
+)
+NEAR_A_LINE = (
+    "(skip) => {"
+    + LINE_SEGMENTS
+    + """
+  const dist = (p, a, b) => {
+    const dx = b[0] - a[0], dy = b[1] - a[1], l2 = dx * dx + dy * dy;
+    const k = l2 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2)) : 0;
+    return Math.hypot(p[0] - a[0] - k * dx, p[1] - a[1] - k * dy);
+  };
+  const nearest = (p, id) =>
+    Math.min(...lines[id].slice(1).map((b, i) => dist(p, lines[id][i], b)));
+  for (const [id, pts] of Object.entries(lines)) {
+    if (id === skip) continue;
+    for (let i = 1; i < pts.length; i++) {
+      const [a, b] = [pts[i - 1], pts[i]];
+      const len = Math.hypot(b[0] - a[0], b[1] - a[1]);
+      if (len < 40) continue;
+      for (const side of [1, -1]) {
+        const p = [(a[0] + b[0]) / 2 - side * 12 * (b[1] - a[1]) / len,
+                   (a[1] + b[1]) / 2 + side * 12 * (b[0] - a[0]) / len];
+        if (!inMap(p)) continue;
+        if (Object.keys(lines).every(o => o === id || nearest(p, o) > 20)) return [id, p[0], p[1]];
+      }
+    }
+  }
+  return null;
+}"""
+)
+
+
+def play_until(api: GatewayApi, game: str, token: str, free: bool) -> None:
+    """Play seat 0's first legal move each turn (the AI plays its own) until the card shown is a
+    free card (`free`) or not."""
+    for _ in range(400):
+        status, view = api.get(f"/api/games/{game}", token=token)
+        assert status == 200 and view["status"] == "playing", view
+        if view["seats"][0].get("chosen"):
+            time.sleep(0.05)  # the AI is still choosing
+            continue
+        if str(view["card"]).startswith("f") == free:
+            return
+        status, legal = api.get(f"/api/games/{game}/legal", token=token)
+        assert status == 200 and legal["moves"], legal
+        status, answer = api.post(
+            f"/api/games/{game}/moves",
+            {**legal["moves"][0], "expected_version": view["version"]},
+            token=token,
+        )
+        assert status in (200, 409), answer
+    raise AssertionError(f"no {'free' if free else 'line'} card came")
+
+
 def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     api: GatewayApi,
     open_tab: Callable[..., Tab],
@@ -335,6 +410,7 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     tab = open_tab(base, bypass_csp=True, **PHONE)
     page = tab.page
     game, token = vs_ai(api, "metrox")
+    play_until(api, game, token, free=False)
     hold_seat(page, game, 0, token)
     open_game(tab, base, game)
     page.wait_for_selector(".mx-controls[data-phase='choose']")
@@ -349,7 +425,7 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     small = [w for w in sizes["words"] if w[1] < LEGIBLE_PX or w[2] < LEGIBLE_PX]
     assert not small, small
 
-    # A drag pans it, two taps on a line near (not on) it select then confirm it.
+    # A drag pans it.
     before = float(page.get_attribute(".mx-map", "viewBox").split()[0])
     box = page.locator(".mx-map").bounding_box()
     cdp = page.context.new_cdp_session(page)
@@ -365,6 +441,23 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     assert float(page.get_attribute(".mx-map", "viewBox").split()[0]) < before - 50
     problems = axe_problems(page, axe_source)
     assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
+
+    # A line picked in the list while none of it is in sight is brought into sight.
+    away = page.evaluate(LINES_IN_SIGHT)["away"]
+    assert away, "every line is in sight"
+    page.locator(f".mx-line-btn[data-line='{away[0]}']").tap()
+    page.wait_for_selector(f".mx-line-btn[data-line='{away[0]}'][aria-pressed='true']")
+    page.wait_for_timeout(400)
+    assert away[0] not in page.evaluate(LINES_IN_SIGHT)["away"]
+
+    # A tap 12 px beside another line (nearer to it than to any other) selects that line.
+    page.evaluate("document.querySelector('.mx-map').scrollIntoView({block: 'center'})")
+    found = page.evaluate(NEAR_A_LINE, away[0])
+    assert found, "no line segment in sight"
+    line, x, y = found
+    page.touchscreen.tap(x, y)
+    page.wait_for_selector(f".mx-line-btn[data-line='{line}'][aria-pressed='true']")
+    picture(page, artifacts, "metrox-line-tapped")
     tab.check_clean()
 
 
@@ -375,25 +468,7 @@ def test_a_free_card_turn_lists_no_line_it_cannot_choose(
     artifacts: Path,
 ) -> None:
     game, token = vs_ai(api, "metrox")
-    # Play Ada's first legal move each turn (the AI plays its own) until a free card shows.
-    for _ in range(400):
-        status, view = api.get(f"/api/games/{game}", token=token)
-        assert status == 200 and view["status"] == "playing", view
-        if view["seats"][0].get("chosen"):
-            time.sleep(0.05)  # the AI is still choosing
-            continue
-        if str(view["card"]).startswith("f"):
-            break
-        status, legal = api.get(f"/api/games/{game}/legal", token=token)
-        assert status == 200 and legal["moves"], legal
-        status, answer = api.post(
-            f"/api/games/{game}/moves",
-            {**legal["moves"][0], "expected_version": view["version"]},
-            token=token,
-        )
-        assert status in (200, 409), answer
-    else:
-        raise AssertionError("no free card came")
+    play_until(api, game, token, free=True)
     tab = open_tab(gateway_process, **PHONE)
     page = tab.page
     hold_seat(page, game, 0, token)

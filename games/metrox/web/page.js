@@ -406,7 +406,8 @@ class MetroXPage {
       "aria-describedby": "mx-map-keys",
     });
     root.addEventListener("keydown", (ev) => this.#mapKey(ev));
-    root.addEventListener("focus", () => this.#moveCursor(null));
+    // The keyboard's cursor, not a press of the mouse or a finger (that one picks by itself).
+    root.addEventListener("focus", () => root.matches(":focus-visible") && this.#moveCursor(null));
     root.addEventListener("blur", () => {
       this.cursor = null;
       this.#hoverLine(null);
@@ -571,6 +572,7 @@ class MetroXPage {
       }
     }
     if (!best) return false;
+    this.hover = null; // a finger's emulated hover would keep previewing another line
     if (best.station) this.#pickStation(best.station);
     else this.#pickLine(best.line);
     return true;
@@ -1119,7 +1121,7 @@ class MetroXPage {
     this.gCursor.replaceChildren();
     for (const [, lab] of this.labelEls || []) lab.g.classList.remove("kbd");
     const k = this.cursor;
-    if (!k || document.activeElement !== this.svgRoot) return;
+    if (!k || document.activeElement !== this.svgRoot || !this.svgRoot.matches(":focus-visible")) return;
     if (k.line) this.labelEls.get(k.line)?.g.classList.add("kbd");
     else {
       const p = this.pos.get(k.station);
@@ -1196,7 +1198,29 @@ class MetroXPage {
     const again = sameMove(this.sel, move) && !sameMove(move, this.view.choice);
     this.sel = move;
     this.#render();
+    this.#showMove(move);
     if (send || again) this.#confirm();
+  }
+
+  /** A chosen move brought into sight when the map shows only part of itself (a phone): the
+   *  stations the card would fill on its line, or its station, unless they are in sight. */
+  #showMove(move) {
+    const v = this.mapView;
+    if (!v?.s || !this.index || move.pass) return;
+    let ids = [move.station];
+    if (move.line) {
+      const fill = this.#seat !== null ? lineEffect(this.index, this.#sheet(this.#seat), this.view.card, move.line).stations : [];
+      ids = fill.length ? fill : this.index.lines.get(move.line)?.stations || [];
+    }
+    const pts = ids.map((id) => this.pos.get(id)).filter(Boolean);
+    if (!pts.length) return;
+    const vis = v.visible;
+    const m = 20 / v.s;
+    const seen = (p) => p.x > vis.x + m && p.x < vis.x + vis.w - m && p.y > vis.y + m && p.y < vis.y + vis.h - m;
+    if (move.line ? pts.every(seen) : pts.some(seen)) return;
+    const xs = pts.map((p) => p.x);
+    const ys = pts.map((p) => p.y);
+    v.centreOn((Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2);
   }
 
   async #confirm() {
