@@ -36,19 +36,20 @@ class UndergroundRules:
 
     @classmethod
     def parse(cls, data: Mapping[str, Any] | None) -> UndergroundRules:
-        """Options from a JSON object; RulesError naming an unknown or out-of-range one."""
+        """Options from a JSON object; RulesError naming an unknown or out-of-range one by its
+        field, `rules.<name>`, as every game does."""
         data = {} if data is None else data
         if not isinstance(data, Mapping):
             raise RulesError("rules must be a JSON object", "rules")
         unknown = sorted(set(data) - {"players", "map"})
         if unknown:
-            raise RulesError(f"unknown option {unknown[0]!r}", unknown[0])
+            raise RulesError(f"unknown option {unknown[0]!r}", f"rules.{unknown[0]}")
         players = data.get("players", 2)
         if type(players) is not int or not 2 <= players <= 5:
-            raise RulesError(f"players must be 2-5, got {players!r}", "players")
+            raise RulesError(f"players must be 2-5, got {players!r}", "rules.players")
         map_id = data.get("map", "london")
         if map_id not in MAP_IDS:
-            raise RulesError(f"unknown map {map_id!r}; known maps: london", "map")
+            raise RulesError(f"unknown map {map_id!r}; known maps: london", "rules.map")
         return cls(players, map_id)
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 
 import games
 from games.base import Game, GameState
-from games.errors import GameError, IllegalMoveError
+from games.errors import GameError, IllegalMoveError, RulesError
 
 KINDS = games.kinds()
 SEEDS = (11, 12)
@@ -57,6 +57,20 @@ def test_the_game_is_registered_with_its_shape(kind: str) -> None:
     assert type(state).game is game  # the state's view() and record() ask its own game
     assert state.view(0) == game.view(state, 0)
     assert state.record() == game.record(state)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bad_option_is_named_by_its_field(kind: str) -> None:
+    game = games.get(kind)
+    for rules, field in (
+        ({"players": game.players[1] + 1}, "rules.players"),
+        ({"players": "2"}, "rules.players"),
+        ({"colour": "red"}, "rules.colour"),
+        ([1], "rules"),
+    ):
+        with pytest.raises(RulesError) as err:
+            game.normalise_rules(rules)  # type: ignore[arg-type]
+        assert err.value.field == field, (rules, err.value.field)
 
 
 @pytest.mark.parametrize("kind", KINDS)
