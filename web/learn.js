@@ -147,10 +147,11 @@ async function showTutorial(section, me) {
   const message = html("div", { className: "message", id: "learn-message", role: "alert", hidden: true }, head);
   const scores = html("p", { className: "learn-scores", id: "learn-scores" }, head);
   const controls = html("div", { className: "controls", id: "learn-controls" }, panel);
-  const after = html("div", { className: "row learn-after", id: "learn-after", hidden: true }, panel);
+  // The way out, always beside the coach: "Leave the tutorial" at any step, then where to go next.
+  const after = html("div", { className: "row learn-after", id: "learn-after", hidden: true }, head);
   html("a", { className: "button primary", href: "#/", id: "learn-play" }, after, t("learn.play_real"));
   html("a", { className: "button", href: learnHref(kind) }, after, t("learn.read_rules"));
-  const leave = html("a", { className: "button ghost-button", href: learnHref(kind), id: "leave-tutorial" }, panel, t("learn.leave"));
+  const leave = html("a", { className: "button ghost-button", href: learnHref(kind), id: "leave-tutorial" }, head, t("learn.leave"));
   counter.textContent = t("game.loading");
 
   let script;
@@ -195,6 +196,7 @@ async function showTutorial(section, me) {
       them: view.seats.filter((_, i) => i !== seat).map((s) => s.score ?? 0).join(", "),
     });
     after.hidden = !last;
+    leave.hidden = last; // "Read the rules" goes the same way
     page.update(view, step.legal || []);
   };
   const host = {
