@@ -53,20 +53,27 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
             restarter.start()
 
     try:
-        final, acked = play_out_any(
-            client, game_id, tokens, random.Random(8), before_move=before_move, patience_s=90.0
-        )
-    finally:
-        if restarter.is_alive():  # never leave it talking to servers during later tests
-            restarter.join(timeout=90.0)
-    restarter.join(120)
-    assert len(outcome) == 1 and outcome[0] is not old and outcome[0] is watched.primary(), outcome
-    assert len(acked) > KILL_BEFORE_MOVE + 5
-    check_finished(client, "metro", game_id, final)
-    events = {e.version: doc(e) for e in client.events_until(game_id, final.version)}
-    for version, seat, move in acked:
-        assert events[version]["seat"] == seat, (version, events[version])
-        assert events[version]["action"] == move["action"], (version, events[version])
+        try:
+            final, acked = play_out_any(
+                client, game_id, tokens, random.Random(8), before_move=before_move,
+                patience_s=90.0,
+            )  # fmt: skip
+        finally:
+            if restarter.is_alive():  # never leave it talking to servers during later tests
+                restarter.join(timeout=90.0)
+        restarter.join(120)
+        assert len(outcome) == 1 and outcome[0] is not old, outcome
+        assert outcome[0] is watched.primary(), outcome
+        assert len(acked) > KILL_BEFORE_MOVE + 5
+        check_finished(client, "metro", game_id, final)
+        events = {e.version: doc(e) for e in client.events_until(game_id, final.version)}
+        for version, seat, move in acked:
+            assert events[version]["seat"] == seat, (version, events[version])
+            assert events[version]["action"] == move["action"], (version, events[version])
+    except BaseException:
+        # A rare failure ("no game", 1 run in 11 once) needs the servers' side to be explained.
+        print(f"game {game_id}; replication and Sentinel events:\n{watched.diagnostics()}")
+        raise
 
 
 def test_a_connection_cut_mid_command_asks_the_sentinel_again(
