@@ -43,34 +43,6 @@ class MetroPosition:
     """One game's board, routes, scores, deck, hands and whose turn it is, and the fast door;
     `MetroState` (state.py) is the whole game. Build one with `MetroState.new`."""
 
-    __slots__ = (
-        "board",
-        "deck",
-        "deck0",
-        "deck_pos",
-        "drawn",
-        "draws",
-        "ends",
-        "frontier",
-        "hands",
-        "heads",
-        "history",
-        "lengths",
-        "occupied",
-        "open_routes",
-        "out",
-        "owner",
-        "placed",
-        "reshuffles",
-        "retired_mask",
-        "retirements",
-        "rules",
-        "scores",
-        "seat",
-        "seed",
-        "waiting",
-    )
-
     rules: MetroRules
     owner: tuple[int, ...]
     board: list[int]
@@ -96,6 +68,7 @@ class MetroPosition:
     reshuffles: int
     retired_mask: int  # bit s: seat s has retired (score frozen, turns skipped)
     retirements: tuple[Retirement, ...]
+    __slots__ = tuple(__annotations__)  # every field, named once: in the annotations above
 
     # ---- creation ---------------------------------------------------------------------------
 

@@ -63,39 +63,6 @@ class MetroXPosition:
     """One Metro X game's position and its fast door; `MetroXState` (state.py) is the whole
     game. Build one with `MetroXState.new` or `MetroXState.from_dict`."""
 
-    __slots__ = (
-        "avail",
-        "bonuses",
-        "btotal",
-        "card",
-        "cards",
-        "deck",
-        "done",
-        "filled",
-        "first_taken",
-        "forced",
-        "last",
-        "m",
-        "mv",
-        "n",
-        "nchosen",
-        "need",
-        "over",
-        "pending",
-        "pos",
-        "retired_mask",
-        "retirements",
-        "rules",
-        "shuffles",
-        "source",
-        "tnums",
-        "ttotal",
-        "turn",
-        "turns",
-        "windows_left",
-        "wins",
-    )
-
     rules: dict[str, Any]
     m: MetroXMap
     mv: MapMoves
@@ -126,6 +93,7 @@ class MetroXPosition:
     cards: list[str]  # every revealed card, in order (the record's `cards`)
     turns: list[tuple[MetroXMove | None, ...]]  # every resolved turn's moves (None: retired)
     last: tuple[str, tuple[MetroXMove | None, ...], list[tuple[int, int, int, bool]], bool] | None
+    __slots__ = tuple(__annotations__)  # every field, named once: in the annotations above
 
     # ---- construction ---------------------------------------------------------------------------
 

@@ -38,50 +38,6 @@ class UndergroundPosition:
     door; `UndergroundState` (state.py) is the whole game. Build one with `UndergroundState.new`
     or `deal_new`."""
 
-    __slots__ = (
-        "auto_route",
-        "board",
-        "colour_names",
-        "colours_of",
-        "connections",
-        "cur_steps",
-        "deal",
-        "deg",
-        "discard",
-        "drawn",
-        "enclosed",
-        "face_up",
-        "history",
-        "laid",
-        "leg",
-        "legs_taken",
-        "low",
-        "net",
-        "on_line",
-        "owner",
-        "passenger",
-        "phase",
-        "plan",
-        "rail_count",
-        "retired_mask",
-        "rules",
-        "scores",
-        "seat",
-        "sec_colours",
-        "seed",
-        "steps",
-        "symbol_at",
-        "symbol_partner",
-        "symbols_scored",
-        "t0",
-        "tokens",
-        "turn_gains",
-        "turns",
-        "ways",
-        "xs",
-        "ys",
-    )
-
     rules: UndergroundRules
     board: Map
     colour_names: tuple[str, ...]
@@ -123,6 +79,7 @@ class UndergroundPosition:
     seed: int
     xs: tuple[float, ...]
     ys: tuple[float, ...]
+    __slots__ = tuple(__annotations__)  # every field, named once: in the annotations above
 
     # ---- creation ---------------------------------------------------------------------------
 
