@@ -182,3 +182,35 @@ def test_turn_notifications_are_opt_in_and_shown_on_my_turn(
     page.wait_for_function("() => window.__notes.length >= 1")
     assert page.evaluate("window.__notes")[0] == "Your turn"
     tab.check_clean()
+
+
+def test_a_clocked_table_beeps_by_default_and_warns_when_time_runs_low(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    tab = open_tab(gateway_process, permissions=["notifications"])
+    page = tab.page
+    page.add_init_script(WATCH_NOTIFICATIONS)
+    page.reload()
+    page.wait_for_selector("#open-list li")
+    page.select_option("#clock-mode", "realtime")
+    page.select_option("#clock-move", "15")
+    page.select_option("#clock-bank", "0")
+    game = create_game(page, "Ada", [("open", "")])
+    page.wait_for_selector("#notify-row:not([hidden])")
+    assert page.is_checked("#sound-toggle")  # on by default where a clock runs
+    page.check("#notify-toggle")
+    joined = urllib.request.Request(
+        f"{gateway_process}/api/games/{game}/join",
+        data=json.dumps({"name": "Bo"}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    urllib.request.urlopen(joined, timeout=10).close()
+    # My move, 15 s on the clock: the turn's notification, then at 10 s left the warning.
+    page.wait_for_function("() => window.__notes.includes('Your turn')")
+    page.wait_for_function(
+        "() => window.__notes.includes('Your time is running out')", timeout=15_000
+    )
+    left = page.inner_text("#scores tr[data-seat='0'] td.clock")
+    assert left.startswith("0:"), left
+    tab.check_clean()
