@@ -238,6 +238,8 @@ class UndergroundPage {
     }
     this.#render();
     if (changed) this.#showChoice();
+    // the game's end: the whole map, every line in sight
+    if (view.status === "over" && before && before.status !== "over") this.mapView?.fitAll({ animate: true });
     this.arrive = new Set();
   }
 
