@@ -50,11 +50,18 @@ def game_schemas() -> JSON:
                         "every game shares, e.g. game_over): the page words it in the player's "
                         "language from its catalogue",
                     },
+                    "reason": {
+                        "type": "string",
+                        "description": "why the `field` was refused, a stable code the page "
+                        "words in the player's language (services/gateway/field_errors.py), "
+                        "e.g. out_of_range, bad_format, too_long, not_a_choice",
+                    },
                     "params": {
                         "type": "object",
                         "additionalProperties": {"type": ["string", "integer"]},
-                        "description": "the values the refusal's sentence names (rows and "
-                        "columns counted from 1, names as the board shows them)",
+                        "description": "the values the refusal's or the field reason's sentence "
+                        "names (rows and columns counted from 1, names as the board shows them; "
+                        "min and max of a range)",
                     },
                 },
                 ["code", "message"],
