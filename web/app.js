@@ -6,7 +6,7 @@ import { GAME_ID } from "./api.js";
 import { GameScreen } from "./game.js";
 import { initI18n, LANGUAGES, lang, setLanguage, t } from "./i18n.js";
 import { showLeaderboard } from "./leaderboard.js";
-import { initLobby, showLobby } from "./lobby.js";
+import { initLobby, keepDraft, showLobby } from "./lobby.js";
 import { initPlayers } from "./players.js";
 import { closeLearn, learnAddress, showLearn } from "./learn.js";
 
@@ -19,8 +19,20 @@ const missing = document.getElementById("missing");
 const board = document.getElementById("leaderboard");
 const learn = document.getElementById("learn");
 
+const home = document.getElementById("home-link");
+
 function show(section) {
   for (const s of [lobby, gameSection, missing, board, learn]) s.hidden = s !== section;
+  // On the lobby the brand link leads where the reader is: it leaves the Tab order there, so
+  // that the language and then "Game" are the first stops (issue 19.8); elsewhere it leads home.
+  const here = section === lobby;
+  if (here) {
+    home.setAttribute("aria-current", "page");
+    home.tabIndex = -1;
+  } else {
+    home.removeAttribute("aria-current");
+    home.removeAttribute("tabindex");
+  }
 }
 
 function showMissing() {
@@ -85,7 +97,7 @@ function route() {
 }
 
 /** The visible language switch in the top bar: a change reloads the page in that language
- *  (the seat, the game and the lobby's saved name survive; nothing else needs redrawing). */
+ *  (the seat, the game and the lobby's form as filled in survive; nothing else needs redrawing). */
 function initLanguagePick() {
   const pick = document.getElementById("lang-pick");
   for (const code of LANGUAGES) pick.add(new Option(t(`language.${code}`), code, false, code === lang()));
@@ -93,6 +105,7 @@ function initLanguagePick() {
     pick.disabled = true;
     try {
       await setLanguage(pick.value);
+      keepDraft(); // the lobby's form survives the reload
       location.reload();
     } catch (err) {
       pick.disabled = false;

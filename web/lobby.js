@@ -2,16 +2,18 @@
 // open / AI with a level, as many as the game's players range allows) and its options (rendered
 // from the game's option specs), and list open games to join. The engine allows one human seat at
 // creation, the creator's: every other person takes an open seat with the invite link.
-// "My games" lists the games this browser holds a seat in (api.js keeps the seats), each fetched
-// with its seat's token: whose turn it is, or how it ended; a game that is gone is dropped.
+// "My games" is one list: the games this browser holds a seat in (api.js keeps the seats), each
+// fetched with its seat's token (whose turn it is, or how it ended; a game that is gone is
+// dropped), and the player's games from its other devices (players.js), each game once.
 
 import { clockForm } from "./clock.js";
 import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveSeat } from "./api.js";
 import { formatList, formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
-import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
+import { claimSeat, serverGames, stateOf } from "./players.js";
 import { learnHref } from "./learn.js";
+import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,7 +36,67 @@ export async function initLobby(go) {
   });
   $("refresh-open").addEventListener("click", () => refreshOpen(go));
   $("game-pick").addEventListener("change", () => pickGame($("game-pick").value));
+  window.addEventListener("metro:player", () => {
+    if (!$("lobby").hidden) refreshMine(go);
+  });
   await ensureCatalogue();
+}
+
+// ---- the form across a language switch (issue 19.7) ------------------------------------------
+// A language switch reloads the page; the form as it was (the game, the name, the seats, the
+// options) is kept for that one reload in sessionStorage and put back once the catalogue is in.
+
+const DRAFT_KEY = "lobby.draft";
+
+/** Keep the form as it is now, for the reload that follows (app.js calls it on a switch). */
+export function keepDraft() {
+  if (!current || $("lobby").hidden) return;
+  const seats = [...$("seat-list").children].map((li) => ({
+    kind: li.querySelector(".seat-kind").value,
+    level: li.querySelector(".seat-level").value,
+  }));
+  const options = {};
+  for (const el of $("options").querySelectorAll("input, select")) {
+    options[el.name] = el.type === "checkbox" ? el.checked : el.value;
+  }
+  const draft = { game: current.game, name: $("your-name").value, seats, options, rated: $("rated-pick").checked };
+  try {
+    sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
+  } catch {
+    /* no storage: the form starts afresh */
+  }
+}
+
+/** The kept form, once (null when there is none or it does not parse). */
+function takeDraft() {
+  try {
+    const raw = sessionStorage.getItem(DRAFT_KEY);
+    sessionStorage.removeItem(DRAFT_KEY);
+    const draft = raw ? JSON.parse(raw) : null;
+    return draft && typeof draft === "object" ? draft : null;
+  } catch {
+    return null;
+  }
+}
+
+function restoreDraft(draft) {
+  if (!games.some((g) => g.game === draft.game)) return;
+  const list = $("seat-list");
+  list.replaceChildren();
+  const seats = Array.isArray(draft.seats) ? draft.seats : [];
+  for (const seat of seats) {
+    addSeatRow(["you", "open", "ai"].includes(seat?.kind) ? seat.kind : "open");
+    if (seat?.kind === "ai") fillLevels(list.lastElementChild.querySelector(".seat-level"), seat.level);
+  }
+  pickGame(draft.game); // keeps the seat rows that fit the game's range
+  if (typeof draft.name === "string") $("your-name").value = draft.name.slice(0, 24);
+  for (const [name, value] of Object.entries(draft.options || {})) {
+    const el = document.getElementById(`opt-${name}`);
+    if (!el) continue;
+    if (el.type === "checkbox") el.checked = value === true;
+    else if (typeof value === "string" && (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === value))) el.value = value;
+  }
+  $("rated-pick").checked = draft.rated === true;
 }
 
 let mineTimer = null;
@@ -80,6 +142,8 @@ async function loadCatalogue() {
   pick.replaceChildren();
   for (const g of games) pick.add(new Option(gameName(g.game), g.game));
   if (games.length) pickGame(games[0].game);
+  const draft = takeDraft();
+  if (draft) restoreDraft(draft);
   return true;
 }
 
@@ -426,38 +490,50 @@ async function refreshMine(go) {
   const round = ++mineRound;
   const saved = listSeats().slice(0, MAX_MINE);
   const card = $("my-games-card");
-  if (!saved.length) {
-    card.hidden = true;
-    return;
-  }
   await ensureCatalogue();
-  const found = await Promise.all(
-    saved.map(async (s) => {
-      try {
-        return { ...s, view: await api.view(s.id, s.token) };
-      } catch (err) {
-        if (err.status === 404 || err.code === "game_not_found") {
-          forgetSeat(s.id); // the game is gone (expired): nothing to come back to
-          return null;
+  // This browser's seats, each fetched with its token; and the player's games from every device.
+  const [found, elsewhere] = await Promise.all([
+    Promise.all(
+      saved.map(async (s) => {
+        try {
+          return { ...s, view: await api.view(s.id, s.token) };
+        } catch (err) {
+          if (err.status === 404 || err.code === "game_not_found") {
+            forgetSeat(s.id); // the game is gone (expired): nothing to come back to
+            return null;
+          }
+          if (err.status === 403 || err.status === 400) return null; // this seat is not ours any more
+          return { ...s, view: null };
         }
-        if (err.status === 403 || err.status === 400) return null; // this seat is not ours any more
-        return { ...s, view: null };
-      }
+      }),
+    ),
+    serverGames().catch((err) => {
+      console.warn(`lobby: the player's games could not be listed: ${err.message}`);
+      return [];
     }),
-  );
+  ]);
   if (round !== mineRound) return; // a newer refresh is under way
+  const server = new Map(elsewhere.map((e) => [e.game_id, e]));
   const entries = found.filter(Boolean).map((e) => {
     const [state, words] = e.view ? mineState(e.view, e.seat) : ["unknown", t("mine.unreachable")];
-    return { ...e, state, words };
+    const rated = server.get(e.id)?.rated === true;
+    server.delete(e.id); // one game, one row: this browser's seat says more
+    return { id: e.id, game: e.view?.game, seats: e.view?.seats, seat: e.seat, saved: e.saved, state, words, rated };
   });
+  let order = 0;
+  for (const e of server.values()) {
+    const [state, words] = stateOf(e);
+    // the server lists newest first; they go after this browser's own of the same state
+    entries.push({ id: e.game_id, game: e.game, seats: e.seats, seat: e.seat, saved: -++order, state, words, rated: e.rated === true, elsewhere: e });
+  }
   entries.sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.saved - a.saved);
   card.hidden = !entries.length;
   $("my-games").replaceChildren(...entries.map((e) => mineItem(e, go)));
 }
 
 function mineItem(entry, go) {
-  const { id, view, seat, state, words } = entry;
-  const meta = games.find((g) => g.game === view?.game);
+  const { id, seats, seat, state, words } = entry;
+  const meta = games.find((g) => g.game === entry.game);
   const name = meta ? gameName(meta.game) : t("lobby.a_game");
   const li = document.createElement("li");
   li.dataset.game = id;
@@ -469,19 +545,23 @@ function mineItem(entry, go) {
   title.textContent = name;
   const badge = document.createElement("span");
   badge.className = `mine-state ${state}`;
-  badge.textContent = words;
+  badge.textContent = entry.rated ? `${words} · ${t("players.rated")}` : words;
   const players = document.createElement("span");
   players.className = "mine-players";
-  players.textContent = view
-    ? (view.seats || []).map((s, i) => seatName(s, i) + (i === seat ? ` ${t("seat.you_mark")}` : "")).join(" · ")
-    : "";
+  players.textContent = (seats || []).map((s, i) => seatName(s, i) + (i === seat ? ` ${t("seat.you_mark")}` : "")).join(" · ");
   text.append(title, badge, players);
   const button = document.createElement("button");
   button.type = "button";
   button.className = state === "your-turn" ? "primary" : "";
   button.textContent = state === "your-turn" ? t("mine.play") : state === "over" ? t("mine.view") : t("lobby.open");
   button.setAttribute("aria-label", t("lobby.open_label", { action: button.textContent, name, words }));
-  button.addEventListener("click", () => go(id));
+  button.addEventListener("click", async () => {
+    if (entry.elsewhere) {
+      button.disabled = true;
+      await claimSeat(entry.elsewhere); // played on another device: take my seat here first
+    }
+    go(id);
+  });
   li.append(text, button);
   return li;
 }

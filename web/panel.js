@@ -213,7 +213,7 @@ export function renderScores(view, mySeat, game, scores = null) {
   head.replaceChildren();
   const hr = head.insertRow();
   const timed = hasClock(view);
-  for (const [text, cls] of [[t("scores.player"), "who"], [t("scores.kind"), "kind"], ...(choosing ? [[t("scores.choice"), "choice"]] : []), ...(timed ? [[t("clock.time"), "clock"]] : []), [t("scores.score"), "score"]]) {
+  for (const [text, cls] of [[t("scores.player"), "who"], ...(choosing ? [[t("scores.choice"), "choice"]] : []), ...(timed ? [[t("clock.time"), "clock"]] : []), [t("scores.score"), "score"]]) {
     const th = document.createElement("th");
     th.scope = "col";
     th.className = cls;
@@ -249,10 +249,19 @@ export function renderScores(view, mySeat, game, scores = null) {
     }
     name.title = seatLabel(seat, i);
     inner.append(swatch(game, i), name);
-    who.append(inner);
-    const kind = tr.insertCell();
+    // What the seat is (human, AI and its level, invite) on a line under the name, not in a
+    // column of its own: the table then fits its panel with a clock and a choice column.
+    const kind = document.createElement("span");
     kind.className = "kind";
     kind.textContent = seat.kind === "ai" ? t("scores.kind_ai", { level: levelName(seat.level) }) : seat.kind === "open" ? t("scores.kind_open") : t("scores.kind_human");
+    who.append(inner, kind);
+    if (moving.includes(i)) {
+      // the arrow is for the eye; a screen reader hears whose turn it is in words
+      const said = document.createElement("span");
+      said.className = "visually-hidden turn-note";
+      said.textContent = `, ${t("scores.turn_note")}`;
+      who.append(said);
+    }
     if (choosing) {
       const choice = tr.insertCell();
       choice.className = "choice";

@@ -1,16 +1,16 @@
 // Players (docs/api-players.md): this browser's player (a name and a device key kept in
-// localStorage, sent only in the X-Player-Key header), its games on every device, a recovery code
-// to bring them to another device, the "rated game" choice, and the rematch after a game.
+// localStorage, sent only in the X-Player-Key header), its games on every device (listed by the
+// lobby's one list of games), a recovery code to bring them to another device, the "rated game"
+// choice, and the rematch after a game.
 //
 // The shell tells this module little: app.js calls initPlayers({ game, go }) once; api.js
 // announces every seat it saves with a `metro:seat` event, and this module seats the player there.
 // The rematch row lives in the after-game panel and shows while that panel does.
 
 import { ApiError, loadSeat, saveSeat } from "./api.js";
-import { ensureStylesheet, html } from "./dom.js";
+import { ensureStylesheet } from "./dom.js";
 import { formatList, t } from "./i18n.js";
 import { plainError, seatLabel } from "./panel.js";
-import { gameName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 // (The lobby keeps the name typed last under "player.name"; the player's own name is apart.)
@@ -82,6 +82,7 @@ export function player() {
 
 function adopt(made) {
   keep({ key: made.device_key, id: made.player_id, name: made.name, code: made.recovery_code || "" });
+  changed();
 }
 
 let making = null; // the creation under way: two seats saved at once make one player
@@ -119,81 +120,72 @@ async function seated(ev) {
     if (!mine) return;
     await playersApi.sit(id, token, mine.key, rated);
   } catch (err) {
-    if (err.code === "bad_player_key") keep({ key: "", id: "", code: "" }); // forgotten: start anew
+    if (err.code === "bad_player_key") {
+      keep({ key: "", id: "", code: "" }); // forgotten: start anew
+      changed();
+    }
     console.warn(`players: could not seat the player in ${id}: ${err.message}`);
   }
 }
 
-// ---- the player card in the lobby ----------------------------------------------------------------
+// ---- the player menu in the lobby -----------------------------------------------------------------
+// The lobby keeps one list of your games (lobby.js merges this browser's seats with the player's
+// games from every device); this menu holds only the player: name, recovery code, the code from
+// another device.
 
-async function showCard() {
+/** Tell the lobby that the player changed (made, recovered, forgotten): its list follows. */
+function changed() {
+  window.dispatchEvent(new CustomEvent("metro:player"));
+}
+
+function showCard() {
   const card = $("player-card");
   if (!card) return;
   card.hidden = false;
   const mine = player();
+  $("player-summary-name").textContent = mine?.name ? `· ${mine.name}` : "";
   $("player-who").textContent = mine ? t("players.playing_as", { name: mine.name }) : t("players.none");
   $("player-code-row").hidden = !mine;
   $("player-code").textContent = "";
   $("player-code-button").hidden = !mine;
-  await listGames();
 }
 
-async function listGames() {
-  const list = $("player-games");
+/** The player's games from every device, newest first ([] without a player). A player key the
+ *  server no longer knows is forgotten. Rejects on other failures. */
+export async function serverGames() {
   const mine = player();
-  $("player-games-title").hidden = !mine;
-  if (!mine) {
-    list.replaceChildren();
-    return;
-  }
+  if (!mine) return [];
   try {
-    const answer = await playersApi.games(mine.key);
-    list.replaceChildren(...answer.games.map(gameItem));
-    if (!answer.games.length) list.append(html("li", { className: "players-empty" }, null, t("players.no_games")));
+    return (await playersApi.games(mine.key, 30)).games || [];
   } catch (err) {
     if (err.code === "bad_player_key") {
       keep({ key: "", id: "", code: "" });
       showCard();
-      return;
+      return [];
     }
-    list.replaceChildren(html("li", { className: "form-error" }, null, plainError(err, null, null)[0]));
+    throw err;
   }
 }
 
-function stateOf(entry) {
+/** [state, words] of a game from the player's list (state as the lobby's list sorts it). */
+export function stateOf(entry) {
   if (entry.status === "over") return ["over", t("players.over")];
   if (entry.status === "waiting") return ["waiting", t("players.waiting")];
   if (entry.your_turn) return ["your-turn", t("players.your_turn")];
   return ["playing", t("players.playing")];
 }
 
-function gameItem(entry) {
-  const [state, words] = stateOf(entry);
-  const li = html("li", { className: `mine-item ${state}`, "data-game": entry.game_id, "data-state": state });
-  const text = html("div", { className: "open-text" }, li);
-  html("strong", {}, text, gameName(entry.game));
-  html("span", { className: `mine-state ${state}` }, text, words + (entry.rated ? ` · ${t("players.rated")}` : ""));
-  const names = (entry.seats || []).map((s, i) => seatLabel(s, i) + (i === entry.seat ? ` ${t("seat.you_mark")}` : ""));
-  html("span", { className: "mine-players" }, text, names.join(" · "));
-  const open = html("a", { className: "button", href: `#/game/${encodeURIComponent(entry.game_id)}` }, li, t("players.open"));
-  open.dataset.game = entry.game_id;
-  open.addEventListener("click", (ev) => claimFirst(ev, entry));
-  return li;
-}
-
-/** A game of mine this browser holds no seat token for (played on another device): ask for a
- *  token of this device's own first, so that it opens as my seat, not as a spectator's. */
-async function claimFirst(ev, entry) {
+/** Before opening a game of mine this browser holds no seat token for (played on another
+ *  device): a token of this device's own, so that it opens as my seat, not a spectator's. */
+export async function claimSeat(entry) {
   const mine = player();
   if (!mine || !Number.isInteger(entry.seat) || entry.status === "over" || loadSeat(entry.game_id)) return;
-  ev.preventDefault();
   try {
     const claimed = await playersApi.claim(entry.game_id, mine.key);
     saveSeat(claimed.game_id, claimed.seat, claimed.token);
   } catch (err) {
     console.warn(`players: could not claim my seat in ${entry.game_id}: ${err.message}`);
   }
-  location.hash = `#/game/${encodeURIComponent(entry.game_id)}`;
 }
 
 async function recover(ev) {
@@ -215,7 +207,7 @@ async function recover(ev) {
     input.value = "";
     out.className = "players-ok";
     out.textContent = t("players.recovered", { name: found.name });
-    await showCard();
+    showCard();
   } catch (err) {
     out.textContent =
       err.code === "bad_recovery_code"

@@ -87,10 +87,11 @@ def test_a_rated_game_a_rematch_and_the_leaderboard(
     bob.page.wait_for_selector("#scores tr[data-seat='0'] .name:has-text('Bob (you)')")
     ada.page.wait_for_selector("#scores tr[data-seat='1'] .name:has-text('Ada (you)')")
 
-    # The lobby's player card lists both games from the server.
+    # The lobby's one list of games has both; the player menu holds the recovery code.
     ada.page.goto(f"{url}/#/")
-    ada.page.wait_for_selector(f"#player-games li[data-game='{new}']")
-    ada.page.wait_for_selector(f"#player-games li[data-game='{game}'][data-state='over']")
+    ada.page.wait_for_selector(f"#my-games li[data-game='{new}']")
+    ada.page.wait_for_selector(f"#my-games li[data-game='{game}'][data-state='over']")
+    ada.page.click("#player-card summary")
     ada.page.click("#player-code-button")
     code = ada.page.locator("#player-code").inner_text()
     assert "-" in code

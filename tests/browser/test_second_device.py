@@ -1,6 +1,7 @@
-"""A player on a second device: the recovery code typed in a fresh browser lists the game under
-"Games on every device", and opening it takes the player's own seat there (a claimed seat token),
-not a spectator's: the next move is made by clicking on the second device."""
+"""A player on a second device: the recovery code typed in a fresh browser (in the lobby's player
+menu) lists the game in its one list of games, and opening it takes the player's own seat there
+(a claimed seat token), not a spectator's: the next move is made by clicking on the second
+device."""
 
 from __future__ import annotations
 
@@ -26,12 +27,13 @@ def test_the_recovery_code_opens_my_seat_on_another_device(
 
     second = open_tab(gateway_process)
     page = second.page
-    page.wait_for_selector("#recover-form")
+    page.wait_for_selector("#player-card:not([hidden])")
+    page.click("#player-card summary")
     page.fill("#recover-code", code.lower())
     page.click("#recover-button")
-    page.wait_for_selector(f"#player-games [data-game='{game}']")
+    page.wait_for_selector(f"#my-games [data-game='{game}']")
     shot(page, artifacts, "second-device-lobby")
-    page.click(f"#player-games a[data-game='{game}']")
+    page.click(f"#my-games li[data-game='{game}'] button")
     page.wait_for_url(f"**/#/game/{game}")
     assert wait_my_turn_or_end(page), "the game ended early"
     assert page.locator("#watching").is_hidden(), "the second device only watches"

@@ -282,14 +282,16 @@ export class BoardView {
         // beside the box, in the gap between two stations
         half = 7 + 2.8 * (digits - 1);
         ph = 14;
+        if (across) half = Math.min(half, w / 2 - 1.5); // as wide as the box at most: in the frame
         if (across) [bx, by] = [x + w / 2, y + h + ph / 2 - 1];
         else [bx, by] = [x + w + half - 2, y + h / 2];
       } else {
-        // on the box's outer corner, in the margin, clear of the board and its neighbours
+        // beside the box, never on its number: outside it in the margin (top and bottom), or
+        // above it in the gap to the next station (left and right); inside the board's frame
         half = 9 + 3.2 * (digits - 1); // a pill that fits two digits
         ph = 18;
-        bx = side === "left" ? x + 1 : x + w - 1;
-        by = side === "bottom" ? y + h + 1 : y - 1;
+        bx = x + w / 2;
+        by = side === "bottom" ? y + h + ph / 2 + 1 : y - ph / 2 - 1;
       }
       el("rect", { x: bx - half, y: by - ph / 2, width: 2 * half, height: ph, rx: ph / 2, stroke: colourHex(name) },
         badge);

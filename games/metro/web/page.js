@@ -89,6 +89,7 @@ class MetroPage {
     svg.addEventListener("blur", () => {
       this.svg.removeAttribute("aria-activedescendant");
       this.boardView.cursor(null);
+      this.#showPreview(); // the cursor's ghost tile goes with the focus (issue 19.10)
     });
 
     this.keysNote = h("p", { id: "board-keys", class: "visually-hidden",
