@@ -226,14 +226,13 @@ export class MoveLog {
     this.box.addEventListener("toggle", () => store("localStorage", LOG_OPEN_KEY, this.box.open ? null : "shut"));
     const summary = html("summary", { className: "move-log-summary" }, this.box);
     this.heading = html("h3", {}, summary, title);
+    this.heading.style.display = "inline"; // beside the summary's open/shut marker
+    summary.style.cursor = "pointer";
     // A long game scrolls inside its log instead of stretching the side panel; the keyboard
     // reaches the list (tabindex) to scroll it too.
     this.list = html("ol", { className: "move-log-list", reversed: true, tabindex: "0", "aria-label": title }, this.box);
     this.list.style.maxHeight = "18em";
     this.list.style.overflowY = "auto";
-    // a region that scrolls is a Tab stop, so that a keyboard scrolls it too (axe: serious)
-    this.list.tabIndex = 0;
-    this.list.setAttribute("aria-label", title);
     this.live = html("div", { className: "visually-hidden move-live", "aria-live": "polite", role: "status" }, parent);
     this.entries = [];
   }
