@@ -129,7 +129,9 @@ return {'ok', event_id, tostring(version)}
 SUBMIT_LUA = (
     _HELPERS
     + r"""
--- Store one seat's hidden choice for the open simultaneous turn.
+-- Store one seat's hidden choice for the open simultaneous turn, unless it is the choice that
+-- completes the turn: that one is never stored here (the caller commits the resolved turn with
+-- COMMIT_LUA instead, in one write), so a complete set of choices never waits in Redis.
 --
 -- KEYS[1] game hash   KEYS[2] event stream   KEYS[3] answers hash   KEYS[4] pending hash
 -- KEYS[5] bot-turns stream
@@ -139,11 +141,12 @@ SUBMIT_LUA = (
 -- ARGV[5] public event JSON, after '{"version":N,'
 -- ARGV[6] how many seats choose in this turn
 -- ARGV[7] TTL in seconds       ARGV[8] bot consumer group
+-- ARGV[9] the version of the turn's last public change (the hash's turn_version) the caller
+--         counted ARGV[6] from: a public change since (a seat retired) may change the count
 --
--- Returns {"ok", event_id, version, chosen} (chosen: how many seats have chosen now; when it
--- equals ARGV[6] the caller resolves the turn) | {"dup", "event_id\nversion"} | {"gone"}
--- | {"turn", version} (the turn has moved on) | {"closed", version} (everyone has chosen:
--- the turn is resolving and takes no change).
+-- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"gone"}
+-- | {"turn", version} (the turn, or its seats, changed since: look again)
+-- | {"last", version} (every other seat has chosen: commit the resolved turn instead).
 
 local game, events, answers, pending, bots = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
@@ -151,15 +154,17 @@ local prior = redis.call('HGET', answers, ARGV[1])
 if prior then
   return {'dup', prior}
 end
-local turn, current = unpack(redis.call('HMGET', game, 'turn', 'version'))
+local turn, current, turn_version = unpack(redis.call('HMGET', game, 'turn', 'version',
+  'turn_version'))
 if not current then
   return {'gone'}
 end
-if turn ~= ARGV[2] then
+if turn ~= ARGV[2] or (turn_version or current) ~= ARGV[9] then
   return {'turn', current}
 end
-if redis.call('HLEN', pending) >= tonumber(ARGV[6]) then
-  return {'closed', current}
+local others = redis.call('HLEN', pending) - redis.call('HEXISTS', pending, ARGV[3])
+if others + 1 >= tonumber(ARGV[6]) then
+  return {'last', current}
 end
 
 redis.call('HSET', pending, ARGV[3], ARGV[4])
@@ -170,7 +175,7 @@ redis.call('HSET', game, 'last_event_id', event_id)
 redis.call('HSET', answers, ARGV[1], event_id .. '\n' .. version)
 settle_job(game, bots, ARGV[8], ARGV[3])
 expire_all(tonumber(ARGV[7]), game, events, answers, pending)
-return {'ok', event_id, tostring(version), redis.call('HLEN', pending)}
+return {'ok', event_id, tostring(version)}
 """
 )
 

@@ -48,15 +48,6 @@ def aborted(game_id: str, current: int | None, expected: int) -> ServiceError:
     )
 
 
-def turn_over(game_id: str) -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.ABORTED,
-        f"the turn of game {game_id} resolved before this choice arrived; "
-        "reload the view and choose for the new turn",
-        reason="version_conflict",
-    )
-
-
 def bounded(err: ServiceError) -> ServiceError:
     """A rules-core error whose sentence quotes the client's input at length (a move field that
     is a long list or object) gets a short one: nothing a client sends is echoed at length, and

@@ -4,7 +4,9 @@ The hot path reads nothing: this replica's table of the game is played on and co
 the commit's version check catches a stale one (any refusal based on it is re-checked against
 Redis before it is sent). The answer is the view of the table just committed. A move in an
 open simultaneous turn is that seat's hidden choice (stored apart from the state, so seats
-choosing at once never conflict); the choice that completes the turn resolves it.
+choosing at once never conflict); the choice that completes the turn is never stored: the turn
+it completes is committed whole. A move reads the game at most once per attempt, decides once
+and writes once.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from games.errors import GameError
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
-from services.engine.edge import aborted, failed, not_found, turn_over
+from services.engine.edge import aborted, failed, not_found
 from services.engine.meta import GameMeta
-from services.engine.store import Choice, Conflict, Duplicate, Submitted, new_request_key
+from services.engine.store import Choice, Conflict, Duplicate, new_request_key
 from services.engine.table import Table, seat_view
 from services.engine.tables import Tables
 
@@ -151,8 +153,9 @@ class Moves:
         request_key: str,
     ) -> Answer | Conflict | None:
         """A hidden choice in an open simultaneous turn: stored apart from the state, so that
-        seats choosing at once never conflict. The choice that completes the turn resolves it."""
-        base = table.turn_start
+        seats choosing at once never conflict. The choice that would complete the turn is not
+        stored (Conflict with `last`): the caller looks again, and on the game as stored it
+        completes the turn, which is then committed whole, in one write."""
         game = games.get(table.meta.kind)
         choice = orjson.dumps(game.parse_move(move).to_json()).decode()  # its canonical form
         result = await self.tables.store.submit(
@@ -163,31 +166,26 @@ class Moves:
                 seat=seat,
                 move_json=choice,
                 event={**event, "status": table.status},
-                choosers=len(base.to_move()),
+                choosers=len(table.turn_start.to_move()),
                 ttl_s=self.tables.ttl(table.status, table.meta),
+                turn_version=table.turn_version,
             )
         )
         if isinstance(result, Conflict):
-            if result.current_version is None:
-                return None
-            if result.closed and table.pending.get(seat) is not None:
-                raise turn_over(table.game_id)  # a change that came after the last choice
-            return result
-        if isinstance(result, Submitted) and not result.complete:
-            now = replace(
-                table,
-                version=result.version,
-                state=state,
-                pending={**table.pending, seat: choice},
-                last_event_id=result.event_id,
-                from_cache=False,
-            )
-            if table.version + 1 == result.version:  # nobody chose in between: as stored
-                self.tables.remember(now)
-            return seat_view(now, seat), False
-        # Every seat has chosen (or this is a retry): the turn resolves in load.
-        replayed = isinstance(result, Duplicate)
-        return seat_view(await self.tables.load(table.game_id), seat), replayed
+            return result if result.current_version is not None else None
+        if isinstance(result, Duplicate):
+            return seat_view(await self.tables.load(table.game_id), seat), True
+        now = replace(
+            table,
+            version=result.version,
+            state=state,
+            pending={**table.pending, seat: choice},
+            last_event_id=result.event_id,
+            from_cache=False,
+        )
+        if table.version + 1 == result.version:  # nobody chose in between: as stored
+            self.tables.remember(now)
+        return seat_view(now, seat), False
 
     async def _repeat(self, game_id: str, answer_key: str, seat: int) -> Answer | None:
         """For a request key already answered: the mover's view as it is now."""

@@ -152,6 +152,7 @@ class Choice:
     event: dict[str, Any]  # without "version"
     choosers: int  # how many seats choose in this turn
     ttl_s: int
+    turn_version: int  # the version of the turn's last public change, that `choosers` is of
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,6 @@ class Committed:
 class Submitted:
     event_id: str
     version: int
-    complete: bool  # every seat has chosen: the caller resolves the turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +178,7 @@ class Duplicate:
 @dataclass(frozen=True, slots=True)
 class Conflict:
     current_version: int | None  # None: the game is gone (expired) or, on create, exists
-    closed: bool = False  # a choice that came when every seat had chosen
+    last: bool = False  # a choice that would complete the turn: commit the resolution instead
 
 
 CommitResult = Committed | Duplicate | Conflict
@@ -410,7 +410,8 @@ class GameStore:
         return Conflict(current_version=None)
 
     async def submit(self, choice: Choice) -> SubmitResult:
-        """Run the submit script: store a hidden choice if its turn is still open."""
+        """Run the submit script: store a hidden choice if its turn is still open and it is not
+        the choice that completes it (Conflict with `last`: commit the resolved turn)."""
         shard = shard_of(choice.game_id)
         if shard is None:
             return Conflict(current_version=None)
@@ -430,18 +431,17 @@ class GameStore:
             str(choice.choosers),
             str(choice.ttl_s),
             BOT_GROUP,
+            str(choice.turn_version),
         ]
         reply = await self._run(self._submit, keys, args)
         tag = reply[0]
         if tag == "ok":
-            return Submitted(
-                event_id=reply[1], version=int(reply[2]), complete=int(reply[3]) >= choice.choosers
-            )
+            return Submitted(event_id=reply[1], version=int(reply[2]))
         if tag == "dup":
             await self._replicated_answer(choice.game_id, choice.request_key, reply[1])
             return _duplicate(reply[1])
-        if tag in ("turn", "closed"):
-            return Conflict(current_version=int(reply[1]), closed=tag == "closed")
+        if tag in ("turn", "last"):
+            return Conflict(current_version=int(reply[1]), last=tag == "last")
         return Conflict(current_version=None)
 
     async def _run(self, script: Any, keys: list[str], args: list[str]) -> Any:

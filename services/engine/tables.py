@@ -19,7 +19,7 @@ import games
 from games.base import GameState
 from services.common.config import Settings
 from services.engine import timeouts
-from services.engine.edge import aborted, not_found
+from services.engine.edge import not_found
 from services.engine.meta import GameMeta
 from services.engine.store import (
     Change,
@@ -28,7 +28,6 @@ from services.engine.store import (
     Duplicate,
     GameStore,
     StoredGame,
-    new_request_key,
 )
 from services.engine.table import Table, TableCache
 
@@ -82,38 +81,32 @@ class Tables:
         return None if table is None else replace(table, from_cache=True)
 
     async def load(self, game_id: str) -> Table:
-        """The game as stored now, its pending choices applied. A turn whose choices are all in
-        but whose resolution was never committed (only left by engines before the last choice
-        was committed whole: see moves.py) is resolved here."""
-        for _ in range(COMMIT_ATTEMPTS):
-            stored = await self.store.load(game_id)
-            if stored is None:
-                raise not_found(game_id)
-            table, unresolved = self._parse(stored)
-            if unresolved is None:
-                return table
-            await self.commit(table, table.state, unresolved, new_request_key())
-        raise aborted(game_id, None, -1)
+        """The game as stored now, its pending choices applied (a read: never a write)."""
+        stored = await self.store.load(game_id)
+        if stored is None:
+            raise not_found(game_id)
+        return self._parse(stored)
 
-    def _parse(self, stored: StoredGame) -> tuple[Table, dict[str, Any] | None]:
-        """The table of a stored game (from the cache when it is that version), and the event
-        of a turn its pending choices complete, if they do."""
+    def _parse(self, stored: StoredGame) -> Table:
+        """The table of a stored game (the cached one when it is that version)."""
         cached = self.cache.get(stored.game_id)
         if cached is not None and cached.version == stored.version:
-            return cached, None
+            return cached
         if cached is not None and cached.meta_json == stored.meta_json:
             meta = cached.meta
         else:
             meta = GameMeta.from_dict(orjson.loads(stored.meta_json))
         base = games.get(meta.kind).state_from_dict(orjson.loads(stored.state_json))
-        state, unresolved = base, None
-        if stored.pending:
+        state, pending = base, dict(stored.pending)
+        if pending and len(pending) >= len(base.to_move()):
+            # A complete set of choices (only an engine from before the last choice was
+            # committed whole leaves one): the last is left out, so its seat chooses again and
+            # that choice resolves the turn (moves.py). Nothing here ever writes.
+            del pending[max(pending)]
+        if pending:
             state = base.copy()
-            for seat, move_json in stored.pending:
-                before = state.turn_number
-                event = state.play(seat, orjson.loads(move_json))
-                if state.turn_number != before:
-                    unresolved = event  # every choice is in: the turn resolved here
+            for seat, move_json in pending.items():
+                state.play(seat, orjson.loads(move_json))
         table = Table(
             game_id=stored.game_id,
             version=stored.version,
@@ -122,14 +115,13 @@ class Tables:
             meta_json=stored.meta_json,
             state=state,
             base=base,
-            pending=dict(stored.pending),
+            pending=pending,
             turn_version=stored.turn_version,
             last_event_id=stored.last_event_id,
             created_at_ms=stored.created_at_ms,
         )
-        if unresolved is None:
-            self.cache.put(table)
-        return table, unresolved
+        self.cache.put(table)
+        return table
 
     def remember(self, table: Table) -> None:
         """Keep a table this replica knows to be the game as stored (a hidden choice's)."""

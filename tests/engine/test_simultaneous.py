@@ -55,7 +55,7 @@ def test_a_choice_stays_hidden_until_the_turn_resolves(engine: RunningEngine) ->
     (chosen,) = _events(client, game_id, mine.version)[-1:]
     assert chosen == {
         "event_id": chosen["event_id"], "game_id": game_id, "version": mine.version,
-        "seat": 0, "action": "choose", "status": "playing",
+        "seat": 0, "action": "choose", "status": "playing", "by": "player",
     }  # fmt: skip
     # A change of mind, pinned to the turn's first version: others' choices never make it stale.
     legal = moves_of(client.legal(game_id, tokens[0]))
@@ -128,8 +128,8 @@ def _play_racing(engine: RunningEngine, players: int, turns: int | None, seed: i
             assert len(resolves) == turn_index + 1, "a turn resolved twice, or never"
             assert resolves[-1]["choices"] == choices
             chosen = [e for e in events if e["action"] == "choose" and e["version"] > 0]
-            assert all(set(e) <= {"event_id", "game_id", "version", "seat", "action", "status"}
-                       for e in chosen)  # fmt: skip
+            public = {"event_id", "game_id", "version", "seat", "action", "status", "by"}
+            assert all(set(e) <= public for e in chosen)
             played += 1
     if view.status == "over":
         record = record_of(control, game_id)
@@ -174,10 +174,31 @@ def test_hidden_choices_never_reach_another_seat(engine: RunningEngine) -> None:
         client.move(game_id, tokens[2], _choice(client, game_id, tokens[2], rng))
 
 
-def test_a_turn_whose_resolver_died_is_resolved_by_the_next_reader(engine: RunningEngine) -> None:
-    """Every choice is in, but the resolution was never committed (the engine call that
-    completed the turn died in between): the next load of the game, by any replica, resolves
-    it, once."""
+def _submit_raw(
+    engine: RunningEngine, game_id: str, seat: int, choice: Any, stale: int = 0
+) -> list[Any]:
+    """Run the submit script by hand, as an engine would for `seat`'s choice (2 choosers), as
+    of the turn's last public change (`stale`: that many versions before it)."""
+    with redis.Redis.from_url(engine.redis_url, decode_responses=True) as r:
+        turn, turn_version = r.hmget(game_key(game_id), "turn", "turn_version")
+        turn_version = int(turn_version) - stale
+        shard = shard_of(game_id)
+        assert shard is not None
+        keys = [game_key(game_id), events_key(game_id), answers_key(game_id),
+                pending_key(game_id), bot_stream(shard)]  # fmt: skip
+        args = [f"req:raw-{seat}", turn, seat, json.dumps(choice),
+                f'"seat":{seat},"action":"choose","status":"playing"}}', 2, 3600, BOT_GROUP,
+                turn_version]  # fmt: skip
+        return list(r.eval(SUBMIT_LUA, len(keys), *keys, *args))
+
+
+def test_the_last_choice_is_committed_whole_and_a_view_never_writes(
+    engine: RunningEngine,
+) -> None:
+    """The choice that completes a turn is never stored as a hidden choice: the submit script
+    refuses it without writing, and the engine commits the resolved turn in one change. A
+    complete set of stored choices (left only by an engine from before) is not resolved by a
+    reader: views change nothing, and the left-out seat's next choice resolves the turn."""
     client = engine.client()
     game_id, tokens = client.create_full({"players": 2}, game="metrox")
     rng = random.Random(9)
@@ -185,19 +206,30 @@ def test_a_turn_whose_resolver_died_is_resolved_by_the_next_reader(engine: Runni
     last = _choice(client, game_id, tokens[1], rng)
     client.move(game_id, tokens[0], first)
     before = client.view(game_id)
-    # What the dead call had done: run the submit script for seat 1's choice, then nothing.
+    turn = doc(before)["turn_index"]
+    assert _submit_raw(engine, game_id, 1, last)[0] == "last"
+    assert _submit_raw(engine, game_id, 1, last, stale=1)[0] == "turn"
+    assert client.view(game_id).version == before.version  # nothing was written
+
+    # Through the engine (a stale cached table included): one change, the resolution.
+    other = engine.client()
+    resolved = other.move(game_id, tokens[1], last)
+    assert resolved.version == before.version + 1 and doc(resolved)["turn_index"] == turn + 1
+    (event,) = _events(client, game_id, resolved.version)[-1:]
+    assert event["action"] == "resolve" and event["choices"] == [first, last]
+
+    # A complete set planted as an older engine could leave it: reading writes nothing.
+    first = _choice(client, game_id, tokens[0], rng)
+    last = _choice(client, game_id, tokens[1], rng)
+    client.move(game_id, tokens[0], first)
     with redis.Redis.from_url(engine.redis_url, decode_responses=True) as r:
-        shard = shard_of(game_id)
-        assert shard is not None
-        keys = [game_key(game_id), events_key(game_id), answers_key(game_id),
-                pending_key(game_id), bot_stream(shard)]  # fmt: skip
-        args = ["req:dead", doc(before)["turn_index"], 1, json.dumps(last),
-                '"seat":1,"action":"choose","status":"playing"}', 2, 3600, BOT_GROUP]  # fmt: skip
-        reply = r.eval(SUBMIT_LUA, len(keys), *keys, *args)
-        assert reply[0] == "ok" and int(reply[2]) == before.version + 1 and int(reply[3]) == 2
-    after = engine.client().view(game_id)  # a new connection; any replica does the same
-    assert after.version == before.version + 2 and doc(after)["turn_index"] == 1
-    again = client.view(game_id)
-    assert again.version == after.version  # resolved once
-    resolves = [e for e in _events(client, game_id, after.version) if e["action"] == "resolve"]
-    assert len(resolves) == 1 and resolves[0]["choices"] == [first, last]
+        r.hset(pending_key(game_id), "1", json.dumps(last))
+        length = r.xlen(events_key(game_id))
+        for _ in range(3):
+            seen = engine.client().view(game_id)
+            assert doc(seen)["turn_index"] == turn + 1 and list(seen.to_move) == [1]
+        assert r.xlen(events_key(game_id)) == length
+    again = client.move(game_id, tokens[1], last)
+    assert again.version == seen.version + 1 and doc(again)["turn_index"] == turn + 2
+    resolves = [e for e in _events(client, game_id, again.version) if e["action"] == "resolve"]
+    assert len(resolves) == 2 and resolves[-1]["choices"] == [first, last]
