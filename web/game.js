@@ -53,6 +53,11 @@
 // seat, the game not started or over, another player's turn. Server refusals are shown as plain
 // sentences: players named by name, rule-file references only in the message's tooltip.
 //
+// The kit: a page module (and every file of its folder) imports from the shell only "/kit.js",
+// the page kit, and "/i18n.js"; nothing else of the shell (web/kit.js lists what the kit holds:
+// drawing, seat glyphs and names, the keyboard cursor's moves, "Confirm moves", the move log, the
+// map view; tests/test_page_kit.py keeps the boards to it).
+//
 // Words: a page module writes no sentence itself; it calls t(key, params) from /i18n.js
 // (`import { t } from "/i18n.js"`) with keys from its own catalogue,
 // games/<kind>/web/i18n/<lang>.json, every key starting with "<kind>.". A rule refusal's

@@ -2,7 +2,7 @@
 // as track curves, every route in its owner's colour, and the layers play needs on top (legal
 // squares, a hover preview, the AI's hints). Rendering only: page.js decides what to show.
 
-import { SAFE_SHADES, seatSymbol } from "/dom.js";
+import { SAFE_SHADES, seatSymbol } from "/kit.js";
 import { has, t as say } from "/i18n.js";
 import { CENTRE, SIZE, connectorPoint, isCentre, station, tileName, trackPath, tracks } from "./tiles.js";
 

@@ -3,7 +3,7 @@
 // tiles.js `trackPath`), never a picture file. The words are this game's catalogue part
 // i18n/<lang>/learn.json.
 
-import { ensureStylesheet } from "/dom.js";
+import { ensureStylesheet } from "/kit.js";
 import { t } from "/i18n.js";
 import { colourHex, el, tileGroup } from "./board.js";
 import { partners, step, trackPath } from "./tiles.js";

@@ -9,14 +9,13 @@
 // outlined (dashed) since the viewer's last move, faded in, logged and spoken; with "Confirm
 // moves" (on by default for touch screens) a first tap only previews a move and its points.
 
-import { MoveLog, aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, moverWords,
-  nearestInDirection, saveLastSeen, seatGlyph, seatGlyphName, tableEntries } from "/dom.js";
+import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, MoveLog,
+  moverWords, nearestInDirection, registerParamWords, saveLastSeen, seatGlyph, seatGlyphName,
+  seatLabel, tableEntries } from "/kit.js";
 import { BoardView, colourName, colourWord, deckIcon, formatValue, tileIcon } from "./board.js";
-import { seatLabel } from "/panel.js";
 import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
 import { t } from "/i18n.js";
 import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords, tileName } from "./tiles.js";
-import { registerParamWords } from "/words.js";
 
 // A refusal names tiles by code ("tile", "held"): the shell words them through this.
 registerParamWords("metro", (name, value) => (name === "tile" || name === "held" ? tileListWords(value) : null));

@@ -3,7 +3,7 @@
 // a line worked out by sheet.js `lineEffect` (the same function the board's preview uses) on a
 // little line of six stations. The words are this game's catalogue part i18n/<lang>/learn.json.
 
-import { ensureStylesheet, html, svg } from "/dom.js";
+import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { cardFace } from "./page.js";
 import { cardWords, indexMap, lineEffect } from "./sheet.js";

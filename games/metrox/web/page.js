@@ -3,11 +3,10 @@
 // AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
 // hint button and replay buttons; it hands this module a board element and a controls element.
 
-import { MoveLog, arrowOf, ensureStylesheet, html, lastSeen, moverWords, nearestInDirection, reducedMotion, saveLastSeen,
-  seatBadge, seatGlyph, seatGlyphName, seatSymbol, svg, tableEntries } from "/dom.js";
+import { arrowOf, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
+  nearestInDirection, reducedMotion, registerParamWords, saveLastSeen, seatBadge, seatGlyph,
+  seatGlyphName, seatLabel, seatSymbol, segmentDistance, svg, tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
-import { MapView, segmentDistance } from "/mapview.js";
-import { seatLabel } from "/panel.js";
 import {
   breakdown,
   cardInfo,
@@ -20,7 +19,6 @@ import {
   replayPositions,
   sheetFrom,
 } from "./sheet.js";
-import { registerParamWords } from "/words.js";
 
 // A refusal names the card by its code ("card"): the shell words it through this.
 registerParamWords("metrox", (name, value) => (name === "card" ? cardWords(value) : null));

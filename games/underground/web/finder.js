@@ -2,7 +2,7 @@
 // a list box it controls) that offers only the stations that can be chosen now, so a rail can be
 // laid without hitting a dot on a small screen. The page says what is legal; this only filters.
 
-import { html } from "/dom.js";
+import { html } from "/kit.js";
 
 const MAX_SHOWN = 12;
 

@@ -3,7 +3,7 @@
 // `lineDash`); which stations a loop encloses is board.js `inside`, the test the board uses to
 // score loops. The words are this game's catalogue part i18n/<lang>/learn.json.
 
-import { ensureStylesheet, html, svg } from "/dom.js";
+import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { LINE_HEX, inside, lineDash } from "./board.js";
 

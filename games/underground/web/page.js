@@ -5,8 +5,9 @@
 // among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
 // The shell owns the status line, scores, join, hint button and replay buttons.
 
-import { MoveLog, aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, moverWords, nearestInDirection,
-  reducedMotion, seatGlyph, seatGlyphName, seatSymbol, svg, tableEntries } from "/dom.js";
+import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, MapView,
+  MoveLog, moverWords, nearestInDirection, reducedMotion, seatGlyph, seatGlyphName, seatLabel,
+  seatSymbol, svg, tableEntries } from "/kit.js";
 import {
   COLOURS,
   LINE_HEX,
@@ -21,8 +22,6 @@ import {
   sumPoints,
 } from "./board.js";
 import { has, t } from "/i18n.js";
-import { MapView } from "/mapview.js";
-import { seatLabel } from "/panel.js";
 import { Finder } from "./finder.js";
 
 /** A line's colour in the page's language ("red" -> "piros"). */
