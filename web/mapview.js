@@ -109,6 +109,7 @@ export class MapView {
 
   /** Zoom by `factor` around a client point (the element's centre by default). */
   zoomBy(factor, clientX = null, clientY = null, animate = false) {
+    if (!this.s) return;
     const r = this.el.getBoundingClientRect();
     const px = clientX ?? r.left + r.width / 2;
     const py = clientY ?? r.top + r.height / 2;
@@ -122,11 +123,13 @@ export class MapView {
 
   /** Move the map by (dx, dy) screen pixels. */
   panBy(dx, dy) {
+    if (!this.s) return;
     this.#set(this.cx - dx / this.s, this.cy - dy / this.s, this.s);
   }
 
   /** Bring a map point into view (with a margin of `margin` px) without changing the zoom. */
   ensureVisible(x, y, margin = 40) {
+    if (!this.s) return;
     const v = this.visible;
     const m = margin / this.s;
     let { cx, cy } = this;
@@ -198,9 +201,13 @@ export class MapView {
   }
 
   #resized() {
-    if (!this.el.isConnected) return;
+    const box = this.el.getBoundingClientRect();
+    if (!this.el.isConnected || !box.width || !box.height) return; // hidden: wait to be shown
     const first = !this.s;
-    if (first) this.s = this.fitScale;
+    const fit = this.fitScale;
+    // a new size keeps the zoom relative to the whole map (a phone turned keeps its view)
+    this.s = first ? fit : this.s * (fit / (this.lastFit || fit));
+    this.lastFit = fit;
     this.#set(this.cx, this.cy, this.s);
     if (first && this.onReady) this.onReady(this);
   }
