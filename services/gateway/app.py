@@ -28,7 +28,7 @@ from services.gateway import (
     openapi,
     players_api,
 )
-from services.gateway.backends import Backends
+from services.gateway.backends import CIRCUIT_OPEN_S, Backends, env_seconds
 from services.gateway.calls import EXTENSION, Gateway
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
@@ -43,7 +43,8 @@ _CSP = (
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A gateway app. `config` overrides the environment's settings: ENGINE_TARGET, AI_TARGET,
-    RPC_DEADLINE_S, SSE_HEARTBEAT_S (seconds of silence before a keep-alive), WATCH_MAX_S
+    RPC_DEADLINE_S, RPC_RETRY_WAIT_S and CIRCUIT_OPEN_S (calls.py), SSE_HEARTBEAT_S (seconds of
+    silence before a keep-alive), WATCH_MAX_S
     (longest life of one event stream), WEB_ROOT, LIMITS (a GatewayLimits, else the
     environment's: rates, hints at once, live streams) and any Flask setting."""
     options = dict(config or {})
@@ -57,10 +58,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         backends=Backends(
             str(options.pop("ENGINE_TARGET", settings.engine_target)),
             str(options.pop("AI_TARGET", settings.ai_target)),
+            float(options.pop("CIRCUIT_OPEN_S", env_seconds("CIRCUIT_OPEN_S") or CIRCUIT_OPEN_S)),
         ),
         deadline_s=float(options.pop("RPC_DEADLINE_S", settings.rpc_deadline_s)),
         heartbeat_s=float(options.pop("SSE_HEARTBEAT_S", 15.0)),
         watch_max_s=float(options.pop("WATCH_MAX_S", 30 * 60.0)),
+        retry_wait_s=options.pop("RPC_RETRY_WAIT_S", None) or env_seconds("RPC_RETRY_WAIT_S"),
     )
     app.config.update(options)
     app.extensions[EXTENSION] = state

@@ -11,11 +11,17 @@ for the channel to connect again (up to RETRY_WAIT_S) before the 503. Such a cal
 again when the engine could not confirm its change (UNKNOWN "outcome_unknown"): the same key
 answers what the first try made. Still unknown after that: a 503 `outcome_unknown` that asks
 the client to send the same request again.
+
+A backend still unreachable after that wait (or by /healthz's check) opens its circuit
+(backends.Circuit): for CIRCUIT_OPEN_S every call to it is answered 503 `unavailable` at once,
+with Retry-After, instead of each request waiting seconds for the same answer. Then one call
+tries it again; its answer closes the circuit or opens it anew.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -28,7 +34,7 @@ from flask import current_app, request
 from google.protobuf.message import Message
 
 from services.common.grpc_util import OUTCOME_UNKNOWN_REASON, bearer, error_details
-from services.gateway.backends import Backends, Clients
+from services.gateway.backends import Backends, Circuit, Clients
 from services.gateway.delta import ViewMemory
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
 
@@ -39,7 +45,9 @@ log = logging.getLogger(__name__)
 
 # The most the second try of an idempotent call waits for the backend to be back (and at most
 # the call's own deadline). The channel's own retries (grpc_util) cover about 1.5 s before it.
-RETRY_WAIT_S = 5.0
+# Setting RPC_RETRY_WAIT_S; short, as every request waits it once the backend is down (until the
+# circuit opens), long enough for a replica restarting next to another.
+RETRY_WAIT_S = 2.0
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 _IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{16,128}")
@@ -57,6 +65,8 @@ class Gateway:
     deadline_s: float
     heartbeat_s: float
     watch_max_s: float
+    # The second try's wait (RETRY_WAIT_S when None).
+    retry_wait_s: float | None = None
     # The last view sent of each game and seat, for delta answers (delta.py).
     views: ViewMemory = field(default_factory=ViewMemory)
 
@@ -139,26 +149,62 @@ def rpc(
     UNAVAILABLE backend, or a replica that cancelled the call while shutting down, gets one
     more try (the channel's round robin takes it to another replica when there is one)."""
     sent = (*metadata, *(bearer(token) if token else ())) or None
-    deadline = timeout if timeout is not None else gateway().deadline_s
+    state = gateway()
+    deadline = timeout if timeout is not None else state.deadline_s
+    circuit = state.backends.get().circuits.get(backend)
+    trial = False
+    if circuit is not None:
+        wait_s = circuit.retry_after()
+        if wait_s is not None:
+            raise circuit_refusal(backend, wait_s)
+        trial = circuit.is_open  # half-open: this call finds out whether it is back
     try:
-        return method(request_message, metadata=sent, timeout=deadline)
+        reply = method(request_message, metadata=sent, timeout=deadline)
     except grpc.RpcError as err:
+        if circuit is not None and not unreachable(err):
+            circuit.up()
+        elif circuit is not None and trial:
+            circuit.down()  # still not there: no second try, the circuit is open again
+            raise circuit_refusal(backend, circuit.open_s) from None
         if not (idempotent and (_code(err) in RETRIED_CODES or _unknown(err))):
             raise _api_error(err, backend) from None
         first = err
+    else:
+        if circuit is not None:
+            circuit.up()
+        return reply
     log.info("%s %s; trying this call once more", backend, _code(first))
+    wait = state.retry_wait_s if state.retry_wait_s is not None else RETRY_WAIT_S
     try:
         # wait_for_ready: the try waits for the channel to (re)connect instead of failing fast.
-        return method(
-            request_message,
-            metadata=sent,
-            timeout=min(deadline, RETRY_WAIT_S),
-            wait_for_ready=True,
+        reply = method(
+            request_message, metadata=sent, timeout=min(deadline, wait), wait_for_ready=True
         )
     except grpc.RpcError as err:
         if _code(err) in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise _api_error(first, backend) from None  # still down: the first answer
+            if circuit is not None and unreachable(first):
+                circuit.down()  # not back within the wait: answer the next calls at once
+            raise _api_error(first, backend, circuit) from None  # still down: the first answer
         raise _api_error(err, backend) from None
+    if circuit is not None:
+        circuit.up()
+    return reply
+
+
+def unreachable(err: grpc.RpcError) -> bool:
+    """The call did not reach the backend: UNAVAILABLE from the transport (the engine's own
+    UNAVAILABLE, e.g. storage_full, carries a reason and proves it is there)."""
+    return _code(err) == grpc.StatusCode.UNAVAILABLE and not error_details(err).get("reason")
+
+
+def circuit_refusal(backend: str, wait_s: float) -> ApiError:
+    """The 503 of a call not made because `backend` was found unreachable a moment ago."""
+    seconds = max(1, math.ceil(wait_s))
+    answer = ApiError(
+        503, "unavailable", f"The {backend} service is not answering; try again in {seconds} s."
+    )
+    answer.headers["Retry-After"] = str(seconds)
+    return answer
 
 
 RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
@@ -172,7 +218,11 @@ def _unknown(err: grpc.RpcError) -> bool:
     )
 
 
-def _api_error(err: grpc.RpcError, backend: str) -> ApiError:
+def _api_error(err: grpc.RpcError, backend: str, circuit: Circuit | None = None) -> ApiError:
+    """The answer to a failed call; with the backend's `circuit` when it was just opened, whose
+    open time the answer's Retry-After gives."""
+    if circuit is not None and circuit.is_open:
+        return circuit_refusal(backend, circuit.open_s)
     if _unknown(err):
         return ApiError(
             503,

@@ -1,5 +1,9 @@
 """/healthz: is this gateway able to serve? It asks the engine and the AI (grpc.health.v1) over the
-process's own channels, so the answer also proves those channels work."""
+process's own channels, so the answer also proves those channels work.
+
+It reads and feeds the backends' circuits (backends.Circuit): a backend whose circuit is open is
+reported down at once, without a check; a check that cannot reach it opens the circuit, one that
+gets an answer closes it."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import grpc
 from flask import Blueprint, Response, jsonify
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.gateway.calls import clients
+from services.gateway.backends import Circuit
+from services.gateway.calls import clients, unreachable
 
 bp = Blueprint("health", __name__)
 
@@ -20,13 +25,25 @@ def probe(stub: health_pb2_grpc.HealthStub) -> grpc.Future:
     return stub.Check.future(health_pb2.HealthCheckRequest(service=""), timeout=CHECK_TIMEOUT_S)
 
 
-def verdict(call: grpc.Future) -> str:
+def check(stub: health_pb2_grpc.HealthStub, circuit: Circuit) -> grpc.Future | None:
+    """Start one check, or none while the backend's circuit is open."""
+    return None if circuit.retry_after() is not None else probe(stub)
+
+
+def verdict(call: grpc.Future | None, circuit: Circuit) -> str:
     """ "ok", or a short reason the backend is not serving."""
+    if call is None:
+        return "down (unavailable)"
     try:
         reply = call.result()
     except grpc.RpcError as err:
+        if unreachable(err):
+            circuit.down()
+        elif circuit.is_open:
+            circuit.up()  # (a trial answered by something: not "unreachable")
         code = err.code() if isinstance(err, grpc.Call) else None
         return f"down ({getattr(code, 'name', 'error').lower()})"
+    circuit.up()
     if reply.status != _SERVING:
         status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
         return f"down ({status.lower()})"
@@ -36,8 +53,9 @@ def verdict(call: grpc.Future) -> str:
 @bp.get("/healthz")
 def healthz() -> tuple[Response, int]:
     c = clients()
-    calls = probe(c.engine_health), probe(c.ai_health)
-    engine, ai = (verdict(call) for call in calls)
+    circuits = c.circuits["engine"], c.circuits["ai"]
+    calls = check(c.engine_health, circuits[0]), check(c.ai_health, circuits[1])
+    engine, ai = (verdict(call, circuit) for call, circuit in zip(calls, circuits, strict=True))
     down = [name for name, state in (("engine", engine), ("ai", ai)) if state != "ok"]
     body: dict[str, object] = {"ok": not down, "engine": engine, "ai": ai}
     if down:

@@ -235,6 +235,8 @@ def test_only_idempotent_calls_are_tried_again(gateway_app: Flask) -> None:
             assert answered.value.status == 503 and answered.value.code == "unavailable"
             assert len(tries) == expected
         assert tries[1]["wait_for_ready"] is True and tries[1]["timeout"] <= calls.RETRY_WAIT_S
+        # The fake's failures opened the session gateway's engine circuit: close it again.
+        calls.clients().circuits["engine"].up()
 
 
 # How long the gateway's second try may wait for the restarted engine here. A loaded machine
