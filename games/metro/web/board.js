@@ -2,7 +2,7 @@
 // as track curves, every route in its owner's colour, and the layers play needs on top (legal
 // squares, a hover preview, the AI's hints). Rendering only: page.js decides what to show.
 
-import { SAFE_SHADES, seatSymbol } from "/kit.js";
+import { SAFE_SHADES, seatSymbol, signedValue } from "/kit.js";
 import { has, t as say } from "/i18n.js";
 import { CENTRE, SIZE, connectorPoint, isCentre, station, tileName, trackPath, tracks } from "./tiles.js";
 
@@ -358,7 +358,7 @@ export class BoardView {
       const [cx, cy] = [h.col * CELL + 9, h.row * CELL + 9];
       el("circle", { cx, cy, r: 8.5, class: "hint-rank" }, hg);
       el("text", { x: cx, y: cy + 4, class: "hint-rank-text" }, hg).textContent = String(h.rank ?? i + 1);
-      const value = formatValue(h.value, true);
+      const value = signedValue(h.value);
       const half = 6 + 3.6 * value.length;
       const [x, y] = [h.col * CELL + CELL / 2, h.row * CELL + CELL / 2 + 4];
       el("rect", { x: x - half, y: y - 10, width: 2 * half, height: 20, rx: 10, class: "hint-badge" }, hg);
@@ -370,10 +370,3 @@ export class BoardView {
 /** A route step as [row, col, entry, exit]: the view sends objects, replays make arrays. */
 const pathStep = (s) => (Array.isArray(s) ? s : [s.row, s.col, s.entry, s.exit]);
 
-/** A hint's value, short; `signed` writes +/− as a margin should read. */
-export function formatValue(v, signed = false) {
-  if (typeof v !== "number" || Number.isNaN(v)) return "?";
-  const text = Math.abs(v) >= 10 ? Math.abs(v).toFixed(0) : Math.abs(v).toFixed(1);
-  if (v < 0 && Number(text) !== 0) return `−${text}`;
-  return signed && Number(text) !== 0 ? `+${text}` : text;
-}

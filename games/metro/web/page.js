@@ -11,8 +11,8 @@
 
 import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, MoveLog,
   moverWords, nearestInDirection, registerParamWords, saveLastSeen, seatGlyph, seatGlyphName,
-  seatLabel, tableEntries } from "/kit.js";
-import { BoardView, colourName, colourWord, deckIcon, formatValue, tileIcon } from "./board.js";
+  seatLabel, signedValue, tableEntries } from "/kit.js";
+import { BoardView, colourName, colourWord, deckIcon, tileIcon } from "./board.js";
 import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
 import { t } from "/i18n.js";
 import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords, tileName } from "./tiles.js";
@@ -201,7 +201,7 @@ class MetroPage {
       }
       button.append(
         h("span", { text: p ? t("access.hint_at", { tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.draw_place") }),
-        h("span", { class: "value", text: formatValue(s.value, true) }),
+        h("span", { class: "value", text: signedValue(s.value) }),
       );
       button.addEventListener("click", () => this.#pickHint(move));
       this.hintList.appendChild(h("li", {}, button));

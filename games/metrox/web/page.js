@@ -5,7 +5,7 @@
 
 import { arrowOf, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
   nearestInDirection, reducedMotion, registerParamWords, saveLastSeen, seatBadge, seatGlyph,
-  seatGlyphName, seatLabel, seatSymbol, segmentDistance, svg, tableEntries } from "/kit.js";
+  seatGlyphName, seatLabel, seatSymbol, segmentDistance, signedValue, svg, tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
 import {
   breakdown,
@@ -71,11 +71,6 @@ function plainMove(m) {
   return null;
 }
 
-function formatValue(v) {
-  if (typeof v !== "number" || !Number.isFinite(v)) return "";
-  const text = Math.abs(v) <= 1.5 ? v.toFixed(2) : v.toFixed(1);
-  return v < 0 ? `\u2212${text.slice(1)}` : text;
-}
 
 /** A card face: number, circled number (skip), star (transfer), circle (free), shuffle icon. */
 export function cardFace(code, size = "big") {
@@ -771,7 +766,7 @@ class MetroXPage {
       const g = svg("g", { class: "mx-hint", "data-rank": h.rank, transform: `translate(${at.x},${at.y})` }, this.gHints);
       svg("circle", { r: 13, class: "mx-hint-badge" }, g);
       svg("text", { "text-anchor": "middle", dy: "0.35em", class: "mx-hint-rank" }, g).textContent = String(h.rank);
-      svg("title", {}, g).textContent = t("metrox.hint_title", { rank: h.rank, move: moveWords(this.index, h.move), value: formatValue(h.value) });
+      svg("title", {}, g).textContent = t("metrox.hint_title", { rank: h.rank, move: moveWords(this.index, h.move), value: signedValue(h.value) });
       g.addEventListener("click", () => this.#select(h.move));
     }
     for (const [id, el] of this.lineEls) {
@@ -1016,12 +1011,12 @@ class MetroXPage {
         "data-rank": h.rank,
         // The visible text is the button's name (axe: label-content-name-mismatch); the sentence
         // that says what a click does is its description.
-        title: t("metrox.select_hint", { rank: h.rank, move: words, value: formatValue(h.value) }),
+        title: t("metrox.select_hint", { rank: h.rank, move: words, value: signedValue(h.value) }),
         "aria-pressed": String(sameMove(this.sel, h.move)),
       }, li);
       html("span", { className: "mx-hint-rank-text" }, b, `${h.rank}.`);
       html("span", { className: "mx-hint-move" }, b, `${words}${gain}`);
-      html("span", { className: "mx-hint-value" }, b, formatValue(h.value));
+      html("span", { className: "mx-hint-value" }, b, signedValue(h.value));
       b.addEventListener("click", () => this.#select(h.move));
     }
   }

@@ -7,7 +7,7 @@
 
 import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, MapView,
   MoveLog, moverWords, nearestInDirection, reducedMotion, seatGlyph, seatGlyphName, seatLabel,
-  seatSymbol, svg, tableEntries } from "/kit.js";
+  seatSymbol, signedValue, svg, tableEntries } from "/kit.js";
 import {
   COLOURS,
   LINE_HEX,
@@ -1406,7 +1406,7 @@ class UndergroundPage {
       }, li);
       if (m.step === "rail") this.#swatch(m.colour, b);
       html("span", {}, b, words);
-      const val = typeof h.value === "number" ? h.value.toFixed(2) : "";
+      const val = signedValue(h.value);
       if (val) html("small", { className: "ug-hint-value" }, b, `${val}${h.visits ? ` · ${h.visits}` : ""}`);
     });
   }
