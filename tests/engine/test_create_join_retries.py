@@ -14,7 +14,12 @@ import pytest
 import redis
 from metro.v1 import engine_pb2
 
-from services.common.grpc_util import OUTCOME_UNKNOWN_REASON, error_details
+from services.common.grpc_util import (
+    CLIENT_OPTIONS,
+    NOT_RETRIED,
+    OUTCOME_UNKNOWN_REASON,
+    error_details,
+)
 from tests.fixtures.engine import EngineClient, doc, metro_seats
 from tests.fixtures.gateway import GatewayApi, api_error, dead_target
 
@@ -165,3 +170,18 @@ def test_an_unconfirmed_create_is_a_503_that_asks_for_the_same_request(
     assert status == 201
     status, listed = api.get("/api/games?status=open")
     assert [g["game_id"] for g in listed["games"]] == [made["game_id"]]
+
+
+def test_the_channel_never_retries_a_call_that_makes_something_new() -> None:
+    """Per-method retry policies: the calls with no key to recognise a repeat are named by
+    their real names (a typo would silently retry them), and UNKNOWN is retried by none."""
+    config = json.loads(dict(CLIENT_OPTIONS)["grpc.service_config"])
+    engine = engine_pb2.DESCRIPTOR.services_by_name["Engine"]
+    names = {m.name for m in engine.methods}
+    (default, *others) = config["methodConfig"]
+    assert default["name"] == [{}]
+    assert default["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
+    (excluded,) = others
+    assert "retryPolicy" not in excluded
+    listed = {(n["service"], n["method"]) for n in excluded["name"]}
+    assert listed == {(engine.full_name, m) for m in NOT_RETRIED} and set(NOT_RETRIED) <= names
