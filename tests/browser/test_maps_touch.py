@@ -277,6 +277,7 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
         page.mouse.move(bank["x"] + bank["width"] / 2, bank["y"] + bank["height"] / 2)
         page.mouse.wheel(0, -300)
         page.wait_for_timeout(150)
+    page.wait_for_timeout(400)  # the names are placed again once the map rests
     report = page.evaluate(
         """() => {
           const map = document.querySelector('.ug-map').getBoundingClientRect();

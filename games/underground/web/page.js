@@ -287,6 +287,7 @@ class UndergroundPage {
   unmount() {
     document.removeEventListener("keydown", this.onKey);
     this.mapView?.destroy();
+    clearTimeout(this.labelTimer);
     this.root.remove();
     this.controls.remove();
   }
@@ -549,12 +550,15 @@ class UndergroundPage {
     this.zoomOut.disabled = !v.canZoomOut;
     // A disc never shrinks below a few pixels, whatever the zoom (taps find stations by their
     // distance, #snap: the transparent targets stay small, never covering a neighbour's centre).
-    for (const g of this.stationEls.values()) {
-      const disc = g.querySelector(".ug-disc");
+    this.discs ||= [...this.stationEls.values()].map((g) => g.querySelector(".ug-disc"));
+    for (const disc of this.discs) {
       const base = Number(disc.dataset.r);
       disc.setAttribute("r", Math.max(base, (base > 3 ? 5 : 3.6) / v.s).toFixed(2));
     }
-    this.#layoutLabels();
+    // Names are placed again once the map rests (they scale with it meanwhile): a pinch or a
+    // wheel stays smooth on a slow phone.
+    clearTimeout(this.labelTimer);
+    this.labelTimer = setTimeout(() => this.#layoutLabels(), 80);
   }
 
   /** Station names at LABEL_PX on screen, placed around their dots where they overlap nothing
