@@ -406,3 +406,16 @@ def test_the_compose_probe_reads_the_services_own_health_answer(
     not_serving, serving, shutting_down, closed = asyncio.run(scenario())
     assert serving == 0
     assert not_serving != 0 and shutting_down != 0 and closed != 0
+
+
+def test_python_services_run_as_the_pods_do(config: dict[str, Any]) -> None:
+    """The image's user, read-only root, no capabilities and tmpfs for /tmp and the home, as
+    deploy/k8s's pods: the image's own file system then has to work without a write (a real
+    `docker-compose up` of the built image, a game against the AI and `--scale ai=2` ran so)."""
+    for name in PYTHON_SERVICES:
+        service = config["services"][name]
+        assert str(service["user"]) == "10001:10001", name
+        assert service["read_only"] is True, name
+        assert service["cap_drop"] == ["ALL"], name
+        assert service["security_opt"] == ["no-new-privileges:true"], name
+        assert set(service["tmpfs"]) == {"/tmp", "/home/metro"}, name
