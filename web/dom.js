@@ -171,6 +171,23 @@ const DIRS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRig
 export const arrowOf = (key) => DIRS[key] || null;
 
 /**
+ * A board's keyboard cursor keys, read the same way on every board (issue 20.4): an arrow goes to
+ * `move(key)`, Enter and Space to `act(key)`, Escape to `escape(key)`, any other key to
+ * `other(key)`; with Ctrl, Cmd or Alt held the key stays the browser's. The key's default is
+ * prevented when its handler ran and did not return false (false: "not mine, leave it be").
+ */
+export function cursorKey(ev, { move, act, escape, other } = {}) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const key = ev.key;
+  let handler;
+  if (arrowOf(key)) handler = move;
+  else if (key === "Enter" || key === " ") handler = act;
+  else if (key === "Escape") handler = escape;
+  else handler = other;
+  if (handler && handler(key) !== false) ev.preventDefault();
+}
+
+/**
  * The nearest of `items` ({x, y, ...}) from `from` in the direction of arrow `key`: the one ahead
  * with the least distance, sideways steps counting double; wraps round to the farthest one
  * behind when nothing is ahead. `from` null: the first item.

@@ -7,7 +7,7 @@
 // What the kit holds (see each file for the details):
 //   drawing       svg, html, ensureStylesheet, reducedMotion                          (dom.js)
 //   seats         seatGlyph, seatGlyphName, seatSymbol, seatBadge, SAFE_SHADES, seatLabel
-//   moving        confirmMoves, confirmToggle (the "Confirm moves" choice), arrowOf and
+//   moving        confirmMoves, confirmToggle (the "Confirm moves" choice), cursorKey and
 //                 nearestInDirection (the keyboard cursor), lastSeen and saveLastSeen (what
 //                 changed since the viewer's last move)
 //   the move log  MoveLog, moverWords, aiForPerson, tableEntries
@@ -20,9 +20,9 @@ export {
   MoveLog,
   SAFE_SHADES,
   aiForPerson,
-  arrowOf,
   confirmMoves,
   confirmToggle,
+  cursorKey,
   ensureStylesheet,
   html,
   lastSeen,

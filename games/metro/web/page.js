@@ -9,7 +9,7 @@
 // outlined (dashed) since the viewer's last move, faded in, logged and spoken; with "Confirm
 // moves" (on by default for touch screens) a first tap only previews a move and its points.
 
-import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, lastSeen, MoveLog,
+import { aiForPerson, confirmMoves, confirmToggle, cursorKey, ensureStylesheet, lastSeen, MoveLog,
   moverWords, nearestInDirection, registerParamWords, saveLastSeen, seatGlyph, seatGlyphName,
   seatLabel, signedValue, tableEntries } from "/kit.js";
 import { BoardView, colourName, colourWord, deckIcon, tileIcon } from "./board.js";
@@ -611,46 +611,44 @@ class MetroPage {
   }
 
   #boardKey(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const key = ev.key;
-    if (arrowOf(key) || key === "Home" || key === "End") {
-      ev.preventDefault();
-      const targets = this.#targets();
-      let next;
-      if (key === "Home") next = targets[0];
-      else if (key === "End") next = targets[targets.length - 1];
-      else {
-        const from = this.cursor ? { x: this.cursor.c, y: this.cursor.r } : null;
-        next = nearestInDirection(targets, from, key);
-      }
-      if (next) this.cursor = { r: next.r, c: next.c };
-      this.#labelSquares();
-      this.#drawCursor();
-      this.#showPreview();
-    } else if (key === "Enter" || key === " ") {
-      ev.preventDefault();
-      if (this.cursor) this.#click(this.cursor.r, this.cursor.c, { keyboard: true });
-    } else if (key === "r" || key === "R") {
-      ev.preventDefault();
-      this.#rotate();
-    } else if (key === "Escape") {
-      if (this.proposed) {
-        ev.preventDefault();
-        this.#cancelProposal();
-      } else if (this.turns) {
-        ev.preventDefault();
-        this.turns = 0;
-        this.#renderHand();
-        this.#updateHighlights();
-      }
-    } else if (/^[1-9]$/.test(key)) {
-      const i = Number(key) - 1;
-      if (i < this.#tiles.length) {
-        ev.preventDefault();
-        this.#select(i);
-        this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
-      }
+    cursorKey(ev, {
+      move: (key) => this.#stepCursor(key),
+      act: () => {
+        if (this.cursor) this.#click(this.cursor.r, this.cursor.c, { keyboard: true });
+      },
+      escape: () => {
+        if (this.proposed) this.#cancelProposal();
+        else if (this.turns) {
+          this.turns = 0;
+          this.#renderHand();
+          this.#updateHighlights();
+        } else return false;
+      },
+      other: (key) => {
+        if (key === "Home" || key === "End") this.#stepCursor(key);
+        else if (key === "r" || key === "R") this.#rotate();
+        else if (/^[1-9]$/.test(key) && Number(key) - 1 < this.#tiles.length) {
+          this.#select(Number(key) - 1);
+          this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
+        } else return false;
+      },
+    });
+  }
+
+  /** Arrow keys (nearest square that way), Home and End move the cursor over the targets. */
+  #stepCursor(key) {
+    const targets = this.#targets();
+    let next;
+    if (key === "Home") next = targets[0];
+    else if (key === "End") next = targets[targets.length - 1];
+    else {
+      const from = this.cursor ? { x: this.cursor.c, y: this.cursor.r } : null;
+      next = nearestInDirection(targets, from, key);
     }
+    if (next) this.cursor = { r: next.r, c: next.c };
+    this.#labelSquares();
+    this.#drawCursor();
+    this.#showPreview();
   }
 
   // ---- playing -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
 // hint button and replay buttons; it hands this module a board element and a controls element.
 
-import { arrowOf, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
+import { cursorKey, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
   nearestInDirection, reducedMotion, registerParamWords, saveLastSeen, seatBadge, seatGlyph,
   seatGlyphName, seatLabel, seatSymbol, segmentDistance, signedValue, svg, tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
@@ -1126,23 +1126,22 @@ class MetroXPage {
   }
 
   #mapKey(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (arrowOf(ev.key)) {
-      ev.preventDefault();
-      this.#moveCursor(ev.key);
-    } else if (ev.key === "Enter" || ev.key === " ") {
-      ev.preventDefault();
-      if (!this.cursor) this.#moveCursor(null);
-      const k = this.cursor;
-      if (!k) return;
-      if (k.line) this.#select({ line: k.line });
-      else this.#select({ station: k.station });
-      this.log.announce(sameMove(this.sel, k) && !this.busy ? this.#cursorWords() : "");
-    } else if (ev.key === "Escape" && this.sel) {
-      ev.preventDefault();
-      this.sel = null;
-      this.#render();
-    }
+    cursorKey(ev, {
+      move: (key) => this.#moveCursor(key),
+      act: () => {
+        if (!this.cursor) this.#moveCursor(null);
+        const k = this.cursor;
+        if (!k) return;
+        if (k.line) this.#select({ line: k.line });
+        else this.#select({ station: k.station });
+        this.log.announce(sameMove(this.sel, k) && !this.busy ? this.#cursorWords() : "");
+      },
+      escape: () => {
+        if (!this.sel) return false;
+        this.sel = null;
+        this.#render();
+      },
+    });
   }
 
   #hoverLine(lineId) {

@@ -5,7 +5,7 @@
 // among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
 // The shell owns the status line, scores, join, hint button and replay buttons.
 
-import { aiForPerson, arrowOf, confirmMoves, confirmToggle, ensureStylesheet, html, MapView,
+import { aiForPerson, confirmMoves, confirmToggle, cursorKey, ensureStylesheet, html, MapView,
   MoveLog, moverWords, nearestInDirection, reducedMotion, seatGlyph, seatGlyphName, seatLabel,
   seatSymbol, signedValue, svg, tableEntries } from "/kit.js";
 import {
@@ -884,26 +884,27 @@ class UndergroundPage {
   }
 
   #mapKey(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (arrowOf(ev.key)) {
-      ev.preventDefault();
-      this.#moveCursor(ev.key);
-    } else if ((ev.key === "Enter" || ev.key === " ") && this.cursor) {
-      ev.preventDefault();
-      const id = this.cursor;
-      const { colour, from } = this.sel;
-      const r = from && id !== from
-        ? this.#legalRails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)))
-        : null;
-      // The cursor already shows the rail and its points: Enter lays it.
-      if (r) this.#layRail(r, { now: true });
-      else this.#onStation(id);
-      this.#moveCursor(null);
-    } else if (ev.key === "+" || ev.key === "=") {
-      this.#setZoom(1);
-    } else if (ev.key === "-") {
-      this.#setZoom(-1);
-    }
+    cursorKey(ev, {
+      move: (key) => this.#moveCursor(key),
+      act: () => {
+        if (!this.cursor) return false;
+        const id = this.cursor;
+        const { colour, from } = this.sel;
+        const r = from && id !== from
+          ? this.#legalRails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)))
+          : null;
+        // The cursor already shows the rail and its points: Enter lays it.
+        if (r) this.#layRail(r, { now: true });
+        else this.#onStation(id);
+        this.#moveCursor(null);
+      },
+      other: (key) => {
+        // The zoom keys leave the key's default alone, as they always did.
+        if (key === "+" || key === "=") this.#setZoom(1);
+        else if (key === "-") this.#setZoom(-1);
+        return false;
+      },
+    });
   }
 
   // ---- the map -------------------------------------------------------------------------------
