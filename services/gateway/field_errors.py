@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import games
-from games.base import Option
+from games.base import Game, Option
 
 # Every reason the page has a sentence for (web/i18n/<lang>/errors.json: "error.reason.<reason>").
 REASONS = (
@@ -98,7 +98,7 @@ def _name(value: Any) -> tuple[str, Params]:
     return "invalid", {"field": "name"}
 
 
-def _game_of(body: dict[str, Any]) -> games.Game | None:
+def _game_of(body: dict[str, Any]) -> Game | None:
     kind = body.get("game", games.default().kind)
     return games.get(kind) if isinstance(kind, str) and kind in games.kinds() else None
 

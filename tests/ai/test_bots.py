@@ -84,7 +84,9 @@ def test_ai_seats_finish_a_game_of_humans_and_ais(own_engine: RunningEngine, ai_
     assert final["moves"] == 60 and final["deck_count"] == 0
     ai_waits.sort()
     assert len(ai_waits) >= 30
-    assert ai_waits[int(0.9 * len(ai_waits))] < 1.0, ai_waits  # promptly, at the default level
+    # Promptly at the default level (a quiet machine: well under 1 s); generous, since CI may
+    # share its cores: this catches a worker that waits for a poll or a clock, not a slow one.
+    assert ai_waits[int(0.9 * len(ai_waits))] < 5.0, ai_waits
     record = json.loads(c.record(game).record_json)
     assert record["scores"] == [s["score"] for s in final["seats"]]
     # Exactly once: the worker made one engine move per AI move of the record (a draw-and-place

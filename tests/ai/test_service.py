@@ -91,7 +91,9 @@ def test_suggest_defaults_and_search_statistics(
     visits = [s.visits for s in reply.suggestions]
     assert visits == sorted(visits, reverse=True) and sum(visits) <= 300 and visits[0] > 0
     reply = ai_client.suggest(game, tokens[0], "hard", budget_ms=300)
-    assert reply.iterations > 0 and reply.elapsed_ms <= 600
+    # The budget stops the search; a loaded machine may finish the iteration under way late, so
+    # the bound only catches a search that ignores its budget (never a speed check).
+    assert reply.iterations > 0 and reply.elapsed_ms <= 300 * 10
 
 
 def _error(call: Any) -> tuple[grpc.StatusCode, dict[str, str]]:

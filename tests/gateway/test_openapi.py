@@ -342,7 +342,7 @@ def test_fuzz_operation(
 
     started = time.monotonic()
     run()
-    assert time.monotonic() - started < 60, f"{label}: fuzzing took too long"
+    assert time.monotonic() - started < 300, f"{label}: fuzzing took too long (hung?)"
 
 
 def test_fuzz_summary() -> None:

@@ -86,32 +86,6 @@ def game_paths() -> JSON:
                 ),
             }
         },
-        "/api/learn/{kind}": {
-            "get": {
-                "operationId": "tutorial",
-                "summary": "A game's first-game tutorial: a scripted game, step by step.",
-                "description": "Each step: the learner's view (as `GET /api/games/{game_id}` "
-                "shapes it), `legal` (the one move to make; [] at the end) and `say` (catalogue "
-                "keys with their parameters). Computed by the rules core alone.",
-                "tags": ["meta"],
-                "parameters": [
-                    {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}}
-                ],
-                "responses": responses(
-                    200,
-                    obj(
-                        {
-                            "game": {"type": "string"},
-                            "seat": {"type": "integer", "minimum": 0},
-                            "steps": {"type": "array", "items": {"type": "object"}},
-                        },
-                        ["game", "seat", "steps"],
-                    ),
-                    "The tutorial.",
-                    404,
-                ),
-            }
-        },
         "/api/games": {
             "get": {
                 "operationId": "listGames",
