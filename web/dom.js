@@ -171,6 +171,17 @@ const DIRS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRig
 export const arrowOf = (key) => DIRS[key] || null;
 
 /**
+ * Where a board's keyboard cursor goes (issue 20.4): with an arrow `key`, the nearest of `targets`
+ * that way from `at` (see nearestInDirection); with none (the cursor is placed again after a
+ * change), `at` itself while it is still a target, else the first target `preferred` picks, else
+ * the first target; null when there are none.
+ */
+export function cursorStep(targets, at, key, preferred = () => false) {
+  if (key) return nearestInDirection(targets, at, key);
+  return at || targets.find(preferred) || targets[0] || null;
+}
+
+/**
  * A board's keyboard cursor keys, read the same way on every board (issue 20.4): an arrow goes to
  * `move(key)`, Enter and Space to `act(key)`, Escape to `escape(key)`, any other key to
  * `other(key)`; with Ctrl, Cmd or Alt held the key stays the browser's. The key's default is

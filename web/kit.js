@@ -7,8 +7,8 @@
 // What the kit holds (see each file for the details):
 //   drawing       svg, html, ensureStylesheet, reducedMotion                          (dom.js)
 //   seats         seatGlyph, seatGlyphName, seatSymbol, seatBadge, SAFE_SHADES, seatLabel
-//   moving        confirmMoves, confirmToggle (the "Confirm moves" choice), cursorKey and
-//                 nearestInDirection (the keyboard cursor), lastSeen and saveLastSeen (what
+//   moving        confirmMoves, confirmToggle (the "Confirm moves" choice), cursorKey,
+//                 cursorStep and nearestInDirection (the keyboard cursor), lastSeen and saveLastSeen (what
 //                 changed since the viewer's last move)
 //   the move log  MoveLog, moverWords, aiForPerson, tableEntries
 //   maps          MapView (pan and zoom by the viewBox), segmentDistance              (mapview.js)
@@ -23,6 +23,7 @@ export {
   confirmMoves,
   confirmToggle,
   cursorKey,
+  cursorStep,
   ensureStylesheet,
   html,
   lastSeen,

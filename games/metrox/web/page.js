@@ -3,8 +3,8 @@
 // AI's hints, the final breakdown and the replay. The shell owns the status line, scores, join,
 // hint button and replay buttons; it hands this module a board element and a controls element.
 
-import { cursorKey, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
-  nearestInDirection, reducedMotion, registerParamWords, saveLastSeen, seatBadge, seatGlyph,
+import { cursorKey, cursorStep, ensureStylesheet, html, lastSeen, MapView, MoveLog, moverWords,
+  reducedMotion, registerParamWords, saveLastSeen, seatBadge, seatGlyph,
   seatGlyphName, seatLabel, seatSymbol, segmentDistance, signedValue, svg, tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
 import {
@@ -1087,9 +1087,7 @@ class MetroXPage {
   #moveCursor(key) {
     const targets = this.#cursorTargets();
     const same = (t) => this.cursor && ((t.line && t.line === this.cursor.line) || (t.station && t.station === this.cursor.station));
-    let next;
-    if (!key) next = targets.find(same) || targets.find((t) => sameMove(t, this.sel)) || targets[0];
-    else next = nearestInDirection(targets, targets.find(same) || null, key);
+    const next = cursorStep(targets, targets.find(same) || null, key, (t) => sameMove(t, this.sel));
     this.cursor = next ? (next.line ? { line: next.line } : { station: next.station }) : null;
     this.#hoverLine(this.cursor?.line || null);
     this.#paintCursor();

@@ -5,8 +5,8 @@
 // among ties, the AI's hints, every seat's score breakdown and the replay of a finished game.
 // The shell owns the status line, scores, join, hint button and replay buttons.
 
-import { aiForPerson, confirmMoves, confirmToggle, cursorKey, ensureStylesheet, html, MapView,
-  MoveLog, moverWords, nearestInDirection, reducedMotion, seatGlyph, seatGlyphName, seatLabel,
+import { aiForPerson, confirmMoves, confirmToggle, cursorKey, cursorStep, ensureStylesheet, html, MapView,
+  MoveLog, moverWords, reducedMotion, seatGlyph, seatGlyphName, seatLabel,
   seatSymbol, signedValue, svg, tableEntries } from "/kit.js";
 import {
   COLOURS,
@@ -846,9 +846,7 @@ class UndergroundPage {
   #moveCursor(key) {
     const targets = this.#cursorTargets();
     const at = targets.find((t) => t.id === this.cursor) || null;
-    let next;
-    if (!key) next = at || targets.find((t) => t.id !== this.sel.from) || targets[0];
-    else next = nearestInDirection(targets, at, key);
+    const next = cursorStep(targets, at, key, (t) => t.id !== this.sel.from);
     this.cursor = next ? next.id : null;
     this.#paintCursor();
     if (next) this.log.announce(this.#cursorWords(next.id));
