@@ -165,7 +165,11 @@ def propose(page: Any, kind: str) -> str:
         return "#confirm-button"
     if kind == "metrox":
         page.wait_for_selector(".mx-controls[data-phase='choose'][data-busy='false']")
-        page.locator(".mx-line-btn:not([disabled])").first.tap()
+        if page.locator(".mx-station-pick:not([hidden])").count():
+            # A free card (the deck is secret, so it may come first): it lists no line.
+            page.locator(".mx-station.selectable").first.tap(force=True)
+        else:
+            page.locator(".mx-line-btn:not([disabled])").first.tap()
         page.wait_for_selector(".mx-confirm:not([disabled])")
         return ".mx-confirm"
     page.wait_for_selector(".ug-controls[data-phase='build'][data-busy='false']")
