@@ -166,8 +166,12 @@ def propose(page: Any, kind: str) -> str:
     if kind == "metrox":
         page.wait_for_selector(".mx-controls[data-phase='choose'][data-busy='false']")
         if page.locator(".mx-station-pick:not([hidden])").count():
-            # A free card (the deck is secret, so it may come first): it lists no line.
-            page.locator(".mx-station.selectable").first.tap(force=True)
+            # A free card (the deck is secret, so it may come first): it lists no line; a
+            # station is picked from the list (the map may show another part of the sheet).
+            value = page.eval_on_selector(
+                ".mx-station-select", "s => [...s.options].find(o => o.value)?.value"
+            )
+            page.select_option(".mx-station-select", value)
         else:
             page.locator(".mx-line-btn:not([disabled])").first.tap()
         page.wait_for_selector(".mx-confirm:not([disabled])")
