@@ -262,6 +262,8 @@ def test_image_is_multi_stage_with_a_home_for_its_user() -> None:
     # gunicorn keeps its control socket under $HOME: the user needs a writable home.
     assert "--create-home" in runtime and "--no-create-home" not in runtime
     assert "ENV HOME=/home/metro" in runtime
+    # The image's user has the ids the pods and compose run with (uid and gid 10001).
+    assert "--uid 10001 --gid 10001" in runtime and "groupadd --system --gid 10001" in runtime
 
 
 # ---- An operator's settings reach the containers (README's configuration table) -------------
