@@ -62,8 +62,9 @@ def test_the_engine_follows_a_sentinel_failover_and_keeps_every_move(
             if restarter.is_alive():  # never leave it talking to servers during later tests
                 restarter.join(timeout=90.0)
         restarter.join(120)
+        # The first failover named another primary. Whichever server is primary now (a busy
+        # machine can make the Sentinel fail over again), every acknowledged move must be there.
         assert len(outcome) == 1 and outcome[0] is not old, outcome
-        assert outcome[0] is watched.primary(), outcome
         assert len(acked) > KILL_BEFORE_MOVE + 5
         check_finished(client, "metro", game_id, final)
         events = {e.version: doc(e) for e in client.events_until(game_id, final.version)}
