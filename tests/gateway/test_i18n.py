@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,10 @@ from flask.testing import FlaskClient
 import games
 from services.common.levels import NAMED_LEVELS
 from services.gateway import i18n
-from services.gateway.app import WEB_ROOT, create_app
-from tests.fixtures.gateway import GatewayApi, dead_target, gateway_config
+from services.gateway.app import WEB_ROOT
+from tests.fixtures.gateway import GatewayApi
+from tests.fixtures.offline_gateway import LANGUAGES
 
-LANGUAGES = ("en", "hu", "fr", "es")
 # The CLDR plural categories each language's integers and decimals use (Intl.PluralRules):
 # a counted sentence must give "one" and "other", and may give no category the language lacks.
 PLURALS = {
@@ -36,31 +35,6 @@ REPO = Path(__file__).resolve().parents[2]
 # t("a.b") / t('a.b') / t(`a.b`) with a literal key (no ${...}) in the page's code
 LITERAL_KEY = re.compile(r"""\bt\(\s*(["'`])([A-Za-z0-9_.-]+)\1""")
 COMMENT = re.compile(r"/\*.*?\*/|^[ \t]*//[^\n]*", re.S | re.M)
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[Flask]:
-    built = create_app(gateway_config(dead_target(), dead_target()))
-    yield built
-    built.extensions["metro_gateway"].backends.close()
-
-
-@pytest.fixture(scope="module")
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
-@pytest.fixture(scope="module")
-def catalogues(client: FlaskClient) -> dict[str, dict[str, Any]]:
-    out = {}
-    for lang in LANGUAGES:
-        reply = client.get(f"/i18n/{lang}.json")
-        assert reply.status_code == 200, (lang, reply.get_data(as_text=True)[:300])
-        assert reply.mimetype == "application/json"
-        body = reply.get_json()
-        assert isinstance(body, dict) and body, lang
-        out[lang] = body
-    return out
 
 
 def placeholders(entry: Any) -> set[str]:

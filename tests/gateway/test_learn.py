@@ -11,38 +11,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
 import games
-from services.gateway.app import create_app
-from tests.fixtures.gateway import dead_target, gateway_config
+from tests.fixtures.offline_gateway import LANGUAGES
 
-LANGUAGES = ("en", "hu", "fr", "es")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 KINDS = [g.kind for g in games.all_games()]
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[Flask]:
-    built = create_app(gateway_config(dead_target(), dead_target()))
-    yield built
-    built.extensions["metro_gateway"].backends.close()
-
-
-@pytest.fixture(scope="module")
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
-@pytest.fixture(scope="module")
-def catalogues(client: FlaskClient) -> dict[str, dict[str, Any]]:
-    return {lang: client.get(f"/i18n/{lang}.json").get_json() for lang in LANGUAGES}
 
 
 def tutorial(client: FlaskClient, kind: str) -> dict[str, Any]:
