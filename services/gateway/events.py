@@ -1,23 +1,27 @@
-"""Live updates: the engine's WatchGame stream as Server-Sent Events.
+"""Live updates on a threaded server: the engine's WatchGame stream as Server-Sent Events.
 
-Each event goes out with `id:` = the engine's event id, so a browser that reconnects sends it back
+Production and `python -m services.gateway` serve this path with the async fan-out hub
+(services/gateway/live/); this Flask route answers it where the app runs as plain WSGI (the
+Flask test client, a threaded werkzeug or gunicorn gthread server). Both write the same messages
+(live/wire.py, docs/api-deltas.md) and check a request the same way (`StreamRequest`).
+
+Each event goes out with `id:` = the engine's event id, so a client that reconnects sends it back
 as `Last-Event-ID` and the stream resumes right after it. A comment line every few seconds of
 silence keeps proxies from closing the connection and lets the server notice a gone client.
-Events are public (the engine builds them from the public view), so no token is needed, and an
-EventSource could not send one in a header anyway.
 
-With `?delta=1` each event also carries `delta`: the JSON Patch from the public view the stream
-sent last to the public view now (docs/api-deltas.md), so a spectator keeps its view current
-without fetching it after every event.
+Without a token a stream is a spectator's. With `Authorization: Bearer <seat token>` (proved by
+reading that seat's view before the stream opens; a wrong token is 403) it is that seat's: with
+`?delta=1` its events carry the seat's own view delta and legal moves. With `?delta=1` the first
+message is `event: view`, the audience's whole view, so the page needs no GET to start.
 """
 
 from __future__ import annotations
 
 import json
 import queue
-import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -25,55 +29,96 @@ import orjson
 from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
 
-from services.gateway.calls import clients, gateway, rpc
-from services.gateway.delta import diff
-from services.gateway.errors import bad_request, from_rpc_error
+from services.common.grpc_util import bearer
+from services.gateway.calls import _TOKEN, clients, gateway, rpc
+from services.gateway.errors import ApiError, bad_request, from_rpc_error
 from services.gateway.limits import guard
+from services.gateway.live.wire import (
+    KEEP_ALIVE,
+    OPENING,
+    RECONNECT,
+    RETRY_MS,
+    Snapshot,
+    format_event,
+    legal_text,
+    valid_event_id,
+    view_message,
+    with_delta,
+)
+
+__all__ = ["RETRY_MS", "StreamRequest", "bp", "format_event", "valid_event_id"]
 
 bp = Blueprint("events", __name__, url_prefix="/api/games")
 
-_EVENT_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
-_U64_MAX = 2**64 - 1  # a Redis stream id is two unsigned 64-bit integers
-RETRY_MS = 3000
+
+@dataclass(frozen=True)
+class StreamRequest:
+    """What a stream request asks: resume after `after`, with deltas or not, for a token."""
+
+    after: str
+    deltas: bool
+    token: str | None
+
+    @classmethod
+    def parse(cls, headers: Mapping[str, str], args: Mapping[str, str]) -> StreamRequest:
+        """400 for a malformed Last-Event-ID or `delta`; 403 for a malformed Authorization."""
+        after = (headers.get("Last-Event-ID") or args.get("last_event_id", "")).strip()
+        if after and not valid_event_id(after):
+            raise bad_request(
+                "Last-Event-ID must be an event id such as '1718000000000-0' (two whole numbers "
+                "below 2^64).",
+                field="Last-Event-ID",
+            )
+        flag = args.get("delta", "0")
+        if flag not in ("0", "1"):
+            raise bad_request("'delta' must be 1 (events carry a delta) or 0.", field="delta")
+        return cls(after, flag == "1", bearer_token_of(headers.get("Authorization")))
 
 
-def valid_event_id(text: str) -> bool:
-    """A Redis stream id "<ms>-<seq>" whose both parts fit in 64 unsigned bits."""
-    if not _EVENT_ID.fullmatch(text):
-        return False
-    return all(int(part) <= _U64_MAX for part in text.split("-"))
+def bearer_token_of(header: str | None) -> str | None:
+    """The seat token of an Authorization header (calls.bearer_token's rule, any server)."""
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
+        raise ApiError(
+            403, "permission_denied", "The Authorization header must be 'Bearer <token>'."
+        )
+    return token
+
+
+def seat_denied() -> ApiError:
+    return ApiError(403, "permission_denied", "This token is not a seat's token in this game.")
 
 
 @bp.get("/<game_id>/events")
 def events(game_id: str) -> Response:
-    after = request.headers.get("Last-Event-ID") or request.args.get("last_event_id", "")
-    after = after.strip()
-    if after and not valid_event_id(after):
-        raise bad_request(
-            "Last-Event-ID must be an event id such as '1718000000000-0' (two whole numbers "
-            "below 2^64).",
-            field="Last-Event-ID",
-        )
-    flag = request.args.get("delta", "0")
-    if flag not in ("0", "1"):
-        raise bad_request("'delta' must be 1 (events carry a delta) or 0.", field="delta")
-    want_deltas = flag == "1"
+    asked = StreamRequest.parse(request.headers, request.args)
     # Each open stream holds one of this process's threads: beyond the cap, 503 busy (the
-    # page's EventSource tries again by itself), so that moves always find a thread.
+    # page tries again by itself), so that moves always find a thread.
     give_back = guard().streams.take()
     try:
         engine = clients().engine
-        # Errors of a stream only show once it is read: ask for the public view first, so an
-        # unknown game is a 404 and a dead engine a 503, not an empty stream.
-        first = rpc(engine.GetView, engine_pb2.GetViewRequest(game_id=game_id), idempotent=True)
+        # Errors of a stream only show once it is read: read the audience's view first, so an
+        # unknown game is a 404, a wrong token a 403 and a dead engine a 503, not an empty stream.
+        first = rpc(
+            engine.GetView,
+            engine_pb2.GetViewRequest(game_id=game_id),
+            token=asked.token,
+            idempotent=True,
+        )
+        if asked.token is not None and not first.HasField("seat"):
+            raise seat_denied()
         state = gateway()
-        deltas = PublicDeltas(engine, game_id, first, state.deadline_s) if want_deltas else None
+        views = SyncViews(engine, game_id, asked.token, state.deadline_s) if asked.deltas else None
+        opening = views.first(first) if views is not None else None
         call = engine.WatchGame(
-            engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=after),
+            engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=asked.after),
             timeout=state.watch_max_s,
         )
         reply = Response(
-            _sse(call, state.heartbeat_s, deltas),
+            _sse(call, state.heartbeat_s, views, opening),
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -83,6 +128,54 @@ def events(game_id: str) -> Response:
     # The server closes the response when the stream ends or the client leaves.
     reply.call_on_close(give_back)
     return reply
+
+
+class SyncViews:
+    """One stream's audience, read with blocking calls: its view (and a seat's legal moves) at
+    each event, and the snapshot the stream described last."""
+
+    def __init__(self, engine: Any, game_id: str, token: str | None, deadline_s: float) -> None:
+        self.engine, self.game_id, self.token, self.deadline_s = engine, game_id, token, deadline_s
+        self.last: Snapshot | None = None
+
+    def first(self, reply: engine_pb2.GameView) -> Snapshot | None:
+        self.last = self._snapshot(reply)
+        return self.last
+
+    def _snapshot(self, reply: engine_pb2.GameView) -> Snapshot | None:
+        view = orjson.loads(reply.json)
+        if self.token is None:
+            return Snapshot(reply.version, view)
+        for _ in range(3):  # the view and the legal moves of one version
+            legal = self.engine.ListLegalMoves(
+                engine_pb2.ListLegalMovesRequest(game_id=self.game_id),
+                metadata=bearer(self.token),
+                timeout=self.deadline_s,
+            )
+            if legal.version == reply.version:
+                return Snapshot(reply.version, view, legal_text(legal.seat, legal.version,
+                                                               list(legal.moves)))  # fmt: skip
+            reply = self._view()
+            view = orjson.loads(reply.json)
+        return None
+
+    def _view(self) -> engine_pb2.GameView:
+        return self.engine.GetView(  # type: ignore[no-any-return]
+            engine_pb2.GetViewRequest(game_id=self.game_id),
+            metadata=bearer(self.token) if self.token else None,
+            timeout=self.deadline_s,
+        )
+
+    def after(self, event_json: str) -> str:
+        """The event with `delta` (and a seat's `legal`); as it came when no view was had."""
+        try:
+            new = self._snapshot(self._view())
+        except grpc.RpcError:
+            return event_json
+        data = with_delta(event_json, self.last, new)
+        if new is not None:
+            self.last = new
+        return data
 
 
 def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
@@ -95,46 +188,24 @@ def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
         out.put(("error", err))
 
 
-class PublicDeltas:
-    """The public view a stream last described, and the patch from it to the view now."""
-
-    def __init__(self, engine: Any, game_id: str, first: engine_pb2.GameView, deadline_s: float):
-        self.engine, self.game_id, self.deadline_s = engine, game_id, deadline_s
-        self.version, self.view = first.version, orjson.loads(first.json)
-
-    def after(self, event_json: str) -> str:
-        """The event's JSON with `delta` added; without it when the view could not be had (the
-        client then fetches the view, as it would without deltas)."""
-        try:
-            reply = self.engine.GetView(
-                engine_pb2.GetViewRequest(game_id=self.game_id), timeout=self.deadline_s
-            )
-        except grpc.RpcError:
-            return event_json
-        if not (event_json.startswith("{") and event_json.endswith("}")):
-            return event_json
-        view = orjson.loads(reply.json)
-        delta = {"since": self.version, "version": reply.version, "patch": diff(self.view, view)}
-        self.version, self.view = reply.version, view
-        return f'{event_json[:-1]},"delta":{orjson.dumps(delta).decode()}}}'
-
-
-def _sse(call: Any, heartbeat_s: float, deltas: PublicDeltas | None = None) -> Iterator[str]:
+def _sse(
+    call: Any, heartbeat_s: float, views: SyncViews | None, opening: Snapshot | None
+) -> Iterator[bytes]:
     items: queue.Queue[tuple[str, Any]] = queue.Queue()
     threading.Thread(target=_pump, args=(call, items), name="sse-pump", daemon=True).start()
     try:
-        yield f"retry: {RETRY_MS}\n: stream open\n\n"
+        yield OPENING + (view_message(opening) if opening is not None else b"")
         while True:
             try:
                 kind, item = items.get(timeout=heartbeat_s)
             except queue.Empty:
-                yield ": keep-alive\n\n"
+                yield KEEP_ALIVE
                 continue
             if kind == "event":
-                data = deltas.after(item.json) if deltas is not None else item.json
+                data = views.after(item.json) if views is not None else item.json
                 yield format_event(item.event_id, data)
             elif kind == "error":
-                yield _stream_error(item)
+                yield stream_error(item)
                 return
             else:
                 return
@@ -142,19 +213,13 @@ def _sse(call: Any, heartbeat_s: float, deltas: PublicDeltas | None = None) -> I
         call.cancel()  # the client left (or the stream ended): stop the engine's side too
 
 
-def format_event(event_id: str, data: str) -> str:
-    """One SSE message: the id to resume from, then the event's JSON (one line: the engine
-    writes it compact, and JSON text never holds a raw newline)."""
-    return f"id: {event_id}\ndata: {data}\n\n"
-
-
-def _stream_error(err: grpc.RpcError) -> str:
+def stream_error(err: grpc.RpcError) -> bytes:
     """A stream broken by a deadline is routine (the browser reconnects); say so as a comment."""
     if isinstance(err, grpc.Call) and err.code() in (
         grpc.StatusCode.DEADLINE_EXCEEDED,
         grpc.StatusCode.CANCELLED,
     ):
-        return ": stream closed, reconnect\n\n"
+        return RECONNECT
     api = from_rpc_error(err, "engine")
     data = json.dumps({"code": api.code, "message": api.message})
-    return f"event: failure\ndata: {data}\n\n"
+    return f"event: failure\ndata: {data}\n\n".encode()

@@ -116,6 +116,8 @@ def test_events_with_delta_keep_a_spectators_view_current(
     rng = random.Random(3)
     with stream(gateway_server, game, query="?delta=1") as (status, _, events):
         assert status == 200
+        _, opening = events.next_event()  # `event: view`: the whole public view (issue 21)
+        assert exact(opening["view"]) == exact(public) and opening["version"] == public["version"]
         seen = 0
         while seen < 2:  # the creation and the join: already in the view the stream began at
             _, event = events.next_event()
