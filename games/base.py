@@ -318,6 +318,12 @@ class Game:
         documents); the default says only "an object"."""
         return {"type": "object"}
 
+    def daily_rules(self, digest: bytes) -> JSON | None:
+        """The rules of the day's solo puzzle, picked by `digest` (32 bytes the engine derives
+        from the date and a server secret; the deck's seed comes from the same bytes, so the
+        rules never name it); None: this game has no daily puzzle (the default)."""
+        return None
+
     def rules_schema(self) -> JSON:
         """The JSON Schema of the `rules` of a new game, from the game's option table."""
         return {

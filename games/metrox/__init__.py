@@ -83,6 +83,12 @@ class MetroXGame(Game):
     def query(self, query: Mapping[str, Any]) -> JSON:
         return queries.answer(query)
 
+    def daily_rules(self, digest: bytes) -> JSON:
+        """Solo on one of the shipped maps, chosen by the digest (in id order, so adding a map
+        changes the choice only from the day it ships)."""
+        ids = sorted(maps.shipped())
+        return normalise({"players": 1, "map": ids[int.from_bytes(digest[:8], "big") % len(ids)]})
+
 
 def _options() -> tuple[Option, ...]:
     shipped = maps.shipped()

@@ -34,6 +34,7 @@ class Settings:
     idle_ttl_s: int
     waiting_ttl_s: int
     rpc_deadline_s: float
+    daily_secret: str = ""  # what the daily puzzles derive from ("": one kept in Redis)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -54,6 +55,7 @@ class Settings:
             # A game waiting for players that nobody joins is gone far sooner than a running one.
             waiting_ttl_s=_int("GAME_TTL_WAITING_S", 3600),
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
+            daily_secret=os.environ.get("DAILY_SECRET", ""),
         )
 
 

@@ -86,10 +86,14 @@ class Lobby:
         seats: Sequence[SeatInfo],
         clock_rules: ClockRules | None,
         request_key: str,
+        *,
+        seed: int | None = None,
+        private: bool = False,
         **event: Any,
     ) -> bool:
         """Create a game with these seats; True when it exists now (made by this request key,
-        now or before), False when the id is taken by another."""
+        now or before), False when the id is taken by another. `seed`: the deal's (a daily
+        puzzle's; default random); `private`: unlisted (GameMeta.private)."""
         now = timeouts.now_ms()
         meta = GameMeta(
             kind=kind,
@@ -98,8 +102,9 @@ class Lobby:
             created_at_ms=now,
             clock_rules=clock_rules,
             clock=Clock.start(clock_rules, len(seats)) if clock_rules else None,
+            private=private,
         )
-        state = games.get(kind).new_state(rules, secrets.randbits(63))
+        state = games.get(kind).new_state(rules, secrets.randbits(63) if seed is None else seed)
         made = await self.tables.open(
             game_id, meta, state, {"action": "create", **event}, request_key
         )
@@ -186,7 +191,7 @@ class Lobby:
         out = engine_pb2.ListGamesResponse()
         for stored in await self.store.load_many(ids):
             meta = GameMeta.from_dict(json.loads(stored.meta_json))
-            if request.game and meta.kind != request.game:
+            if (request.game and meta.kind != request.game) or meta.private:
                 continue
             out.games.append(summary(stored.game_id, meta, stored.status, stored.created_at_ms))
             if len(out.games) >= limit:

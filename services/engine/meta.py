@@ -44,6 +44,8 @@ class GameMeta:
     extra: dict[str, Any] = field(default_factory=dict)
     clock_rules: ClockRules | None = None
     clock: Clock | None = None  # where the clocks stand (None: the table has no clock)
+    # Unlisted, and its record only for its seats (a daily puzzle's attempt: daily.py).
+    private: bool = False
 
     @property
     def open_seats(self) -> list[int]:
@@ -81,6 +83,8 @@ class GameMeta:
             data["clock_rules"] = self.clock_rules.to_json()
         if self.clock is not None:
             data["clock"] = self.clock.to_json()
+        if self.private:
+            data["private"] = True
         return json.dumps(data, separators=(",", ":"))
 
     @classmethod
@@ -92,4 +96,5 @@ class GameMeta:
             created_at_ms=int(data.get("created_at_ms", 0)),
             clock_rules=ClockRules(**data["clock_rules"]) if "clock_rules" in data else None,
             clock=Clock.from_json(data["clock"]) if "clock" in data else None,
+            private=bool(data.get("private", False)),
         )

@@ -30,6 +30,8 @@ from services.common.grpc_util import REPLAYED_METADATA
 from services.engine.away import Away
 from services.engine.bot_calls import BotCalls
 from services.engine.bots import BotQueue
+from services.engine.daily import DailyBook
+from services.engine.daily_calls import DailyCalls
 from services.engine.edge import Edge
 from services.engine.lobby import Lobby
 from services.engine.moves import Moves
@@ -62,7 +64,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         players = Players(store.redis)
         book = RatingBook(store.redis)
         self.ratings = Ratings(players, book)
-        self.tables = Tables(settings, store, self.ratings.game_ended)
+        self.tables = Tables(settings, store, self._game_ended)
         self.ratings.tables = self.tables
         self.lobby = Lobby(self.tables, store)
         self.moves = Moves(self.tables, players)
@@ -71,6 +73,14 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.players = PlayerCalls(self.tables, players, book)
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
+        self.daily = DailyCalls(
+            self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
+        )
+
+    def _game_ended(self, game_id: str, kind: str) -> None:
+        """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
+        self.ratings.game_ended(game_id, kind)
+        self.daily.game_ended(game_id, kind)
 
     # ---- for the server's background tasks (server.py, timeouts.ClockKeeper) ----------------
 
@@ -132,7 +142,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def GetRecord(
         self, request: engine_pb2.GetRecordRequest, context: Ctx
     ) -> engine_pb2.GetRecordResponse:
-        return await self.edge.unary(context, lambda: self.watching.record(request))
+        return await self.edge.unary(
+            context, lambda: self.watching.record(request, self.edge.caller(context))
+        )
 
     async def SetAway(
         self, request: engine_pb2.SetAwayRequest, context: Ctx
@@ -230,6 +242,23 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self.edge.unary(
             context, lambda: self.rematches.get(request, self.edge.caller(context))
         )
+
+    # ---- the daily puzzle ---------------------------------------------------------------
+
+    async def GetDaily(
+        self, request: engine_pb2.DailyRequest, context: Ctx
+    ) -> engine_pb2.DailyAnswer:
+        return await self.edge.unary(context, lambda: self.daily.get(request, context))
+
+    async def StartDaily(
+        self, request: engine_pb2.DailyRequest, context: Ctx
+    ) -> engine_pb2.DailyStart:
+        return await self.edge.unary(context, lambda: self.daily.start(request, context))
+
+    async def GetDailyResults(
+        self, request: engine_pb2.DailyRequest, context: Ctx
+    ) -> engine_pb2.DailyAnswer:
+        return await self.edge.unary(context, lambda: self.daily.results(request, context))
 
 
 async def close_quietly(client: aioredis.Redis) -> None:

@@ -13,7 +13,7 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
-from services.engine.access import Caller, ClaimedSeats, seat_of
+from services.engine.access import Caller, ClaimedSeats, denied, own_seat, seat_of
 from services.engine.edge import failed, storage_unavailable
 from services.engine.store import STORAGE_ERRORS
 from services.engine.table import seat_view
@@ -52,9 +52,15 @@ class Watching:
             )
         return out
 
-    async def record(self, request: engine_pb2.GetRecordRequest) -> engine_pb2.GetRecordResponse:
+    async def record(
+        self, request: engine_pb2.GetRecordRequest, caller: Caller | None = None
+    ) -> engine_pb2.GetRecordResponse:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)
+        if table.meta.private:  # a daily attempt's record (the day's deck) is its player's
+            if caller is None or caller.token is None:
+                raise denied(f"game {game_id} is private: its record needs its seat's token")
+            await own_seat(caller, self.claims, table.meta, game_id)
         if table.status != "over":
             raise failed(
                 "game_running",

@@ -18,6 +18,7 @@ import games
 from games.errors import GameError
 from services.common.config import GatewayLimits, Settings
 from services.gateway import (
+    daily_api,
     errors,
     events,
     games_api,
@@ -75,6 +76,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(i18n.bp)
     app.register_blueprint(players_api.bp)
     app.register_blueprint(learn_api.bp)
+    app.register_blueprint(daily_api.bp)
     errors.register(app)
     # A hint's slot is held at most as long as its call may take, plus a margin.
     limits.install(app, limit_settings, hint_hold_s=state.deadline_s + 5.0)

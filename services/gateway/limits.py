@@ -83,6 +83,9 @@ RATED_ENDPOINTS = {
     "players.claim_seat": "seats",
     "players.sit_player": "seats",
     "players.rematch": "seats",
+    "daily.daily_today": "reads",
+    "daily.daily_results": "reads",
+    "daily.start_daily": "create",
 }
 
 # KEYS: the slot sets (game, client); ARGV: member, hold in ms, then each set's capacity.

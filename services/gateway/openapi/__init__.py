@@ -18,6 +18,7 @@ import json
 from flask import Blueprint, Response
 
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
+from services.gateway.openapi.daily import daily_paths, daily_schemas
 from services.gateway.openapi.game_parts import view_schema_name
 from services.gateway.openapi.paths import game_paths
 from services.gateway.openapi.players import players_paths, players_schemas
@@ -35,7 +36,7 @@ def document() -> JSON:
 
 @functools.cache
 def _document_text() -> str:
-    schemas = {**game_schemas(), **players_schemas()}
+    schemas = {**game_schemas(), **players_schemas(), **daily_schemas()}
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -67,8 +68,8 @@ def _document_text() -> str:
             "game uses the same paths; its rules, moves and view fields are its own.",
         },
         "servers": [{"url": "/"}],
-        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}],
-        "paths": {**game_paths(), **players_paths()},
+        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"}],
+        "paths": {**game_paths(), **players_paths(), **daily_paths()},
         "components": {
             "schemas": schemas,
             "securitySchemes": {

@@ -1,0 +1,187 @@
+"""The daily puzzle's calls (engine.proto, "The daily puzzle"): today's puzzle, starting an
+attempt (scored today, practice on an earlier day), a day's results. Storage and the deal:
+daily.py.
+
+A scored attempt's result is counted when its game ends: tables.py calls `game_ended` after the
+commit that ended it (in the background, once the call is answered); should that be lost (the
+replica died first), the player's next daily call counts it (`_settle`). Counting is idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+from typing import Any
+
+import grpc
+from metro.v1 import engine_pb2
+
+from services.common.auth import new_token, token_hash
+from services.common.grpc_util import ServiceError
+from services.engine import daily, timeouts
+from services.engine.daily import DailyBook
+from services.engine.lobby import Lobby
+from services.engine.meta import HUMAN, SeatInfo
+from services.engine.players import PlayerInfo, Players, presented_key
+from services.engine.shards import new_game_id
+from services.engine.store import new_request_key
+from services.engine.tables import Tables
+
+log = logging.getLogger("metro.engine.daily")
+
+SETTLE_TIMEOUT_S = 10.0
+
+
+def no_daily(kind: str) -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.NOT_FOUND,
+        f"{kind!r} has no daily puzzle",
+        reason="no_daily_puzzle",
+    )
+
+
+def _answer(doc: dict[str, Any]) -> engine_pb2.DailyAnswer:
+    return engine_pb2.DailyAnswer(json=json.dumps(doc, separators=(",", ":")))
+
+
+class DailyCalls:
+    def __init__(self, tables: Tables, lobby: Lobby, players: Players, book: DailyBook) -> None:
+        self.tables = tables
+        self.lobby = lobby
+        self.players = players
+        self.book = book
+        self._running: set[asyncio.Task[None]] = set()
+
+    # ---- the calls ----------------------------------------------------------------------------
+
+    async def get(
+        self, request: engine_pb2.DailyRequest, context: grpc.aio.ServicerContext
+    ) -> engine_pb2.DailyAnswer:
+        kind, day, now = self._day(request)
+        rules, _seed = await self.book.deal(kind, day)
+        doc: dict[str, Any] = {
+            "date": day.isoformat(), "game": kind, "rules": rules,
+            "played": False, "game_id": None, "finished": False, "score": None, "streak": 0,
+        }  # fmt: skip
+        me = await self._who(context, required=False)
+        if me is not None:
+            game_id = await self.book.attempt(kind, day, me.player_id)
+            score = await self._settle(kind, day, me.player_id, game_id)
+            doc.update(
+                played=game_id is not None,
+                game_id=game_id,
+                finished=score is not None,
+                score=score,
+                streak=await self.book.streak(kind, me.player_id, now),
+            )
+        return _answer(doc)
+
+    async def start(
+        self, request: engine_pb2.DailyRequest, context: grpc.aio.ServicerContext
+    ) -> engine_pb2.DailyStart:
+        kind, day, now = self._day(request)
+        me = await self._who(context, required=True)
+        assert me is not None
+        scored = day == now
+        game_id = new_game_id()
+        if scored:
+            first = await self.book.reserve(kind, day, me.player_id, game_id)
+            if first is not None:
+                return engine_pb2.DailyStart(
+                    game_id=first, seat=0, date=day.isoformat(), scored=True, already_played=True
+                )
+        rules, seed = await self.book.deal(kind, day)
+        token = new_token()
+        seat = SeatInfo(HUMAN, me.name, "", token_hash(game_id, token))
+        try:
+            made = await self.lobby.open_table(
+                game_id, kind, rules, [seat], None, new_request_key(), seed=seed, private=True
+            )
+            if not made:  # a 72-bit id collided: vanishingly rare
+                raise ServiceError(
+                    grpc.StatusCode.ABORTED,
+                    "game id collision; try again",
+                    reason="version_conflict",
+                )
+        except BaseException:
+            if scored:
+                await self.book.unreserve(kind, day, me.player_id, game_id)
+            raise
+        await self.players.sit(game_id, kind, 0, me.player_id, timeouts.now_ms())
+        return engine_pb2.DailyStart(
+            game_id=game_id, seat=0, token=token, date=day.isoformat(), scored=scored
+        )
+
+    async def results(
+        self, request: engine_pb2.DailyRequest, context: grpc.aio.ServicerContext
+    ) -> engine_pb2.DailyAnswer:
+        kind, day, now = self._day(request)
+        me = await self._who(context, required=False)
+        mine = None
+        if me is not None:
+            game_id = await self.book.attempt(kind, day, me.player_id)
+            mine = await self._settle(kind, day, me.player_id, game_id)
+        doc = {"date": day.isoformat(), **daily.results(await self.book.histogram(kind, day), mine)}
+        if me is not None and doc["you"] is not None:
+            doc["you"]["streak"] = await self.book.streak(kind, me.player_id, now)
+        return _answer(doc)
+
+    # ---- results as games end -------------------------------------------------------------------
+
+    def game_ended(self, game_id: str, kind: str) -> None:
+        """A commit ended `game_id`: count it if it is a scored attempt, after that call answers."""
+        if not daily.has_daily(kind):
+            return
+        task = asyncio.get_running_loop().create_task(self._count_later(game_id))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _count_later(self, game_id: str) -> None:
+        await asyncio.sleep(0)
+        try:
+            async with asyncio.timeout(SETTLE_TIMEOUT_S):
+                marker = await self.book.marker(game_id)
+                if marker is not None:
+                    day = dt.date.fromisoformat(marker["date"])
+                    await self._settle(marker["kind"], day, marker["player"], game_id)
+        except Exception:
+            log.exception("game %s: daily result not counted; the player's next call will", game_id)
+
+    async def _settle(
+        self, kind: str, day: dt.date, player_id: str, game_id: str | None
+    ) -> int | None:
+        """The player's score of the day once the attempt is over (counted now if it was not);
+        None while it runs, or when there is none."""
+        if game_id is None:
+            return None
+        score = await self.book.score(kind, day, player_id)
+        if score is not None:
+            return score
+        try:
+            table = await self.tables.load(game_id)
+        except ServiceError as err:
+            if err.code == grpc.StatusCode.NOT_FOUND:
+                return None  # expired unfinished
+            raise
+        if table.status != "over":
+            return None
+        score = int(table.state.scores[0])
+        await self.book.record(kind, day, player_id, score)
+        return score
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _day(request: engine_pb2.DailyRequest) -> tuple[str, dt.date, dt.date]:
+        if not daily.has_daily(request.game):
+            raise no_daily(request.game[:32])
+        now = daily.today()
+        return request.game, daily.parse_day(request.date, now), now
+
+    async def _who(self, context: grpc.aio.ServicerContext, *, required: bool) -> PlayerInfo | None:
+        key = presented_key(context.invocation_metadata())
+        if key is None and not required:
+            return None
+        return await self.players.who(key)
