@@ -9,6 +9,7 @@ errors as statuses) and is answered by the part that holds its seam:
   rating_calls.py   the leaderboard, rating ended games
   rematch_calls.py  rematch offers
   bot_calls.py      the AI workers' queue of turns
+  party.py          party tables: join codes, the host's start
 
 All of them read and write games through tables.py (one load path, one commit path). Hidden
 information: every view and event sent is built (messages.py) from `state.view(seat)` or the
@@ -35,6 +36,7 @@ from services.engine.daily_calls import DailyCalls
 from services.engine.edge import Edge
 from services.engine.lobby import Lobby
 from services.engine.moves import Moves
+from services.engine.party import Parties
 from services.engine.player_calls import PlayerCalls
 from services.engine.players import Players
 from services.engine.rating_calls import Ratings
@@ -76,6 +78,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.daily = DailyCalls(
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
         )
+        self.parties = Parties(self.tables, self.lobby)
 
     def _game_ended(self, game_id: str, kind: str) -> None:
         """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
@@ -152,6 +155,30 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self.edge.unary(
             context, lambda: self.away.set_away(request, self.edge.caller(context))
         )
+
+    # ---- party tables -------------------------------------------------------------------
+
+    async def CreateParty(
+        self, request: engine_pb2.CreatePartyRequest, context: Ctx
+    ) -> engine_pb2.CreatePartyResponse:
+        return await self.edge.unary(context, lambda: self.parties.create(request))
+
+    async def JoinParty(
+        self, request: engine_pb2.JoinPartyRequest, context: Ctx
+    ) -> engine_pb2.JoinGameResponse:
+        return await self.edge.unary(context, lambda: self.parties.join(request))
+
+    async def StartParty(
+        self, request: engine_pb2.PartyRequest, context: Ctx
+    ) -> engine_pb2.PartyInfo:
+        return await self.edge.unary(
+            context, lambda: self.parties.start(request, self.edge.caller(context))
+        )
+
+    async def GetParty(
+        self, request: engine_pb2.PartyRequest, context: Ctx
+    ) -> engine_pb2.PartyInfo:
+        return await self.edge.unary(context, lambda: self.parties.get(request))
 
     # ---- bot turns ----------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from services.gateway import (
     learn_api,
     limits,
     openapi,
+    party_api,
     players_api,
 )
 from services.gateway.backends import CIRCUIT_OPEN_S, Backends, env_seconds
@@ -77,6 +78,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(players_api.bp)
     app.register_blueprint(learn_api.bp)
     app.register_blueprint(daily_api.bp)
+    app.register_blueprint(party_api.bp)
     errors.register(app)
     # A hint's slot is held at most as long as its call may take, plus a margin.
     limits.install(app, limit_settings, hint_hold_s=state.deadline_s + 5.0)

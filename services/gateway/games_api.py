@@ -31,6 +31,7 @@ from services.gateway.calls import (
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip, guard
+from services.gateway.party_api import create_party
 
 bp = Blueprint("games", __name__, url_prefix="/api")
 
@@ -78,6 +79,8 @@ def meta() -> Response:
 @bp.post("/games")
 def create_game() -> tuple[Response, int] | Response:
     body = json_body()
+    if "party" in body:  # a table people join by code (party_api.py)
+        return create_party(body)
     only_fields(body, CREATE_FIELDS)
     game = body.get("game", games.default().kind)
     if not isinstance(game, str) or game not in games.kinds():

@@ -66,6 +66,10 @@ OPEN_GAMES_ENDPOINT = "games.create_game"
 RATED_ENDPOINTS = {
     "games.create_game": "create",
     "games.join_game": "join",
+    "party.join_by_code": "join",
+    "party.start_party": "seats",
+    "party.party_info": "reads",
+    "party.join_qr": "reads",
     "games.apply_move": "moves",
     "games.hint": "hints",
     "games.get_view": "reads",

@@ -20,6 +20,7 @@ from flask import Blueprint, Response
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
 from services.gateway.openapi.daily import daily_paths, daily_schemas
 from services.gateway.openapi.game_parts import view_schema_name
+from services.gateway.openapi.party import party_paths, party_schemas, with_party_create
 from services.gateway.openapi.paths import game_paths
 from services.gateway.openapi.players import players_paths, players_schemas
 from services.gateway.openapi.schemas import game_schemas
@@ -36,7 +37,7 @@ def document() -> JSON:
 
 @functools.cache
 def _document_text() -> str:
-    schemas = {**game_schemas(), **players_schemas(), **daily_schemas()}
+    schemas = {**game_schemas(), **players_schemas(), **daily_schemas(), **party_schemas()}
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -68,8 +69,10 @@ def _document_text() -> str:
             "game uses the same paths; its rules, moves and view fields are its own.",
         },
         "servers": [{"url": "/"}],
-        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"}],
-        "paths": {**game_paths(), **players_paths(), **daily_paths()},
+        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"},
+                 {"name": "party"}],
+        "paths": {**with_party_create(game_paths()), **players_paths(), **daily_paths(),
+                  **party_paths()},
         "components": {
             "schemas": schemas,
             "securitySchemes": {

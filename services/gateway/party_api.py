@@ -1,0 +1,159 @@
+"""Party tables over HTTP (services/engine/party.py holds the rules of them):
+
+  POST /api/games with "party": true   a table people join by code (games_api hands it here)
+  POST /api/join/{code}                take a seat by code: {"game_id", "seat", "token"}
+  POST /api/games/{id}/start           the host starts the table (Authorization: host token)
+  GET  /api/games/{id}/party           the code and where the party stands (public)
+  GET  /api/join/{code}/qr.svg         a QR code of the join page `<origin>/#/join/<code>`
+
+The host screen reads the game's public view and events like any spectator: nothing here
+carries a seat's choice.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+import segno
+from flask import Blueprint, Response, request
+from metro.v1 import engine_pb2
+
+import games
+from services.gateway.calls import (
+    bearer_token,
+    clients,
+    idempotency_key,
+    json_body,
+    only_fields,
+    rpc,
+)
+from services.gateway.errors import ApiError, bad_request
+
+bp = Blueprint("party", __name__, url_prefix="/api")
+
+PARTY_FIELDS = {"game", "party", "host_only", "name", "rules", "clock"}
+# What may reach the engine as a code (it checks the alphabet itself): letters, digits, spaces
+# and dashes, as a person types them. The QR code is drawn only for a well-formed code.
+_TYPED_CODE = re.compile(r"[A-Za-z0-9 -]{1,20}")
+_QR_CODE = re.compile(r"[A-Z0-9]{6}")
+QR_CACHE_S = 3600
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Response(text, status=status, mimetype="application/json")
+
+
+def create_party(body: dict[str, Any]) -> Response:
+    """`POST /api/games` with `"party": true`: no seat list (people join by code); `name` is
+    the host's seat name, `host_only` leaves the host without a seat."""
+    only_fields(body, PARTY_FIELDS)
+    if body.get("party") is not True:
+        raise bad_request("'party' must be true (or left out for an ordinary table).", "party")
+    game = body.get("game", games.default().kind)
+    if not isinstance(game, str) or game not in games.kinds():
+        known = ", ".join(games.kinds())
+        raise ApiError(400, "wrong_game", f"Unknown game {game!r}; known games: {known}.",
+                       field="game")  # fmt: skip
+    host_only = body.get("host_only", False)
+    if not isinstance(host_only, bool):
+        raise bad_request("'host_only' must be true or false.", "host_only")
+    name = body.get("name", "")
+    if not isinstance(name, str):
+        raise bad_request("'name' must be a string.", "name")
+    if host_only and name:
+        raise bad_request("A host-only host has no seat, so no seat name.", "name")
+    rules = body.get("rules", {})
+    if not isinstance(rules, dict):
+        raise bad_request("'rules' must be a JSON object.", field="rules")
+    clock = body.get("clock")
+    if clock is not None and not isinstance(clock, dict):
+        raise bad_request("'clock' must be a JSON object (see the README's clocks).", "clock")
+    message = engine_pb2.CreatePartyRequest(
+        game=game,
+        rules_json=json.dumps(rules),
+        clock_json=json.dumps(clock) if clock else "",
+        host_only=host_only,
+        host_name=name,
+        idempotency_key=idempotency_key(),
+    )
+    reply = rpc(clients().engine.CreateParty, message, idempotent=True)
+    return _json(
+        {
+            "game_id": reply.game_id,
+            "seat": reply.seat if reply.HasField("seat") else None,
+            "token": reply.token,
+            "join_code": reply.join_code,
+            "host_token": reply.host_token,
+        },
+        201,
+    )
+
+
+@bp.post("/join/<code>")
+def join_by_code(code: str) -> Response:
+    body = json_body(optional=True)
+    only_fields(body, {"name"})
+    name = body.get("name", "")
+    if not isinstance(name, str):
+        raise bad_request("'name' must be a string.", field="name")
+    if not _TYPED_CODE.fullmatch(code):
+        raise bad_request("A join code is 6 letters and digits, as the host's screen shows it.",
+                          field="code")  # fmt: skip
+    # Not retried on a lost answer: a second try would take a second seat.
+    reply = rpc(clients().engine.JoinParty, engine_pb2.JoinPartyRequest(code=code, name=name))
+    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+
+
+def _info_json(info: engine_pb2.PartyInfo) -> dict[str, Any]:
+    return {
+        "game_id": info.game_id,
+        "join_code": info.join_code,
+        "status": info.status,
+        "seats_taken": info.seats_taken,
+        "max_seats": info.max_seats,
+        "host_only": info.host_only,
+    }
+
+
+@bp.post("/games/<game_id>/start")
+def start_party(game_id: str) -> Response:
+    token = bearer_token()
+    if token is None:
+        raise ApiError(403, "permission_denied", "Only the host starts the table: send the "
+                       "host token (Authorization: Bearer <host_token>).")  # fmt: skip
+    only_fields(json_body(optional=True), set())
+    reply = rpc(
+        clients().engine.StartParty,
+        engine_pb2.PartyRequest(game_id=game_id),
+        token=token,
+        idempotent=True,  # starting a started table answers it as it is
+    )
+    return _json(_info_json(reply))
+
+
+@bp.get("/games/<game_id>/party")
+def party_info(game_id: str) -> Response:
+    reply = rpc(
+        clients().engine.GetParty, engine_pb2.PartyRequest(game_id=game_id), idempotent=True
+    )
+    return _json(_info_json(reply))
+
+
+@bp.get("/join/<code>/qr.svg")
+def join_qr(code: str) -> Response:
+    """The join page's address as a QR code (SVG, drawn here by segno): a phone's camera opens
+    `<origin>/#/join/<code>` with the code filled in."""
+    if not _QR_CODE.fullmatch(code):
+        raise bad_request("A join code is 6 capital letters and digits.", field="code")
+    url = f"{request.host_url.rstrip('/')}/#/join/{code}"
+    out = io.BytesIO()
+    # A viewBox with no fixed size: the page scales it to the room's screen.
+    segno.make(url, error="m").save(out, kind="svg", border=2, dark="#000", light="#fff",
+                                    xmldecl=False, omitsize=True, title=f"Join {code}")  # fmt: skip
+    answer = Response(out.getvalue(), mimetype="image/svg+xml")
+    answer.headers["Cache-Control"] = f"public, max-age={QR_CACHE_S}"
+    return answer
