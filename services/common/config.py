@@ -159,6 +159,37 @@ class GatewayLimits:
         )
 
 
+# Live streams on the async server (services/gateway/live/, issue 21): each open stream costs
+# memory only, so the cap per process is a memory budget over an estimate of one stream's cost
+# (bench/watchers.py measures it: README "Live updates").
+DEFAULT_STREAM_MEMORY_MB = 512
+DEFAULT_STREAM_COST_KB = 24
+
+
+@dataclass(frozen=True)
+class LiveLimits:
+    """What bounds the async live streams of one gateway process."""
+
+    max_streams: int  # open streams at once: GATEWAY_MAX_STREAMS, else memory_mb / cost_kb
+    per_client: int  # open streams of one client address (0: no limit)
+    buffer_kb: int  # a stream with more than this waiting unsent is dropped (a slow reader)
+    buffer_events: int  # ... or more than this many messages
+    threads: int  # threads that run the Flask API beside the streams
+
+    @classmethod
+    def from_env(cls) -> LiveLimits:
+        memory_mb = max(1, _int("GATEWAY_STREAM_MEMORY_MB", DEFAULT_STREAM_MEMORY_MB))
+        cost_kb = max(1, _int("GATEWAY_STREAM_COST_KB", DEFAULT_STREAM_COST_KB))
+        by_memory = memory_mb * 1024 // cost_kb
+        return cls(
+            max_streams=max(1, _int("GATEWAY_MAX_STREAMS", by_memory)),
+            per_client=max(0, _int("GATEWAY_STREAMS_PER_CLIENT", 64)),
+            buffer_kb=max(1, _int("GATEWAY_STREAM_BUFFER_KB", 256)),
+            buffer_events=max(1, _int("GATEWAY_STREAM_BUFFER_EVENTS", 512)),
+            threads=max(4, _int("GATEWAY_THREADS", DEFAULT_GATEWAY_THREADS)),
+        )
+
+
 def _rate(name: str, default: str) -> str:
     """A rate such as "30/minute" or "5 per second"; checked here so a typo stops the start."""
     raw = os.environ.get(name, "").strip() or default

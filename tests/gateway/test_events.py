@@ -53,7 +53,8 @@ def stream(
     conn.request("GET", f"/api/games/{game}/events{query}", headers=headers)
     reply = conn.getresponse()
     try:
-        yield reply.status, dict(reply.getheaders()), SseReader(reply)
+        # (header names are case-insensitive: uvicorn writes them in lower case)
+        yield reply.status, reply.headers, SseReader(reply)  # type: ignore[misc]
     finally:
         conn.close()
 

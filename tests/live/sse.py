@@ -24,7 +24,7 @@ class Stream:
     def __init__(self, reply: http.client.HTTPResponse) -> None:
         self.reply = reply
         self.status = reply.status
-        self.headers = dict(reply.getheaders())
+        self.headers = reply.headers  # case-insensitive names
         self.comments: list[str] = []
 
     def body(self) -> Any:

@@ -1,0 +1,270 @@
+"""The gateway as one ASGI application: `GET /api/games/{id}/events` served natively on the event
+loop by the fan-out hub, everything else by the Flask app in a thread pool (a2wsgi). Same origin,
+same paths, one process.
+
+    uvicorn --factory services.gateway.live.asgi:create_asgi          (development)
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
+
+Why: an open page costs a coroutine, a socket and a small buffer here, not a thread, a pump
+thread and a Redis connection in the engine; the Flask API keeps its threads for moves, sized so
+a move always finds one (GATEWAY_THREADS), however many pages are open.
+
+Limits (README "Live updates"): at most `LiveLimits.max_streams` open streams per process (a
+memory budget; beyond, `503 busy` with Retry-After), at most `per_client` per client address
+(beyond, `429 rate_limited` with Retry-After), a keep-alive comment after each SSE_HEARTBEAT_S of
+silence, and a stream whose client stops reading is closed once its buffer passes its bounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+import grpc
+import orjson
+from a2wsgi import WSGIMiddleware
+from flask import Flask
+from werkzeug.datastructures import Headers
+
+from services.common.config import LiveLimits
+from services.gateway.calls import EXTENSION, Gateway
+from services.gateway.errors import ApiError, retry_later
+from services.gateway.events import StreamRequest, seat_denied
+from services.gateway.limits import STREAM_RETRY_AFTER_S
+from services.gateway.live.hub import BufferLimits, Hub, Watcher, api_error
+from services.gateway.live.wire import (
+    KEEP_ALIVE,
+    OPENING,
+    RECONNECT,
+    format_event,
+    view_message,
+    with_delta,
+)
+
+log = logging.getLogger(__name__)
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+EVENTS_PATH = re.compile(r"/api/games/([^/]+)/events")
+STREAM_HEADERS = [
+    (b"Content-Type", b"text/event-stream; charset=utf-8"),
+    (b"Cache-Control", b"no-cache"),
+    (b"X-Accel-Buffering", b"no"),
+    (b"X-Content-Type-Options", b"nosniff"),
+    (b"Referrer-Policy", b"no-referrer"),
+]
+
+
+class StreamSlots:
+    """Open streams of this process, in all and per client address."""
+
+    def __init__(self, cap: int, per_client: int) -> None:
+        self.cap, self.per_client = cap, per_client
+        self.open = 0
+        self.by_client: Counter[str] = Counter()
+
+    def take(self, client: str) -> Callable[[], None]:
+        """A slot, or the refusal (503 when the process is full, 429 for one address)."""
+        if self.open >= self.cap:
+            raise retry_later(503, "busy", "too many live streams on this server; retrying in "
+                              "a few seconds", STREAM_RETRY_AFTER_S)  # fmt: skip
+        if self.per_client and self.by_client[client] >= self.per_client:
+            raise retry_later(
+                429, "rate_limited",
+                f"at most {self.per_client} live streams from one address; close one first",
+                STREAM_RETRY_AFTER_S,
+            )  # fmt: skip
+        self.open += 1
+        self.by_client[client] += 1
+        given = False
+
+        def give_back() -> None:
+            nonlocal given
+            if not given:
+                given = True
+                self.open -= 1
+                self.by_client[client] -= 1
+                if self.by_client[client] <= 0:
+                    del self.by_client[client]
+
+        return give_back
+
+
+class GatewayAsgi:
+    """The router: the stream path to `stream`, lifespan here, the rest to Flask."""
+
+    def __init__(self, app: Flask, limits: LiveLimits) -> None:
+        self.flask = app
+        state: Gateway = app.extensions[EXTENSION]
+        self.state = state
+        self.wsgi = WSGIMiddleware(app, workers=limits.threads)  # type: ignore[arg-type]
+        self.hub = Hub(
+            state.backends.engine_target, state.deadline_s, state.watch_max_s,
+            BufferLimits(limits.buffer_kb * 1024, limits.buffer_events),
+        )  # fmt: skip
+        self.slots = StreamSlots(limits.max_streams, limits.per_client)
+        self.proxies: int = app.extensions["metro_limits"].settings.proxies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self.lifespan(receive, send)
+            return
+        if kind == "http" and scope["method"] == "GET":
+            found = EVENTS_PATH.fullmatch(scope["path"])
+            if found:
+                await self.stream(scope, receive, send, found.group(1))
+                return
+        await self.wsgi(scope, receive, send)
+
+    async def lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.hub.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def client_address(self, scope: Scope, headers: Headers) -> str:
+        """Who the per-address cap counts: the peer, or behind GATEWAY_PROXIES trusted proxies
+        the address they saw (X-Forwarded-For's entry that many from the right, as ProxyFix)."""
+        if self.proxies:
+            seen = [a.strip() for a in headers.get("X-Forwarded-For", "").split(",") if a.strip()]
+            if len(seen) >= self.proxies:
+                return seen[-self.proxies]
+        client = scope.get("client")
+        return str(client[0]) if client else "unknown"
+
+    async def stream(self, scope: Scope, receive: Receive, send: Send, game_id: str) -> None:
+        headers = Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
+        args: dict[str, str] = {}
+        for key, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
+                                    keep_blank_values=True):  # fmt: skip
+            args.setdefault(key, value)
+        try:
+            asked = StreamRequest.parse(headers, args)
+            give_back = self.slots.take(self.client_address(scope, headers))
+        except ApiError as err:
+            await answer_error(send, err)
+            return
+        try:
+            await self._serve(receive, send, game_id, asked)
+        finally:
+            give_back()
+
+    async def _serve(
+        self, receive: Receive, send: Send, game_id: str, asked: StreamRequest
+    ) -> None:
+        hub = self.hub
+        try:
+            # Before the stream opens: an unknown game is a 404, a wrong token a 403.
+            reply = await hub.view(game_id, asked.token)
+            if asked.token is not None and not reply.HasField("seat"):
+                raise seat_denied()
+            seat = reply.seat if reply.HasField("seat") else None
+            first = await hub.snapshot(game_id, seat, asked.token, reply) if asked.deltas else None
+            watcher = Watcher(game_id, seat, asked.deltas, asked.after, hub.limits)
+            feed, opening, upto = await hub.join(watcher, asked.token, first, reply.last_event_id)
+        except grpc.aio.AioRpcError as err:
+            await answer_error(send, api_error(err))
+            return
+        except ApiError as err:
+            await answer_error(send, err)
+            return
+        except TimeoutError:
+            await answer_error(send, retry_later(
+                503, "unavailable", "the game's events could not be read in time", 2))  # fmt: skip
+            return
+        listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
+        watcher.task = asyncio.current_task()
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+            head = OPENING + (view_message(opening) if opening is not None else b"")
+            await _body(send, head)
+            async for event_id, data in feed.missed(asked.after or "0-0", upto):
+                if opening is not None:
+                    data = with_delta(data, opening, opening)  # the opening view holds it
+                await _body(send, format_event(event_id, data))
+                if watcher.ended in ("slow", "closed"):
+                    break
+            await self._pump(send, watcher)
+        except asyncio.CancelledError:
+            if watcher.ended != "slow":
+                raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+        finally:
+            watcher.task = None
+            listener.cancel()
+            hub.leave(feed, watcher)
+        if watcher.ended == "slow":
+            # Returning with the response unfinished makes the server close the connection.
+            log.warning("live stream of game %s dropped: its client stopped reading", game_id)
+
+    async def _pump(self, send: Send, watcher: Watcher) -> None:
+        """The watcher's messages as they come, a keep-alive after each quiet spell, until the
+        stream ends (the game ended, the client left or lagged, or WATCH_MAX_S passed)."""
+        heartbeat_s, until = self.state.heartbeat_s, time.monotonic() + self.state.watch_max_s
+        while True:
+            if watcher.pending:
+                await _body(send, watcher.take())
+            if watcher.ended is not None:
+                if watcher.ended in ("over", "failure", "closed"):
+                    await send({"type": "http.response.body", "body": watcher.final,
+                                "more_body": False})  # fmt: skip
+                return
+            left = until - time.monotonic()
+            if left <= 0:
+                await send({"type": "http.response.body", "body": RECONNECT, "more_body": False})
+                return
+            try:
+                await asyncio.wait_for(watcher.wake.wait(), min(heartbeat_s, left))
+            except TimeoutError:
+                await _body(send, KEEP_ALIVE)
+
+
+async def _body(send: Send, data: bytes) -> None:
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _listen(receive: Receive, watcher: Watcher) -> None:
+    """End the watcher when its client goes away (ASGI tells by `http.disconnect`)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            watcher.end("closed")
+            return
+
+
+async def answer_error(send: Send, err: ApiError) -> None:
+    """An API error answer (API.md's shape), as the Flask side writes them."""
+    body: dict[str, Any] = {"code": err.code, "message": err.message, **err.extra}
+    data = orjson.dumps({"error": body})
+    headers = [
+        (b"Content-Type", b"application/json"),
+        (b"Content-Length", str(len(data)).encode()),
+        (b"Cache-Control", b"no-store"),
+        (b"X-Content-Type-Options", b"nosniff"),
+        *((k.encode(), str(v).encode()) for k, v in err.headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": err.status, "headers": headers})
+    await send({"type": "http.response.body", "body": data, "more_body": False})
+
+
+def create_asgi(config: Mapping[str, Any] | None = None,
+                limits: LiveLimits | None = None) -> GatewayAsgi:  # fmt: skip
+    """The gateway's ASGI application (`config` as `create_app`'s)."""
+    from services.gateway.app import create_app
+
+    return GatewayAsgi(create_app(config), limits or LiveLimits.from_env())

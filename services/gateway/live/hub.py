@@ -1,0 +1,419 @@
+"""The fan-out hub: per gateway process, one engine `WatchGame` per watched game, shared by every
+stream of that game in the process (issue 21).
+
+A game's `Feed` starts with its first watcher and stops LINGER_S after its last one leaves. For
+each event it reads, once, the view of each audience that has `?delta=1` watchers (the public
+view for spectators, each proven seat's own view and legal moves), makes each audience's message
+once, and appends those bytes to every watcher's buffer. Nothing here waits on a watcher: a
+watcher whose buffer passes its bounds (a client that stopped reading) is ended, never grown.
+
+A view read is skipped when the audience's last snapshot is already at or past the event's
+version (history replayed at a feed's start, or a catch-up): the message then carries an empty
+patch from and to that snapshot, which is the truth for a client holding it.
+
+A watcher that resumes from an older event id gets what it missed first (from the feed's ring of
+recent events, else from a short WatchGame of its own that stops at the event the feed had
+published when the watcher joined), then the shared feed: every event once, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import orjson
+from metro.v1 import engine_pb2, engine_pb2_grpc
+
+from services.common.grpc_util import aio_insecure_channel, bearer
+from services.gateway.errors import ApiError, from_rpc_error
+from services.gateway.live.wire import Snapshot, format_event, id_key, legal_text, with_delta
+
+log = logging.getLogger(__name__)
+
+RING = 512  # recent events a feed keeps for streams that resume (a whole Metro game fits)
+LINGER_S = 5.0  # a feed outlives its last watcher this long (a page reloading comes back)
+RESUBSCRIBE_S = (0.2, 0.5, 1.0, 2.0, 4.0)  # waits before a lost subscription is made again
+Key = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class BufferLimits:
+    """When a watcher counts as not reading: more bytes or messages waiting than these."""
+
+    max_bytes: int = 256 * 1024
+    max_events: int = 512
+
+
+class Watcher:
+    """One open stream's end of the hub: the messages not yet written to its socket."""
+
+    def __init__(
+        self, game_id: str, seat: int | None, deltas: bool, after: str, limits: BufferLimits
+    ) -> None:
+        self.game_id, self.seat, self.deltas, self.limits = game_id, seat, deltas, limits
+        self.floor: Key = id_key(after)  # events at or before this were sent (or not wanted)
+        self.pending: deque[bytes] = deque()
+        self.size = 0
+        self.wake = asyncio.Event()
+        self.ended: str | None = None  # "slow", "over", "failure" or "closed"
+        self.final = b""  # written last before the stream closes (a failure message)
+        self.task: asyncio.Task[Any] | None = None  # the stream's task, while it writes
+
+    def offer(self, key: Key, data: bytes) -> None:
+        if self.ended is not None or key <= self.floor:
+            return
+        self.floor = key
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size > self.limits.max_bytes or len(self.pending) > self.limits.max_events:
+            self.end("slow")  # the client does not read: drop it, keep memory bounded
+            return
+        self.wake.set()
+
+    def end(self, why: str, final: bytes = b"") -> None:
+        if self.ended is None:
+            self.ended, self.final = why, final
+            if why == "slow":
+                self.pending.clear()
+                self.size = 0
+                if self.task is not None:
+                    self.task.cancel()  # it may be stuck writing to a socket nobody reads
+        self.wake.set()
+
+    def take(self) -> bytes:
+        """Everything waiting, as one write."""
+        data = b"".join(self.pending)
+        self.pending.clear()
+        self.size = 0
+        self.wake.clear()
+        return data
+
+
+class Audience:
+    """The streams of one game that see the same view: a seat's (proven token) or the public."""
+
+    def __init__(self, seat: int | None, token: str | None, snap: Snapshot | None) -> None:
+        self.seat, self.token, self.snap = seat, token, snap
+        self.watchers = 0  # with deltas
+
+
+class Feed:
+    """One game's shared subscription and its watchers."""
+
+    def __init__(self, hub: Hub, game_id: str, start: str) -> None:
+        self.hub, self.game_id = hub, game_id
+        # The game's last event when the feed began: until the feed has read that far (the
+        # history, into the ring only) no watcher joins, so none gets history through its buffer.
+        self.start: Key = id_key(start)
+        self.ready = asyncio.Event()
+        if self.start == (0, 0):
+            self.ready.set()
+        self.watchers: set[Watcher] = set()
+        self.audiences: dict[int | None, Audience] = {}
+        self.ring: deque[tuple[Key, str, str]] = deque(maxlen=RING)
+        self.ring_floor: Key = (0, 0)  # the ring holds every event the feed saw after this
+        self.last_id = "0-0"
+        self.task: asyncio.Task[None] | None = None
+        self.linger: asyncio.TimerHandle | None = None
+        self.finished = False
+
+    # ---- the subscription ------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read the game's events until it ends (or expires), subscribing again after a
+        deadline or a lost engine; watchers get a failure message when it stays lost."""
+        failures = 0
+        while True:
+            call = self.hub.engine().WatchGame(
+                engine_pb2.WatchGameRequest(game_id=self.game_id, after_event_id=self.last_id),
+                timeout=self.hub.watch_max_s,
+            )
+            self.hub.subscriptions += 1
+            try:
+                async for event in call:
+                    failures = 0
+                    await self.publish(event)
+                break  # the game ended (over, or expired): the engine closed the stream
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    continue
+                if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
+                    await asyncio.sleep(RESUBSCRIBE_S[failures])
+                    failures += 1
+                    continue
+                self.close_all("failure", failure_message(err))
+                return
+            finally:
+                call.cancel()
+        self.close_all("over")
+
+    async def publish(self, event: engine_pb2.GameEvent) -> None:
+        """One event to every watcher: the views read once per audience, the bytes made once."""
+        reading = [
+            a for a in self.audiences.values()
+            if a.watchers and (a.snap is None or a.snap.version < event.version)
+        ]  # fmt: skip
+        fresh = await asyncio.gather(
+            *(self.hub.snapshot(self.game_id, a.seat, a.token) for a in reading),
+            return_exceptions=True,
+        )
+        # From here on nothing waits: no watcher joins or leaves halfway through an event.
+        key = id_key(event.event_id)
+        plain = format_event(event.event_id, event.json)
+        made: dict[int | None, bytes] = {}
+        read = dict(zip((a.seat for a in reading), fresh, strict=True))
+        for seat, audience in self.audiences.items():
+            if not audience.watchers:
+                continue
+            new = read.get(seat, audience.snap)
+            if isinstance(new, BaseException) or new is None:
+                made[seat] = plain  # no view: the client fetches, as without deltas
+                continue
+            old = audience.snap if audience.snap is not None else new
+            made[seat] = format_event(event.event_id, with_delta(event.json, old, new))
+            audience.snap = new
+        if len(self.ring) == self.ring.maxlen:
+            self.ring_floor = self.ring[0][0]
+        self.ring.append((key, event.event_id, event.json))
+        self.last_id = event.event_id
+        if key >= self.start:
+            self.ready.set()
+        for watcher in list(self.watchers):
+            watcher.offer(key, made.get(watcher.seat, plain) if watcher.deltas else plain)
+
+    def close_all(self, why: str, final: bytes = b"") -> None:
+        self.finished = True
+        self.ready.set()
+        for watcher in list(self.watchers):
+            watcher.end(why, final)
+        if self.hub.feeds.get(self.game_id) is self:
+            del self.hub.feeds[self.game_id]
+
+    # ---- watchers --------------------------------------------------------------------------
+
+    def add(self, watcher: Watcher, token: str | None, first: Snapshot | None) -> Snapshot | None:
+        """Join; the snapshot the watcher's first deltas start from (its opening view)."""
+        if self.linger is not None:
+            self.linger.cancel()
+            self.linger = None
+        self.watchers.add(watcher)
+        if not watcher.deltas:
+            return None
+        audience = self.audiences.get(watcher.seat)
+        if audience is None:
+            audience = self.audiences[watcher.seat] = Audience(watcher.seat, token, first)
+        elif audience.snap is None:
+            audience.snap = first
+        audience.watchers += 1
+        return audience.snap
+
+    def remove(self, watcher: Watcher) -> None:
+        if watcher not in self.watchers:
+            return
+        self.watchers.discard(watcher)
+        audience = self.audiences.get(watcher.seat) if watcher.deltas else None
+        if audience is not None:
+            audience.watchers -= 1
+            if audience.watchers <= 0:
+                del self.audiences[watcher.seat]
+        if not self.watchers and not self.finished:
+            self.linger = asyncio.get_running_loop().call_later(LINGER_S, self.stop)
+
+    def stop(self) -> None:
+        """No watcher came back: cancel the subscription."""
+        if self.watchers:
+            return
+        if self.task is not None:
+            self.task.cancel()
+        if self.hub.feeds.get(self.game_id) is self:
+            del self.hub.feeds[self.game_id]
+
+    async def missed(self, after: str, upto: str) -> AsyncIterator[tuple[str, str]]:
+        """The events after `after` up to `upto` (the feed's last when the watcher joined):
+        from the ring when it reaches back that far, else from a short WatchGame of its own."""
+        start, end = id_key(after), id_key(upto)
+        if end <= start:
+            return
+        if start >= self.ring_floor:
+            for key, event_id, data in list(self.ring):
+                if start < key <= end:
+                    yield event_id, data
+            return
+        self.hub.catch_ups += 1
+        call = self.hub.engine().WatchGame(
+            engine_pb2.WatchGameRequest(game_id=self.game_id, after_event_id=after),
+            timeout=self.hub.watch_max_s,
+        )
+        try:
+            async for event in call:
+                key = id_key(event.event_id)
+                if key > end:
+                    return
+                yield event.event_id, event.json
+                if key == end:
+                    return
+        finally:
+            call.cancel()
+
+
+class Hub:
+    """This process's feeds, and its asyncio channel to the engine (made in the running loop)."""
+
+    def __init__(
+        self, engine_target: str, deadline_s: float, watch_max_s: float, limits: BufferLimits
+    ) -> None:
+        self.engine_target = engine_target
+        self.deadline_s, self.watch_max_s = deadline_s, watch_max_s
+        self.limits = limits
+        self.feeds: dict[str, Feed] = {}
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: engine_pb2_grpc.EngineStub | None = None
+        self.subscriptions = 0  # WatchGame calls the feeds made (tests and the bench read it)
+        self.catch_ups = 0  # WatchGame calls made for one resuming watcher
+
+    def engine(self) -> engine_pb2_grpc.EngineStub:
+        if self._stub is None:
+            self._channel = aio_insecure_channel(self.engine_target)
+            self._stub = engine_pb2_grpc.EngineStub(self._channel)
+        return self._stub
+
+    async def view(self, game_id: str, token: str | None) -> engine_pb2.GameView:
+        reply: engine_pb2.GameView = await self.engine().GetView(
+            engine_pb2.GetViewRequest(game_id=game_id),
+            metadata=bearer(token) if token else None,
+            timeout=self.deadline_s,
+        )
+        return reply
+
+    async def snapshot(
+        self, game_id: str, seat: int | None, token: str | None,
+        reply: engine_pb2.GameView | None = None,
+    ) -> Snapshot | None:  # fmt: skip
+        """The audience's view (and a seat's legal moves of the same version); None when the
+        two could not be had at one version."""
+        for _ in range(3):
+            if reply is None:
+                reply = await self.view(game_id, token)
+            view = orjson.loads(reply.json)
+            if seat is None or token is None:
+                return Snapshot(reply.version, view)
+            legal = await self.engine().ListLegalMoves(
+                engine_pb2.ListLegalMovesRequest(game_id=game_id),
+                metadata=bearer(token),
+                timeout=self.deadline_s,
+            )
+            if legal.version == reply.version:
+                moves = legal_text(legal.seat, legal.version, list(legal.moves))
+                return Snapshot(reply.version, view, moves)
+            reply = None
+        return None
+
+    async def join(
+        self, watcher: Watcher, token: str | None, first: Snapshot | None, last_event_id: str
+    ) -> tuple[Feed, Snapshot | None, str]:
+        """Add a watcher to its game's feed (started if need be; `last_event_id`: the game's
+        latest event as the watcher's first view said). Returns the feed, the watcher's opening
+        snapshot and the last event id the feed had published: what the watcher missed up to
+        there comes from `Feed.missed`, the rest from the feed. TimeoutError when a new feed
+        could not read the game's history within the deadline."""
+        feed = self.feeds.get(watcher.game_id)
+        if feed is None or feed.finished:
+            feed = self.feeds[watcher.game_id] = Feed(self, watcher.game_id, last_event_id)
+            feed.task = asyncio.get_running_loop().create_task(self._run(feed))
+        if not feed.ready.is_set():
+            try:
+                await asyncio.wait_for(feed.ready.wait(), self.deadline_s)
+            except TimeoutError:
+                if not feed.watchers:
+                    feed.stop()
+                raise
+        opening = feed.add(watcher, token, first)
+        upto = feed.last_id
+        watcher.floor = max(watcher.floor, id_key(upto))
+        if feed.finished:
+            watcher.end("over")  # the game ended: what it missed, then the stream closes
+        return feed, opening, upto
+
+    async def _run(self, feed: Feed) -> None:
+        try:
+            await feed.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug must not leave watchers waiting forever
+            log.exception("live feed of game %s failed", feed.game_id)
+            feed.close_all("failure", failure_message(None))
+
+    def leave(self, feed: Feed, watcher: Watcher) -> None:
+        feed.remove(watcher)
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "games": len(self.feeds),
+            "watchers": sum(len(f.watchers) for f in self.feeds.values()),
+            "subscriptions": self.subscriptions,
+            "catch_ups": self.catch_ups,
+        }
+
+    async def close(self) -> None:
+        for feed in list(self.feeds.values()):
+            if feed.task is not None:
+                feed.task.cancel()
+                with contextlib.suppress(BaseException):
+                    await feed.task
+            feed.close_all("closed")
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel = self._stub = None
+
+
+class _Failed(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    """A finished asyncio call's error as the blocking API's `grpc.Call`, which
+    `errors.from_rpc_error` reads (an AioRpcError is none)."""
+
+    def __init__(self, err: grpc.aio.AioRpcError) -> None:
+        self.err = err
+
+    def code(self) -> grpc.StatusCode:
+        return self.err.code()
+
+    def details(self) -> str | None:
+        return self.err.details()
+
+    def trailing_metadata(self) -> Any:
+        return tuple(self.err.trailing_metadata() or ())
+
+    def initial_metadata(self) -> Any:
+        return tuple(self.err.initial_metadata() or ())
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> float | None:
+        return None
+
+    def cancel(self) -> bool:
+        return False
+
+    def add_callback(self, callback: Any) -> bool:
+        return False
+
+
+def api_error(err: grpc.aio.AioRpcError) -> ApiError:
+    """The HTTP answer for a failed asyncio call to the engine (as for a blocking one)."""
+    return from_rpc_error(_Failed(err), "engine")
+
+
+def failure_message(err: grpc.aio.AioRpcError | None) -> bytes:
+    """The `event: failure` that ends a stream whose subscription could not be kept."""
+    if err is None:
+        data = {"code": "internal", "message": "the live feed stopped; reconnect"}
+    else:
+        api = api_error(err)
+        data = {"code": api.code, "message": api.message}
+    return b"event: failure\ndata: " + orjson.dumps(data) + b"\n\n"
