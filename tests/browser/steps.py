@@ -9,6 +9,34 @@ from typing import Any
 GAME_URL = re.compile(r"#/game/([A-Za-z0-9_-]+)$")
 
 
+# Every text node and labelling attribute of the page, hidden ones included: what a person (or a
+# screen reader) could meet. Each item is [where, text].
+PAGE_TEXTS_JS = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const tag = n.parentElement?.tagName;
+    if (tag === 'SCRIPT' || tag === 'STYLE') continue;
+    if (n.textContent.trim()) out.push([tag, n.textContent.trim()]);
+  }
+  const attrs = ['aria-label', 'aria-description', 'aria-roledescription', 'title', 'placeholder',
+                 'alt', 'aria-valuetext'];
+  for (const el of document.querySelectorAll(attrs.map((a) => `[${a}]`).join(','))) {
+    for (const a of attrs) {
+      const v = el.getAttribute(a);
+      if (v && v.trim()) out.push([`${el.tagName}@${a}`, v.trim()]);
+    }
+  }
+  out.push(['title', document.title]);
+  return out;
+}"""
+
+
+def page_texts(page: Any) -> list[tuple[str, str]]:
+    """(where, text) for every text and label of the page now (PAGE_TEXTS_JS)."""
+    return [(str(where), str(text)) for where, text in page.evaluate(PAGE_TEXTS_JS)]
+
+
 def create_game(page: Any, name: str, others: list[tuple[str, str]]) -> str:
     """Fill the lobby form: you first, then (kind, level) per other seat; the new game's id."""
     page.fill("#your-name", name)

@@ -18,7 +18,13 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import NARROW, WIDE, Tab
-from tests.browser.steps import create_game, message, play_one_move, wait_my_turn_or_end
+from tests.browser.steps import (
+    create_game,
+    message,
+    page_texts,
+    play_one_move,
+    wait_my_turn_or_end,
+)
 from tests.browser.test_metrox import confirm, pick_move, wait_choose_or_over
 from tests.browser.test_underground import wait_mine_or_over, wait_settled
 from tests.fixtures.gateway import GatewayApi
@@ -27,24 +33,6 @@ LOCALES = {"en": "en-US", "hu": "hu-HU", "fr": "fr-FR", "es": "es-ES"}
 GAMES = ["metro", "metrox", "underground"]
 
 # Every text node and labelling attribute of the page (hidden ones too: a screen reader or a
-# later state shows them), as [where, text].
-WORDS_JS = """() => {
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const tag = n.parentElement?.tagName;
-    if (tag === 'SCRIPT' || tag === 'STYLE') continue;
-    if (n.textContent.trim()) out.push([tag, n.textContent.trim()]);
-  }
-  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-    for (const a of ['aria-label', 'title', 'placeholder']) {
-      const v = el.getAttribute(a);
-      if (v && v.trim()) out.push([`${el.tagName}@${a}`, v.trim()]);
-    }
-  }
-  out.push(['title', document.title]);
-  return out;
-}"""
 
 
 def catalogue(base: str, lang: str) -> dict[str, Any]:
@@ -61,7 +49,7 @@ def key_pattern(keys: list[str]) -> re.Pattern[str]:
 
 
 def raw_keys(page: Any, pattern: re.Pattern[str]) -> list[tuple[str, str]]:
-    return [(where, text) for where, text in page.evaluate(WORDS_JS) if pattern.search(text)]
+    return [(where, text) for where, text in page_texts(page) if pattern.search(text)]
 
 
 def open_in(open_tab: Callable[..., Tab], url: str, lang: str) -> Tab:
@@ -252,7 +240,7 @@ def english_phrases(english: dict[str, Any], words: dict[str, Any]) -> set[str]:
 def english_shown(page: Any, phrases: set[str]) -> list[tuple[str, str, str]]:
     return [
         (where, phrase, text)
-        for where, text in page.evaluate(WORDS_JS)
+        for where, text in page_texts(page)
         for phrase in phrases
         if phrase in text
     ]

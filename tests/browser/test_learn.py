@@ -17,26 +17,12 @@ import pytest
 
 from tests.browser import test_usability
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game
+from tests.browser.steps import create_game, page_texts
 from tests.browser.test_usability import axe_problems
 
 GAMES = ("metro", "metrox", "underground")
 axe_source = test_usability.axe_source  # the session's axe-core fixture, shared
 
-# Every text node and labelling attribute of the page, hidden ones included.
-TEXTS_JS = """() => {
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const tag = n.parentElement?.tagName;
-    if (tag !== 'SCRIPT' && tag !== 'STYLE' && n.textContent.trim()) out.push(n.textContent.trim());
-  }
-  for (const a of ['aria-label', 'aria-description', 'title', 'placeholder', 'alt']) {
-    for (const el of document.querySelectorAll(`[${a}]`)) out.push(el.getAttribute(a));
-  }
-  out.push(document.title);
-  return out;
-}"""
 # Metro's tile codes and placements, Metro X's card codes (a skip, a starred card, a lone t or
 # f), and the ids of the games' stations as the rules write them (snake_case).
 CODES = [
@@ -47,7 +33,7 @@ CODES = [
 
 
 def codes_shown(page: Any) -> list[str]:
-    return [text for text in page.evaluate(TEXTS_JS) if any(c.search(text) for c in CODES)]
+    return [text for _where, text in page_texts(page) if any(c.search(text) for c in CODES)]
 
 
 def script(base: str, kind: str) -> list[dict[str, Any]]:

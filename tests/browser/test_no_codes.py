@@ -17,30 +17,15 @@ from typing import Any
 
 from games.metrox.cards import CODES as CARD_CODES
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game, legal_squares, message, wait_my_turn_or_end
+from tests.browser.steps import (
+    create_game,
+    legal_squares,
+    message,
+    page_texts,
+    wait_my_turn_or_end,
+)
 from tests.browser.test_metrox import confirm, new_metrox_game, pick_move, wait_choose_or_over
 from tests.browser.test_underground import lay_rail_by_clicking, wait_mine_or_over, wait_settled
-
-# Every text node and labelling attribute, as [where, text] (data-* attributes are not shown).
-TEXTS_JS = """() => {
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const tag = n.parentElement?.tagName;
-    if (tag === 'SCRIPT' || tag === 'STYLE') continue;
-    if (n.textContent.trim()) out.push([tag, n.textContent.trim()]);
-  }
-  const attrs = ['aria-label', 'aria-description', 'aria-roledescription', 'title', 'placeholder',
-                 'alt', 'aria-valuetext'];
-  for (const el of document.querySelectorAll(attrs.map((a) => `[${a}]`).join(','))) {
-    for (const a of attrs) {
-      const v = el.getAttribute(a);
-      if (v && v.trim()) out.push([`${el.tagName}@${a}`, v.trim()]);
-    }
-  }
-  out.push(['title', document.title]);
-  return out;
-}"""
 
 # Metro (RULES.md §1): a tile code is four letters a-d; a placement adds the row and column.
 TILE = re.compile(r"\b[abcd]{4}\b")
@@ -80,9 +65,7 @@ def station_id_patterns(base: str) -> list[re.Pattern[str]]:
 
 def codes_shown(page: Any, patterns: list[re.Pattern[str]]) -> list[tuple[str, str]]:
     return [
-        (where, text)
-        for where, text in page.evaluate(TEXTS_JS)
-        if any(p.search(text) for p in patterns)
+        (where, text) for where, text in page_texts(page) if any(p.search(text) for p in patterns)
     ]
 
 
