@@ -43,7 +43,7 @@ game (`BoundToGame`), so no state module imports them and the imports run one wa
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -287,6 +287,16 @@ class Game:
 
     def replay(self, record: Mapping[str, Any]) -> GameState:
         """Re-play a record; RecordError naming the first bad move."""
+        raise NotImplementedError
+
+    def replay_steps(
+        self, record: Mapping[str, Any]
+    ) -> Iterator[tuple[int, GameState, int, JSON]]:
+        """A finished record's decisions in order (post-game analysis): (the index of the
+        record's entry it belongs to: a move, or a turn of simultaneous choices; the live state
+        before the decision; the seat; its move JSON, one of that state's `legal_moves(seat)`
+        once parsed); the state moves on when the next one is asked for. RecordError for a bad
+        record."""
         raise NotImplementedError
 
     # ---- what leaves the rules core -----------------------------------------------------------

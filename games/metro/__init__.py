@@ -11,7 +11,7 @@ web/page.js (the board on the page).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from games.metro.chance import MetroWorlds
 from games.metro.evaluate import evaluate
 from games.metro.moves import DRAW, MetroMove, move_schema, move_text
 from games.metro.queries import answer
-from games.metro.record import export, replay
+from games.metro.record import export, replay, steps
 from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 from games.metro.tiles import CODES, INDEX, Placement
@@ -42,6 +42,9 @@ class MetroGame(Game):
 
     def replay(self, record: Mapping[str, Any]) -> MetroState:
         return replay(record)
+
+    def replay_steps(self, record: Mapping[str, Any]) -> Iterator[tuple[int, Any, int, Any]]:
+        return steps(record)
 
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         return view(state, seat)

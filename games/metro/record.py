@@ -10,7 +10,7 @@ placement's `redeck`."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.errors import GameError, RecordError
@@ -164,3 +164,29 @@ def _set_redeck(state: MetroState, redeck: Any, before: int, why: str) -> bool:
     state.deck = [INDEX[c] for c in redeck]
     state.deck_pos = 0
     return True
+
+
+def steps(record: Mapping[str, Any]) -> Iterator[tuple[int, MetroState, int, dict[str, Any]]]:
+    """A record's decisions in order, for post-game analysis: (the index of its entry in the
+    record's moves, the state before it, the seat, its move JSON), the draw of a `draw_place`
+    and its placement apart. The state is live: it moves on once the next decision is asked
+    for. Retirements are played, not yielded."""
+    state = replay({**record, "moves": []})
+    moves = record.get("moves", [])
+    if not isinstance(moves, list):
+        raise RecordError("the record's 'moves' must be a list")
+    for i, move in enumerate(moves):
+        if not isinstance(move, Mapping) or type(move.get("seat")) is not int:
+            raise RecordError(f"move {i}: a move must be an object with seat and action", move=i)
+        seat, action = move["seat"], move.get("action")
+        entry = move
+        try:
+            if action == "draw_place":
+                yield i, state, seat, {"action": "draw"}
+                state.play(seat, {"action": "draw"})
+                entry = {**move, "action": "place"}
+            if action in ("place", "draw_place"):
+                yield i, state, seat, {"action": "place", "placement": move.get("placement")}
+            _replay_move(state, entry)
+        except GameError as err:
+            raise RecordError(f"move {i}: {err}", move=i) from None

@@ -9,7 +9,7 @@ and the game's own: maps.py (the sheets, §1), cards.py (the deck, §2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from games.metrox import maps, queries
 from games.metrox.chance import MetroXSampler
 from games.metrox.evaluate import evaluate
 from games.metrox.moves import MetroXMove, move_schema, parse
-from games.metrox.record import export, replay
+from games.metrox.record import export, replay, steps
 from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, normalise
 from games.metrox.state import MetroXState
 from games.metrox.view import view
@@ -58,6 +58,9 @@ class MetroXGame(Game):
 
     def replay(self, record: Mapping[str, Any]) -> MetroXState:
         return replay(record)
+
+    def replay_steps(self, record: Mapping[str, Any]) -> Iterator[tuple[int, Any, int, Any]]:
+        return steps(record)
 
     def view(self, state: Any, seat: int | None) -> JSON:
         return view(state, seat)

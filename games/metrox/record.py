@@ -13,7 +13,7 @@ more than its turns (the card of the turn that never resolved).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.base import JSON
@@ -168,3 +168,24 @@ def _next_card(state: MetroXState, cards: list[str], i: int) -> None:
             raise TurnError(
                 f"cards[{i + 1}]: {cards[i + 1]!r} is not left in the deck", i + 1, None
             ) from None
+
+
+def steps(record: Mapping[str, Any]) -> Iterator[tuple[int, MetroXState, int, JSON]]:
+    """A record's decisions in order, for post-game analysis: (its turn, the state before it,
+    the seat, its move JSON), each seat's choice of a turn apart, in seat order (the choices
+    before it in the same turn are hidden from that seat's view). The state is live: it moves
+    on once the next decision is asked for. The record is checked by `replay` first."""
+    replay(record)
+    cards = check_cards(record.get("cards"))
+    turns = record["turns"]
+    state = MetroXState.new(normalise(record.get("rules")), 0)
+    state.reveal_as(cards[0])
+    retired = check_retired(record.get("retired"), state.n, len(turns))
+    for i, turn in enumerate(turns):
+        _retire(state, retired, i)
+        for seat, move in enumerate(turn):
+            if state.retired_mask >> seat & 1:
+                continue
+            yield i, state, seat, move
+            state.apply(seat, state.check(seat, move))
+        _next_card(state, cards, i)

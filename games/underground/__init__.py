@@ -11,7 +11,7 @@ and their scores, §3), scoring.py (loops and enclosure), passenger.py (the pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from games.underground.evaluate import evaluate
 from games.underground.map import load_map
 from games.underground.moves import Leg, Move, Rail, Stop, every_station, move_schema, parse_step
 from games.underground.queries import query as run_query
-from games.underground.record import export
+from games.underground.record import export, steps
 from games.underground.record import replay as replay_record
 from games.underground.rules import COLOURS, UndergroundRules
 from games.underground.state import UndergroundState
@@ -46,6 +46,9 @@ class UndergroundGame(Game):
 
     def replay(self, record: Mapping[str, Any]) -> UndergroundState:
         return replay_record(record)
+
+    def replay_steps(self, record: Mapping[str, Any]) -> Iterator[tuple[int, Any, int, Any]]:
+        return steps(record)
 
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         return view(state, seat)

@@ -9,7 +9,7 @@ it happened: `{"seat": 2, "action": "retire", "rails": [...], "route": [...], "s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.errors import GameError, RecordError
@@ -96,3 +96,33 @@ def replay(record: Mapping[str, Any]) -> UndergroundState:
         except GameError as err:
             raise RecordError(f"move {i}: {err}", move=i) from None
     return state
+
+
+def steps(
+    record: Mapping[str, Any],
+) -> Iterator[tuple[int, UndergroundState, int, dict[str, Any]]]:
+    """A record's decisions in order, for post-game analysis: (the index of its entry in the
+    record's moves, the state before it, the seat, its step JSON): each rail of a turn, its
+    stop, and each route choice the passenger's tied ways left to the seat. The state is live:
+    it moves on once the next decision is asked for. Retirements (and a turn a retirement cut
+    into) are played, not yielded."""
+    replay(record)  # the full check first: below, steps are taken as they come
+    state = start_of(record)
+    for i, move in enumerate(record.get("moves", [])):
+        seat = move["seat"]
+        if move.get("action", "turn") != "turn" or state.cur_steps:
+            state.replay_entry(move)
+            continue
+        turns = state.turns
+        for rail in move.get("rails") or []:
+            step = {"step": "rail", **rail}
+            yield i, state, seat, step
+            state.play(seat, step)
+        if state.turns == turns and state.seat == seat and not state.legs_taken:
+            yield i, state, seat, {"step": "stop"}
+            state.play(seat, {"step": "stop"})
+        route = move.get("route") or []
+        while state.turns == turns and state.seat == seat:
+            step = {"step": "route", **route[len(state.legs_taken)]}
+            yield i, state, seat, step
+            state.play(seat, step)

@@ -17,6 +17,8 @@ import signal
 from grpc_health.v1 import health_pb2
 from metro.v1 import ai_pb2, ai_pb2_grpc
 
+from services.ai.analysis import AnalysisParams
+from services.ai.analysis_worker import AnalysisWorker
 from services.ai.bot import BotWorker
 from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
@@ -62,7 +64,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         log.warning("AI_SERVICE_TOKEN is not set: hints only, no AI seat will be played")
     else:
         workers = [BotWorker(api, searcher, settings.ai_service_token, i) for i in range(bot_count)]
+    analysts = _analysts(api, settings, worker)
     tasks = [asyncio.create_task(w.run(), name=w.worker_id) for w in workers]
+    analysis_tasks = [asyncio.create_task(a.run(), name=a.worker_id) for a in analysts]
     log.info("ai serving on %s (engine %s, %d bot workers)", address, settings.engine_target,
              len(workers))  # fmt: skip
     try:
@@ -73,9 +77,26 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         if health_http is not None:
             health_http.close()
         await _stop_workers(workers, tasks)
+        for analyst, task in zip(analysts, analysis_tasks, strict=True):
+            analyst.stopping = True
+            task.cancel()
+            analyst.close()
+        await asyncio.gather(*analysis_tasks, return_exceptions=True)
         await server.stop(grace=STOP_GRACE_S)
         await api.close()
         searcher.close()
+
+
+def _analysts(api: EngineApi, settings: Settings, worker: AiWorkerSettings) -> list[AnalysisWorker]:
+    """The post-game analysis loops (analysis_worker.py): AI_ANALYSIS_WORKERS of them, with
+    ANALYSIS_ITERATIONS a decision; none without the AI credential."""
+    if not settings.ai_service_token:
+        return []
+    params = AnalysisParams(iterations=worker.analysis_iterations)
+    return [
+        AnalysisWorker(api, settings.ai_service_token, params, i)
+        for i in range(worker.analysis_workers)
+    ]
 
 
 async def _stop_workers(workers: list[BotWorker], tasks: list[asyncio.Task[None]]) -> None:

@@ -211,6 +211,8 @@ class AiWorkerSettings:
     host: str
     bot_workers: int
     search_threads: int  # hint searches at once; bot moves have threads of their own
+    analysis_workers: int = 1  # post-game analyses at once, each in a niced process of its own
+    analysis_iterations: int = 800  # the fixed search budget of each analysed move
 
     @classmethod
     def from_env(cls) -> AiWorkerSettings:
@@ -219,4 +221,6 @@ class AiWorkerSettings:
             host=os.environ.get("AI_HOST", "0.0.0.0"),
             bot_workers=_int("AI_BOT_WORKERS", 1),
             search_threads=max(1, _int("AI_SEARCH_THREADS", 2)),
+            analysis_workers=max(0, _int("AI_ANALYSIS_WORKERS", 1)),
+            analysis_iterations=min(100_000, max(1, _int("ANALYSIS_ITERATIONS", 800))),
         )

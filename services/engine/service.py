@@ -9,6 +9,7 @@ errors as statuses) and is answered by the part that holds its seam:
   rating_calls.py   the leaderboard, rating ended games
   rematch_calls.py  rematch offers
   bot_calls.py      the AI workers' queue of turns
+  analysis.py       post-game analyses: their queue and results (the AI workers compute)
   party.py          party tables: join codes, the host's start
 
 All of them read and write games through tables.py (one load path, one commit path). Hidden
@@ -28,6 +29,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.config import Settings
 from services.common.grpc_util import REPLAYED_METADATA
+from services.engine.analysis import Analyses
 from services.engine.away import Away
 from services.engine.bot_calls import BotCalls
 from services.engine.bots import BotQueue
@@ -75,6 +77,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.players = PlayerCalls(self.tables, players, book)
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
+        self.analyses = Analyses(self.tables)
         self.daily = DailyCalls(
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
         )
@@ -287,6 +290,32 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.DailyAnswer:
         return await self.edge.unary(context, lambda: self.daily.results(request, context))
 
+
+    # ---- post-game analysis (analysis.py) ----------------------------------------------
+
+    async def RequestAnalysis(
+        self, request: engine_pb2.AnalysisRequest, context: Ctx
+    ) -> engine_pb2.AnalysisState:
+        return await self.edge.unary(context, lambda: self.analyses.request(request))
+
+    async def GetAnalysis(
+        self, request: engine_pb2.AnalysisRequest, context: Ctx
+    ) -> engine_pb2.AnalysisState:
+        return await self.edge.unary(context, lambda: self.analyses.get(request))
+
+    async def ClaimAnalysis(
+        self, request: engine_pb2.ClaimAnalysisRequest, context: Ctx
+    ) -> engine_pb2.ClaimAnalysisResponse:
+        return await self.edge.unary(
+            context, lambda: self.analyses.claim(request, self.edge.caller(context))
+        )
+
+    async def ReportAnalysis(
+        self, request: engine_pb2.ReportAnalysisRequest, context: Ctx
+    ) -> engine_pb2.AnalysisState:
+        return await self.edge.unary(
+            context, lambda: self.analyses.report(request, self.edge.caller(context))
+        )
 
 async def close_quietly(client: aioredis.Redis) -> None:
     with contextlib.suppress(Exception):

@@ -18,6 +18,7 @@ import games
 from games.errors import GameError
 from services.common.config import GatewayLimits, Settings
 from services.gateway import (
+    analysis_api,
     daily_api,
     errors,
     events,
@@ -71,6 +72,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[EXTENSION] = state
 
     app.register_blueprint(games_api.bp)
+    app.register_blueprint(analysis_api.bp)
     app.register_blueprint(events.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(openapi.bp)

@@ -1,0 +1,209 @@
+"""Post-game analysis: the queue of analyses and each game's analysis, kept in Redis (the AI
+workers compute it: services/ai/analysis_worker.py; engine.proto says the calls).
+
+Keys:
+  game:{id}:analysis   hash: status (queued|running|done|failed), done, total, worker,
+                       attempt, result (the whole JSON document, once done), error; it expires
+                       with the game (the game's own TTL is copied onto it at every write)
+  analysis:{jobs}:queue    zset of game ids by the time they were asked for (oldest first)
+  analysis:{jobs}:running  zset of game ids by the time their lease runs out (ms); a worker's
+                           every report renews it, so a silent worker's job is taken over
+
+The two job zsets share one hash tag (one cluster slot), so a claim is one script. A result is
+a few kB to a few tens of kB (about 120 bytes a decision: a Metro game of 60 decisions is about
+8 kB, an Underground game of 120 steps about 30 kB), capped at MAX_RESULT_BYTES.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import grpc
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import ServiceError, invalid_argument
+from services.engine import validation
+from services.engine.access import Caller
+from services.engine.edge import failed, not_found
+from services.engine.store import game_key
+from services.engine.tables import Tables
+
+QUEUE_KEY = "analysis:{jobs}:queue"
+RUNNING_KEY = "analysis:{jobs}:running"
+LEASE_MS = 120_000  # a worker silent this long has died: its analysis is handed out again
+MAX_RESULT_BYTES = 2_000_000
+MAX_ATTEMPTS = 3  # an analysis that kills its worker this often is marked failed
+STATUSES = ("queued", "running", "done", "failed")
+
+# Take the job whose lease ran out first (its worker died), else the oldest queued one, and
+# lease it: KEYS = queue, running; ARGV = now_ms, lease_ms. Answers the game id or nil.
+CLAIM_LUA = """
+local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1)
+local id = stale[1]
+if not id then
+  local popped = redis.call('ZPOPMIN', KEYS[1])
+  id = popped[1]
+end
+if not id then return false end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), id)
+return id
+"""
+
+
+def analysis_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:analysis"
+
+
+class Analyses:
+    """RequestAnalysis, GetAnalysis (anyone, once the game is over) and the workers' calls."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.redis = tables.store.redis
+        self._claim = self.redis.register_script(CLAIM_LUA)
+
+    async def _over(self, request: engine_pb2.AnalysisRequest) -> str:
+        game_id = validation.game_id(request.game_id)
+        table = await self.tables.load(game_id)  # NOT_FOUND for an unknown or expired game
+        if table.status != "over":
+            raise failed(
+                "game_running",
+                f"game {game_id} is not over; it can be analysed once it ends (the analysis "
+                "reads its record)",
+            )
+        return game_id
+
+    async def state(self, game_id: str) -> engine_pb2.AnalysisState:
+        data = await self.redis.hgetall(analysis_key(game_id))
+        fields = {_text(k): _text(v) for k, v in data.items()}
+        return engine_pb2.AnalysisState(
+            status=fields.get("status", "none"),
+            done=int(fields.get("done", 0)),
+            total=int(fields.get("total", 0)),
+            result_json=fields.get("result", ""),
+            error=fields.get("error", ""),
+        )
+
+    async def request(self, request: engine_pb2.AnalysisRequest) -> engine_pb2.AnalysisState:
+        """Queue the analysis unless it is queued, running or done already (a failed one is
+        asked for again)."""
+        game_id = await self._over(request)
+        key = analysis_key(game_id)
+        created = await self.redis.hsetnx(key, "status", "queued")
+        if not created:
+            status = _text(await self.redis.hget(key, "status"))
+            if status != "failed":
+                return await self.state(game_id)
+            await self.redis.delete(key)
+            if not await self.redis.hsetnx(key, "status", "queued"):
+                return await self.state(game_id)
+        await self.redis.hset(key, mapping={"done": 0, "total": 0, "attempt": 0})
+        await self._expire_with_game(game_id)
+        await self.redis.zadd(QUEUE_KEY, {game_id: time.time() * 1000}, nx=True)
+        return await self.state(game_id)
+
+    async def get(self, request: engine_pb2.AnalysisRequest) -> engine_pb2.AnalysisState:
+        return await self.state(await self._over(request))
+
+    async def claim(
+        self, request: engine_pb2.ClaimAnalysisRequest, caller: Caller
+    ) -> engine_pb2.ClaimAnalysisResponse:
+        caller.require_ai_service()
+        worker = validation.worker_id(request.worker_id)
+        while True:
+            now = int(time.time() * 1000)
+            found = await self._claim(keys=[QUEUE_KEY, RUNNING_KEY], args=[now, LEASE_MS])
+            if not found:
+                return engine_pb2.ClaimAnalysisResponse()
+            game_id = _text(found)
+            key = analysis_key(game_id)
+            if not await self.redis.exists(key):  # the game (and its analysis) expired
+                await self.redis.zrem(RUNNING_KEY, game_id)
+                continue
+            attempt = await self.redis.hincrby(key, "attempt", 1)
+            if attempt > MAX_ATTEMPTS:
+                await self._finish(
+                    game_id, {"status": "failed", "error": "the analysis failed on every try"}
+                )
+                continue
+            await self.redis.hset(key, mapping={"status": "running", "worker": worker})
+            return engine_pb2.ClaimAnalysisResponse(game_id=game_id, attempt=attempt)
+
+    async def report(
+        self, request: engine_pb2.ReportAnalysisRequest, caller: Caller
+    ) -> engine_pb2.AnalysisState:
+        """Progress (renews the lease), then the result or the error, from the worker holding
+        the job; another worker's report (it took over from this one) is ABORTED."""
+        caller.require_ai_service()
+        game_id = validation.game_id(request.game_id)
+        worker = validation.worker_id(request.worker_id)
+        if not 0 <= request.done <= max(request.total, 0):
+            raise invalid_argument("done", "done must lie between 0 and total")
+        key = analysis_key(game_id)
+        holder = _text(await self.redis.hget(key, "worker"))
+        status = _text(await self.redis.hget(key, "status"))
+        if holder != worker or status != "running":
+            raise ServiceError(
+                grpc.StatusCode.ABORTED,
+                f"the analysis of {game_id} is not held by {worker} (taken over, or done)",
+                reason="analysis_lost",
+            )
+        if request.result_json:
+            await self._finish(game_id, self._result(game_id, request))
+        elif request.error:
+            await self._finish(
+                game_id,
+                {
+                    "status": "failed",
+                    "error": request.error[:500],
+                    "done": request.done,
+                    "total": request.total,
+                },
+            )
+        else:
+            await self.redis.hset(key, mapping={"done": request.done, "total": request.total})
+            await self.redis.zadd(
+                RUNNING_KEY, {game_id: int(time.time() * 1000) + LEASE_MS}, xx=True
+            )
+        return await self.state(game_id)
+
+    @staticmethod
+    def _result(game_id: str, request: engine_pb2.ReportAnalysisRequest) -> dict[str, Any]:
+        if len(request.result_json) > MAX_RESULT_BYTES:
+            raise invalid_argument("result_json", f"a result is at most {MAX_RESULT_BYTES} bytes")
+        try:
+            result = json.loads(request.result_json)
+        except ValueError:
+            raise invalid_argument("result_json", "result_json must be JSON") from None
+        if not isinstance(result, dict) or result.get("game_id") != game_id:
+            raise invalid_argument("result_json", "result_json must be this game's analysis")
+        if not isinstance(result.get("moves"), list):
+            raise invalid_argument("result_json", "result_json must list the moves")
+        total = len(result["moves"])
+        return {"status": "done", "result": request.result_json, "done": total, "total": total}
+
+    async def _finish(self, game_id: str, fields: dict[str, Any]) -> None:
+        await self.redis.hset(analysis_key(game_id), mapping=fields)
+        await self.redis.zrem(RUNNING_KEY, game_id)
+        await self._expire_with_game(game_id)
+
+    async def _expire_with_game(self, game_id: str) -> None:
+        """The analysis is the game's: it goes when the game goes."""
+        ttl = await self.redis.pttl(game_key(game_id))
+        if ttl is None or ttl < 0:
+            raise (
+                not_found(game_id)
+                if ttl == -2
+                else ServiceError(
+                    grpc.StatusCode.INTERNAL, "the game has no expiry", reason="internal"
+                )
+            )
+        await self.redis.pexpire(analysis_key(game_id), ttl)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,114 @@
+"""Post-game analysis end to end, for every game: HTTP (the in-process gateway) → the real engine
+(queue and result in the real Redis) → the real AI process (its analysis worker, at the tests'
+small fixed budget, ANALYSIS_ITERATIONS=40: tests/fixtures/ai.py).
+
+Seat 0 plays deliberately poor moves (always the legal move one-move greedy ranks last), seat 1
+is the AI at `medium` (greedy: cheap, and far better than the poor seat; `hard` would only make
+the game slower). The analysis must find more mistakes and blunders and a higher mean loss for
+seat 0; the same record analysed again here, in this process, gives the same labels.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import games
+from services.ai.analysis import LABELS, AnalysisParams, analyse
+from services.ai.players import InfoSet
+from services.ai.players.simple import GreedyPlayer
+from tests.fixtures.gateway import GatewayApi, api_error
+
+ITERATIONS = 40  # as the session's AI process runs them (tests/fixtures/ai.py)
+MOVE_FIELDS = {"index", "seat", "move", "value", "best", "best_value", "loss", "label"}
+
+
+def play_poor_against_medium(api: GatewayApi, kind: str) -> tuple[str, str]:
+    """A finished game of `kind`: seat 0 (HTTP) always plays greedy's worst move, seat 1 is the
+    AI at medium. Returns the game id and seat 0's token."""
+    seats = [{"kind": "human", "name": "Poor"}, {"kind": "ai", "level": "medium"}]
+    status, made = api.post("/api/games", {"game": kind, "rules": {"players": 2}, "seats": seats})
+    assert status == 201, made
+    game, token = made["game_id"], made["token"]
+
+    def ready(v: dict[str, Any], after: int = -1) -> bool:
+        return v["version"] > after and (v["status"] == "over" or 0 in v["to_move"])
+
+    view = api.view_when(game, token, ready, timeout=300)
+    n = 0
+    while view["status"] != "over":
+        info = InfoSet.from_view(view, 0)
+        worst = GreedyPlayer().search(info, seed=n).moves[-1].move.to_json()
+        body = {**worst, "expected_version": view["version"], "move_id": f"poor-{n}"}
+        status, answer = api.post(f"/api/games/{game}/moves", body, token=token)
+        assert status == 200, answer
+        n += 1
+        view = api.view_when(game, token, lambda v, a=view["version"]: ready(v, a), timeout=300)
+    return game, token
+
+
+def wait_done(api: GatewayApi, game: str, timeout: float = 900) -> dict[str, Any]:
+    """Poll GET .../analysis until done; progress must only go forward on the way."""
+    deadline = time.monotonic() + timeout
+    seen = 0
+    while time.monotonic() < deadline:
+        status, body = api.get(f"/api/games/{game}/analysis")
+        assert status == 200, body
+        assert body["status"] in ("queued", "running", "done"), body
+        assert body["progress"]["done"] >= seen
+        seen = body["progress"]["done"]
+        if body["status"] == "done":
+            return dict(body)
+        time.sleep(0.5)
+    raise AssertionError(f"the analysis of {game} was not done in time")
+
+
+@pytest.mark.parametrize("kind", games.kinds())
+def test_analysis_finds_the_poor_seat_and_is_reproducible(api: GatewayApi, kind: str) -> None:
+    game, _ = play_poor_against_medium(api, kind)
+    status, before = api.get(f"/api/games/{game}/analysis")
+    assert status == 200 and before["status"] == "none", before
+
+    status, queued = api.post(f"/api/games/{game}/analysis")
+    assert status == 202, queued
+    assert queued["status"] in ("queued", "running", "done")
+    assert set(queued["progress"]) == {"done", "total"}
+    result = wait_done(api, game)
+    status, again = api.post(f"/api/games/{game}/analysis")  # a done one stays as it is
+    assert status == 202 and again == result
+
+    assert result["game_id"] == game and result["params"]["iterations"] == ITERATIONS
+    moves = result["moves"]
+    assert moves and [m["index"] for m in moves] == list(range(len(moves)))
+    assert result["progress"] == {"done": len(moves), "total": len(moves)}
+    for m in moves:
+        assert set(m) >= MOVE_FIELDS, m
+        assert m["loss"] >= 0 and m["label"] in LABELS
+        assert m["loss"] == 0 or abs(m["best_value"] - m["value"] - m["loss"]) < 0.02
+    poor, medium = result["seats"]
+    assert poor["seat"] == 0 and medium["seat"] == 1
+    bad = {s["seat"]: s["labels"]["mistake"] + s["labels"]["blunder"] for s in result["seats"]}
+    assert bad[0] > bad[1], result["seats"]
+    assert poor["mean_loss"] > medium["mean_loss"], result["seats"]
+
+    # The same record analysed again (here, not by the worker): the same labels and figures.
+    status, record = api.get(f"/api/games/{game}/record")
+    assert status == 200
+    local = analyse(game, record, AnalysisParams(iterations=ITERATIONS))
+    assert [m["label"] for m in local["moves"]] == [m["label"] for m in moves]
+    assert local["seats"] == result["seats"]
+
+
+def test_a_running_game_is_refused_and_an_unknown_one_is_not_found(api: GatewayApi) -> None:
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]
+    status, made = api.post("/api/games", {"game": "metro", "seats": seats})
+    assert status == 201, made
+    for method in (api.post, api.get):
+        status, body = method(f"/api/games/{made['game_id']}/analysis")
+        assert status == 403, body
+        assert api_error(body)["code"] == "game_running"
+        status, body = method("/api/games/nosuchgame123/analysis")
+        assert status == 404, body
+        assert api_error(body)["code"] == "game_not_found"
