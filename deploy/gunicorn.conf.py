@@ -2,16 +2,21 @@
 
     gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
 
-`gthread` because live updates are Server-Sent Events: each open stream holds one thread for as
-long as the page is open, while the worker's main loop keeps answering the arbiter, so a long
-stream is not mistaken for a hung worker. Open streams per container = workers x threads.
-The app is not preloaded: each worker builds its own gRPC channel after the fork.
+Each worker is one uvicorn process (services/gateway/live/worker.py) serving the gateway as an
+ASGI application: live streams (Server-Sent Events) run on its event loop, fanned out by one
+engine subscription per game (services/gateway/live/hub.py), so an open page costs memory, not
+a thread; the Flask API runs in a pool of GATEWAY_THREADS threads beside it. Open streams per
+worker are capped by memory (GATEWAY_STREAM_MEMORY_MB / GATEWAY_STREAM_COST_KB, or
+GATEWAY_MAX_STREAMS). The app is not preloaded: each worker builds its own gRPC channels after
+the fork.
 
-Request size limits: gunicorn refuses an oversized request line (414) or header (431) itself,
-before the app runs. The limits below are generous for real clients (browsers send URLs well
-under 8 KiB to this API and cookies up to about 8 KiB; an Authorization header is a 32-character
-token) and small enough that a request's head stays cheap. Those refusals are written in the
-API's JSON error shape by `_json_write_error` below, not as gunicorn's HTML page.
+Request size limits: the worker's HTTP protocol refuses an oversized request line (414) or
+header (431) itself, in the API's JSON error shape, before the app runs
+(services/gateway/live/protocol.py reads the GATEWAY_LIMIT_REQUEST_* settings below). The limits
+are generous for real clients (browsers send URLs well under 8 KiB to this API and cookies up to
+about 8 KiB; an Authorization header is a 32-character token) and small enough that a request's
+head stays cheap. `_json_write_error` below writes gunicorn's own refusals (a gthread worker's,
+when one is chosen with `-k gthread`) in the same shape.
 """
 
 from __future__ import annotations
@@ -33,14 +38,16 @@ def _int(name: str, default: int) -> int:
 
 
 bind = f"{os.environ.get('GATEWAY_HOST', '0.0.0.0')}:{_int('GATEWAY_PORT', 8000)}"
-worker_class = "gthread"
+worker_class = "services.gateway.live.worker.GatewayWorker"
 workers = _int("WEB_CONCURRENCY", 2)
-# The same default as services/common/config.py (DEFAULT_GATEWAY_THREADS, which says why).
+# Threads of each worker's Flask pool (read by services/common/config.py LiveLimits; gunicorn
+# itself uses it only for `-k gthread`). The same default as DEFAULT_GATEWAY_THREADS.
 threads = _int("GATEWAY_THREADS", 256)
 preload_app = False
 # Seconds a worker may be silent before the arbiter restarts it (not a request time limit).
 timeout = 30
-# On SIGTERM, open SSE streams get this long to end before workers are killed; browsers
+# On SIGTERM, a worker stops taking connections; open SSE streams get a few seconds
+# (GatewayWorker.GRACEFUL_S) and the rest of this before the worker is killed; browsers
 # reconnect with Last-Event-ID and lose nothing.
 graceful_timeout = 20
 keepalive = 5

@@ -1,8 +1,7 @@
 """Live streams must not starve moves: one gunicorn gateway process with deploy/gunicorn.conf.py
-(1 worker x THREADS threads) holds at most GATEWAY_MAX_STREAMS streams (by default every thread
-but a reserve: 8 of 16) and answers the rest `503 busy` with Retry-After, so moves and /healthz
-keep answering (never waiting for a stream to end) while every thread the cap allows is held by
-a watcher."""
+(1 uvicorn worker, THREADS threads for the API) holds at most GATEWAY_MAX_STREAMS streams (here
+8; by default a memory budget, tests/live/test_limits.py) and answers the rest `503 busy` with
+Retry-After, while moves and /healthz keep answering (never waiting for a stream to end)."""
 
 from __future__ import annotations
 
@@ -54,7 +53,8 @@ def test_watchers_beyond_the_cap_get_503_and_moves_stay_fast(
          "services.gateway.app:create_app()"],
         port=port,
         env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "1",
-             "GATEWAY_THREADS": str(THREADS), "ENGINE_TARGET": engine.address,
+             "GATEWAY_THREADS": str(THREADS), "GATEWAY_MAX_STREAMS": str(THREADS // 2),
+             "ENGINE_TARGET": engine.address,
              "AI_TARGET": ai.target, "REDIS_URL": redis_url},
         ready=lambda: check_http(f"http://127.0.0.1:{port}/", timeout=2.0) is None,
     )  # fmt: skip
@@ -66,7 +66,7 @@ def test_watchers_beyond_the_cap_get_503_and_moves_stay_fast(
     game = made["game_id"]
     tokens = [made["token"], call(port, "POST", f"/api/games/{game}/join", {})[1]["token"]]
 
-    # As many watchers as the process has threads: half get a stream, half are turned away.
+    # Twice the cap: half get a stream, half are turned away.
     streams: list[http.client.HTTPConnection] = []
     replies: list[http.client.HTTPResponse] = []
     answered: list[int] = []

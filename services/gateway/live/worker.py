@@ -1,0 +1,34 @@
+"""gunicorn's worker for the gateway: uvicorn on the plain asyncio loop (grpc.aio's support of
+uvloop is not to be relied on), the httptools protocol with the gateway's head limits, and the
+app given to gunicorn served as the ASGI gateway: `services.gateway.app:create_app()` (the Flask
+app, as every deployment names it) is wrapped in `GatewayAsgi`, an ASGI app is served as is.
+
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from uvicorn_worker import UvicornWorker
+
+from services.common.config import LiveLimits
+
+GRACEFUL_S = 5  # open streams get this long at shutdown; their pages reconnect elsewhere
+
+
+class GatewayWorker(UvicornWorker):
+    CONFIG_KWARGS: dict[str, Any] = {  # noqa: RUF012 (uvicorn_worker's own class attribute)
+        "loop": "asyncio",
+        "http": "services.gateway.live.protocol:GatewayHttpProtocol",
+        "lifespan": "on",
+        "timeout_graceful_shutdown": GRACEFUL_S,
+    }
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        if isinstance(self.wsgi, Flask):
+            from services.gateway.live.asgi import GatewayAsgi
+
+            self.wsgi = GatewayAsgi(self.wsgi, LiveLimits.from_env())
