@@ -111,13 +111,14 @@ class Stream {
   async run() {
     let wait = RETRY_MS;
     while (!this.stopped) {
+      let why = "closed by the server";
       try {
         await this.follow(() => (wait = RETRY_MS));
       } catch (err) {
-        if (this.stopped) return;
-        log(`stream ${this.path} cut (${err.cause?.code || err.message}); resuming after ${this.lastId}`);
+        why = err.cause?.code || err.message;
       }
       if (this.stopped) return;
+      log(`stream ${this.path} cut (${why}); resuming after ${this.lastId}`);
       this.cuts += 1;
       this.onEvent(null); // wake the player up: it reads the view, in case
       await sleep(wait);

@@ -175,10 +175,12 @@ class Stream(threading.Thread):
                     self.last_id = event_id or self.last_id
                     wait = RETRY_S
                     self.on_event(event)
+                why = "closed by the server"
             except (OSError, http.client.HTTPException, ValueError, ApiError) as err:
-                log(f"bot: stream {self.path} cut ({err}); resuming after {self.last_id}")
+                why = str(err) or type(err).__name__
             if self.stop.is_set():
                 return
+            log(f"bot: stream {self.path} cut ({why}); resuming after {self.last_id}")
             self.cuts += 1
             self.on_event(None)  # wake the player up: it reads the view, in case
             self.stop.wait(wait)
