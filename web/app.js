@@ -9,6 +9,7 @@ import { showLeaderboard } from "./leaderboard.js";
 import { initLobby, keepDraft, showLobby } from "./lobby.js";
 import { initPlayers } from "./players.js";
 import { closeLearn, learnAddress, showLearn } from "./learn.js";
+import { dailyAddress, initDaily, showDaily, showDailyCard } from "./daily.js";
 
 // Every word of the page comes from the catalogue: load it before anything is drawn.
 await initI18n();
@@ -18,11 +19,12 @@ const gameSection = document.getElementById("game");
 const missing = document.getElementById("missing");
 const board = document.getElementById("leaderboard");
 const learn = document.getElementById("learn");
+const dailyPage = document.getElementById("daily");
 
 const home = document.getElementById("home-link");
 
 function show(section) {
-  for (const s of [lobby, gameSection, missing, board, learn]) s.hidden = s !== section;
+  for (const s of [lobby, gameSection, missing, board, learn, dailyPage]) s.hidden = s !== section;
   // On the lobby the brand link leads where the reader is: it leaves the Tab order there, so
   // that the language and then "Game" are the first stops (issue 19.8); elsewhere it leads home.
   const here = section === lobby;
@@ -81,6 +83,13 @@ function route() {
     showLeaderboard(ranked[1] || "");
     return;
   }
+  const daily = dailyAddress(location.hash);
+  if (daily) {
+    game.close();
+    show(dailyPage);
+    showDaily(dailyPage, daily, go, (text) => (document.title = t("daily.doc_title", { page: text, title: TITLE })));
+    return;
+  }
   const id = addressed();
   if (id === undefined) {
     showMissing();
@@ -93,6 +102,7 @@ function route() {
     show(lobby);
     document.title = TITLE;
     showLobby(go);
+    showDailyCard(go);
   }
 }
 
@@ -118,5 +128,6 @@ function initLanguagePick() {
 initLanguagePick();
 initLobby(go);
 initPlayers({ game, go });
+initDaily();
 window.addEventListener("hashchange", route);
 route();

@@ -88,7 +88,7 @@ function adopt(made) {
 let making = null; // the creation under way: two seats saved at once make one player
 
 /** The player, made on first need with the name this browser plays under. */
-async function ensurePlayer(name) {
+export async function ensurePlayer(name) {
   const mine = player();
   if (mine) return mine;
   const wanted = (name || "").trim().slice(0, MAX_NAME);
