@@ -1475,7 +1475,7 @@ class UndergroundPage {
     v.seats.forEach((s, i) => {
       const b = a.breakdown[i];
       const tr = html("tr", { "data-seat": i, className: winners.has(i) ? "winner" : "" }, body);
-      const th = html("th", { scope: "row" }, tr);
+      const th = html("th", { scope: "row", title: seatName(v, i) }, tr);
       html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, th, `${seatGlyph(i)} `);
       th.append(seatName(v, i));
       // The total is the server's; the parts are this page's reading of the same rails.
