@@ -14,6 +14,7 @@ import pytest
 from flask import Flask
 
 import games
+from games.metrox.state import MetroXState
 from services.engine import daily
 from tests.fixtures.gateway import GatewayApi
 from tests.fixtures.gateway import api_error as error
@@ -44,7 +45,7 @@ def utc_today() -> dt.date:
 def play_out(api: GatewayApi, game_id: str, token: str, pick: int = 0) -> list[str]:
     """Play the solo game to its end (the `pick`-th legal move each turn, from either end);
     the cards in the order they were revealed, as the player saw them."""
-    cards = []
+    cards: list[str] = []
     for _ in range(200):
         status, view = api.get(f"/api/games/{game_id}", token=token)
         assert status == 200, view
@@ -181,7 +182,9 @@ def test_tomorrows_deck_is_unknown_today(api: GatewayApi) -> None:
     decks = set()
     for secret in ("one secret", "another secret"):
         rules, seed = daily.deal(secret, "metrox", day)
-        decks.add(tuple(games.get("metrox").new_state(rules, seed).deck))
+        state = games.get("metrox").new_state(rules, seed)
+        assert isinstance(state, MetroXState)
+        decks.add(tuple(state.deck))
     assert len(decks) == 2
 
     # What the API shows of today's attempt holds no seed, and its game is nobody else's.
