@@ -11,6 +11,7 @@ import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveS
 import { formatList, formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
+import { analyseButton } from "./analysis.js";
 import { claimSeat, serverGames, stateOf } from "./players.js";
 import { learnHref } from "./learn.js";
 import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
@@ -563,5 +564,6 @@ function mineItem(entry, go) {
     go(id);
   });
   li.append(text, button);
+  if (state === "over") li.append(analyseButton(id, () => go(id)));
   return li;
 }

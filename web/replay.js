@@ -3,6 +3,7 @@
 // scores(i)} from page.replay(record, view); these controls only move a position 0..length and
 // tell `onStep(pos, scores)` (scores: the seats' scores at pos, or null) so the score table follows.
 
+import { AnalysisPanel } from "./analysis.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,6 +19,9 @@ export class ReplayControls {
     $("replay-next").addEventListener("click", () => this.go(this.pos + 1));
     $("replay-last").addEventListener("click", () => this.go(this.length));
     $("replay-range").addEventListener("input", (ev) => this.go(Number(ev.target.value)));
+    this.record = null;
+    this.analysis = new AnalysisPanel(this);
+    this.analysis.reset();
   }
 
   get length() {
@@ -31,6 +35,7 @@ export class ReplayControls {
 
   /** Offer `record` for download as `<filename>`. */
   offer(record, filename) {
+    this.record = record;
     if (this.downloadUrl) URL.revokeObjectURL(this.downloadUrl);
     this.downloadUrl = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
     const a = $("download-record");
@@ -46,6 +51,7 @@ export class ReplayControls {
     if (!this.steps) return;
     $("replay-range").max = String(this.length);
     this.go(this.length);
+    this.analysis.load(gameOfAddress(), this.record);
   }
 
   /** Show position `pos` again (after the page redrew itself). */
@@ -67,6 +73,7 @@ export class ReplayControls {
     $("replay-move").textContent = text;
     this.steps.show(this.pos);
     this.onStep(this.pos, this.scoresAt(this.pos));
+    this.analysis.step(this.pos);
   }
 
   /** The seats' scores at position `pos` from the page's steps (null when it cannot say). */
@@ -82,6 +89,8 @@ export class ReplayControls {
   }
 
   reset() {
+    this.analysis.reset();
+    this.record = null;
     this.steps = null;
     this.pos = 0;
     $("replay").hidden = true;
@@ -93,4 +102,10 @@ export class ReplayControls {
     a.removeAttribute("href");
     a.hidden = true;
   }
+}
+
+/** The game id of the page's address (#/game/<id>), for its analysis. */
+function gameOfAddress() {
+  const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : null;
 }

@@ -1,0 +1,100 @@
+"""Post-game analysis in the page: a finished Metro X game (played over HTTP, to be quick) is
+opened, *Analyse this game* shows the progress and then the value graph, a click on a point of
+the graph moves the replay to that move, the log labels every decision in words with a symbol,
+and My games offers *Analyse* for the finished game."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import requests
+
+from tests.browser.conftest import Tab, shot
+
+TIMEOUT_S = 10
+LABEL_WORDS = {"best", "good", "inaccuracy", "mistake", "blunder"}
+
+
+def finished_metrox(url: str) -> tuple[str, str]:
+    """A 2-player Metro X game against the random AI, seat 0 choosing at random: id, token."""
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]
+    made = requests.post(f"{url}/api/games", json={"game": "metrox", "rules": {"players": 2},
+                         "seats": seats}, timeout=TIMEOUT_S).json()  # fmt: skip
+    game, token = made["game_id"], made["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    rng = random.Random(5)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        view = requests.get(f"{url}/api/games/{game}", headers=auth, timeout=TIMEOUT_S).json()
+        if view["status"] == "over":
+            return game, token
+        if 0 not in view["to_move"]:
+            time.sleep(0.1)
+            continue
+        legal = requests.get(f"{url}/api/games/{game}/legal", headers=auth, timeout=TIMEOUT_S)
+        body = {**rng.choice(legal.json()["moves"]), "expected_version": view["version"]}
+        reply = requests.post(f"{url}/api/games/{game}/moves", json=body, headers=auth,
+                              timeout=TIMEOUT_S)  # fmt: skip
+        assert reply.status_code in (200, 409), reply.text
+    raise AssertionError("the game did not end in time")
+
+
+def test_analyse_a_finished_game_graph_log_and_replay(
+    open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
+) -> None:
+    url = gateway_process
+    game, _ = finished_metrox(url)
+    tab = open_tab(f"{url}/#/game/{game}")
+    page = tab.page
+    page.wait_for_selector("#replay:not([hidden])")
+    page.wait_for_selector("#analysis-run:not([hidden])")
+    page.click("#analysis-run")
+    # Progress while it runs (queued or running), then the graph.
+    page.wait_for_function(
+        "document.querySelector('#analysis-status').textContent.length > 0", timeout=30_000
+    )
+    page.wait_for_selector("#analysis-graph svg .an-point", timeout=300_000)
+    assert page.is_hidden("#analysis-run")
+
+    # Every decision is in the log, labelled in words with a symbol; the summary has both seats.
+    items = page.locator("#analysis-log li")
+    count = items.count()
+    assert count >= 10
+    assert page.locator("#analysis-graph .an-point").count() == count
+    labels = page.eval_on_selector_all(
+        "#analysis-log li .an-label", "els => els.map(e => e.textContent)"
+    )
+    assert set(labels) <= LABEL_WORDS and labels
+    symbols = page.eval_on_selector_all(
+        "#analysis-log li .an-symbol", "els => els.map(e => e.textContent)"
+    )
+    assert all(symbols)
+    assert page.locator("#analysis-summary tbody tr").count() == 2
+
+    # A click on a point of the graph moves the replay to that move (after its turn).
+    point = page.locator("#analysis-graph .an-point").nth(6)
+    entry = int(point.get_attribute("data-entry") or "-1")
+    point.dispatch_event("click")
+    page.wait_for_function(
+        f"document.querySelector('#replay-range').value === '{entry + 1}'", timeout=10_000
+    )
+    current = page.locator("#analysis-log li.an-current")
+    assert current.count() == 2  # both seats' choices of that turn
+    assert all(
+        int(c) == entry for c in current.evaluate_all("els => els.map(e => e.dataset.entry)")
+    )
+    assert page.inner_text("#analysis-here")
+    # The log goes there too (keyboard or click).
+    first = page.locator("#analysis-log li").first
+    first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#replay-range').value === '1'")
+    shot(page, artifacts, "analysis")
+    tab.check_clean()
+
+    # Asked again (e.g. from My games), the done analysis is answered as it is.
+    again = requests.post(f"{url}/api/games/{game}/analysis", timeout=TIMEOUT_S)
+    assert again.status_code == 202 and again.json()["status"] == "done"

@@ -1,0 +1,268 @@
+// Post-game analysis on the finished table (docs/ai.md "Analysis"): an "Analyse this game" button,
+// the progress while the AI workers run it, then a value graph across the game (SVG: one line per
+// seat, a point per decision; a click goes to that move in the replay), each seat's summary, and a
+// log of every decision with its label in words, a colour AND a symbol, the move played and the
+// AI's best move. The replay controls (web/replay.js) drive it: at each position the decisions of
+// the move just played are marked, and the page module draws the best move next to the one played
+// when it can (`steps.showBest(pos, decisions)`, optional).
+
+import { t } from "./i18n.js";
+
+const NS = "http://www.w3.org/2000/svg";
+const POLL_MS = 1000;
+export const SYMBOLS = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
+const W = 640;
+const H = 160;
+const PAD = 8;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  node.append(...children);
+  return node;
+}
+
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+/** A move's JSON in a few words: its values in order ("place acbd23", "B", "rail red a b"). */
+export function moveText(move) {
+  if (!move || typeof move !== "object") return String(move ?? "");
+  return Object.values(move)
+    .map((v) => (Array.isArray(v) ? v.join("+") : String(v)))
+    .join(" ")
+    .replaceAll("_", " ");
+}
+
+/** A loss in points, as precise as it needs to be to not read "0.0". */
+const points = (loss) => loss.toFixed(loss < 1 ? 2 : 1);
+
+async function call(method, gameId) {
+  const res = await fetch(`/api/games/${encodeURIComponent(gameId)}/analysis`, { method, headers: { Accept: "application/json" } });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(data?.error?.message || `HTTP ${res.status}`);
+  return data;
+}
+
+/** Ask for a game's analysis (My games uses it too); answers its state. */
+export const requestAnalysis = (gameId) => call("POST", gameId);
+
+export class AnalysisPanel {
+  constructor(controls) {
+    this.controls = controls;
+    this.gameId = null;
+    this.result = null;
+    this.timer = null;
+    this.root = el("section", { id: "analysis", class: "analysis", "aria-labelledby": "analysis-title" });
+    this.title = el("h3", { id: "analysis-title", text: t("analysis.title") });
+    this.button = el("button", { type: "button", id: "analysis-run", class: "primary", text: t("analysis.run") });
+    this.status = el("p", { id: "analysis-status", class: "analysis-status", "aria-live": "polite" });
+    this.graph = el("div", { id: "analysis-graph", class: "analysis-graph" });
+    this.summary = el("table", { id: "analysis-summary", class: "analysis-summary" });
+    this.here = el("p", { id: "analysis-here", class: "analysis-here" });
+    this.log = el("ol", { id: "analysis-log", class: "analysis-log" });
+    this.root.append(this.title, this.button, this.status, this.graph, this.summary, this.here, this.log);
+    this.button.addEventListener("click", () => this.start());
+    const replay = document.getElementById("replay");
+    replay.after(this.root);
+    ensureStylesheet();
+  }
+
+  /** A finished game's replay is loaded: offer its analysis (shown at once if it exists). */
+  load(gameId, record) {
+    if (this.gameId === gameId && this.result) return;
+    this.stop();
+    this.gameId = gameId;
+    this.record = record;
+    this.result = null;
+    this.root.hidden = !gameId;
+    this.button.hidden = false;
+    this.button.disabled = false;
+    this.status.textContent = "";
+    this.graph.replaceChildren();
+    this.summary.replaceChildren();
+    this.log.replaceChildren();
+    this.here.textContent = "";
+    if (gameId) this.poll("GET");
+  }
+
+  reset() {
+    this.stop();
+    this.gameId = null;
+    this.result = null;
+    this.root.hidden = true;
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  start() {
+    this.button.disabled = true;
+    this.poll("POST");
+  }
+
+  async poll(method) {
+    const id = this.gameId;
+    let state;
+    try {
+      state = await call(method, id);
+    } catch (err) {
+      if (id !== this.gameId) return;
+      this.button.disabled = false;
+      this.status.textContent = t("analysis.failed", { reason: err.message });
+      return;
+    }
+    if (id !== this.gameId) return;
+    this.show(state);
+    if (state.status === "queued" || state.status === "running") {
+      this.timer = setTimeout(() => this.poll("GET"), POLL_MS);
+    }
+  }
+
+  show(state) {
+    const { done = 0, total = 0 } = state.progress || {};
+    if (state.status === "none") return;
+    this.button.hidden = state.status !== "failed";
+    this.button.disabled = false;
+    if (state.status === "queued") this.status.textContent = t("analysis.queued");
+    else if (state.status === "running") this.status.textContent = t("analysis.running", { done, total });
+    else if (state.status === "failed") this.status.textContent = t("analysis.failed", { reason: state.error || "" });
+    else if (state.status === "done") {
+      this.status.textContent = t("analysis.done", { iterations: state.params?.iterations ?? 0 });
+      this.result = state;
+      this.render();
+      this.step(this.controls.pos);
+    }
+  }
+
+  seatName(seat) {
+    return this.record?.seats?.[seat]?.name || t("analysis.seat", { n: seat + 1 });
+  }
+
+  render() {
+    const { moves, seats } = this.result;
+    this.renderGraph(moves, seats.length);
+    const head = el("tr", {}, el("th", { text: t("analysis.player") }), el("th", { text: t("analysis.mean_loss") }));
+    for (const label of Object.keys(SYMBOLS)) {
+      // The symbol, its word for screen readers and on hover (the log below spells each out).
+      head.append(el("th", { class: `an-${label}`, title: t(`analysis.label.${label}`), "aria-label": t(`analysis.label.${label}`) }, SYMBOLS[label]));
+    }
+    const rows = seats.map((s) =>
+      el("tr", { "data-seat": s.seat }, el("th", { text: this.seatName(s.seat) }), el("td", { text: s.mean_loss.toFixed(2) }),
+        ...Object.keys(SYMBOLS).map((label) => el("td", { class: `an-${label}`, text: String(s.labels[label] ?? 0) }))),
+    );
+    this.summary.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+    this.log.replaceChildren(
+      ...moves.map((m) => {
+        const item = el(
+          "li",
+          { class: `an-move an-${m.label}`, "data-index": m.index, "data-entry": m.entry, "data-label": m.label },
+          el("span", { class: "an-symbol", "aria-hidden": "true", text: SYMBOLS[m.label] }),
+          el("span", { class: "an-label", text: t(`analysis.label.${m.label}`) }),
+          el("span", { class: "an-text", text: t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) }) }),
+        );
+        if (m.label !== "best") item.append(el("span", { class: "an-best", text: t("analysis.best", { move: moveText(m.best), loss: points(m.loss) }) }));
+        item.tabIndex = 0;
+        item.setAttribute("role", "button");
+        const go = () => this.controls.go(m.entry + 1);
+        item.addEventListener("click", go);
+        item.addEventListener("keydown", (ev) => {
+          if (ev.key === "Enter" || ev.key === " ") {
+            ev.preventDefault();
+            go();
+          }
+        });
+        return item;
+      }),
+    );
+  }
+
+  renderGraph(moves, seatCount) {
+    const n = Math.max(1, moves.length - 1);
+    const values = moves.map((m) => m.value);
+    const lo = Math.min(0, ...values);
+    const hi = Math.max(0, ...values);
+    const span = hi - lo || 1;
+    const x = (i) => PAD + ((W - 2 * PAD) * i) / n;
+    const y = (v) => PAD + ((H - 2 * PAD) * (hi - v)) / span;
+    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", role: "img", "aria-label": t("analysis.graph") });
+    root.append(svg("line", { x1: PAD, x2: W - PAD, y1: y(0), y2: y(0), class: "an-zero" }));
+    for (let seat = 0; seat < seatCount; seat++) {
+      const mine = moves.filter((m) => m.seat === seat);
+      if (!mine.length) continue;
+      const points = mine.map((m) => `${x(m.index).toFixed(1)},${y(m.value).toFixed(1)}`).join(" ");
+      root.append(svg("polyline", { points, class: `an-line an-seat-${seat}` }));
+    }
+    this.cursor = svg("line", { x1: 0, x2: 0, y1: 0, y2: H, class: "an-cursor", visibility: "hidden" });
+    root.append(this.cursor);
+    for (const m of moves) {
+      const dot = svg("circle", { cx: x(m.index).toFixed(1), cy: y(m.value).toFixed(1), r: m.label === "best" || m.label === "good" ? 3 : 5,
+        class: `an-point an-${m.label} an-seat-${m.seat}`, "data-index": m.index, "data-entry": m.entry });
+      const title = svg("title");
+      title.textContent = `${t(`analysis.label.${m.label}`)} ${SYMBOLS[m.label]} — ${t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) })}`;
+      dot.append(title);
+      dot.addEventListener("click", () => this.controls.go(m.entry + 1));
+      root.append(dot);
+    }
+    this.x = x;
+    this.graph.replaceChildren(root);
+  }
+
+  /** The replay is at position `pos` (after `pos` entries of the record): mark the decisions
+   * of the entry just played, and let the page draw the best move beside the one played. */
+  step(pos) {
+    if (!this.result) return;
+    const here = this.result.moves.filter((m) => m.entry === pos - 1);
+    for (const item of this.log.children) item.classList.toggle("an-current", Number(item.dataset.entry) === pos - 1);
+    for (const dot of this.graph.querySelectorAll(".an-point")) dot.classList.toggle("an-current", Number(dot.dataset.entry) === pos - 1);
+    if (here.length && this.cursor) {
+      const cx = this.x(here[here.length - 1].index).toFixed(1);
+      this.cursor.setAttribute("x1", cx);
+      this.cursor.setAttribute("x2", cx);
+      this.cursor.setAttribute("visibility", "visible");
+    } else if (this.cursor) this.cursor.setAttribute("visibility", "hidden");
+    this.here.textContent = here.length
+      ? here.map((m) => `${SYMBOLS[m.label]} ${t(`analysis.label.${m.label}`)}: ${t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) })}${m.label === "best" ? "" : ` — ${t("analysis.best", { move: moveText(m.best), loss: points(m.loss) })}`}`).join(" · ")
+      : "";
+    const current = this.log.querySelector(".an-current");
+    if (current) current.scrollIntoView({ block: "nearest" });
+    if (typeof this.controls.steps?.showBest === "function") {
+      try {
+        this.controls.steps.showBest(pos, here);
+      } catch (err) {
+        console.error("analysis best move:", err);
+      }
+    }
+  }
+}
+
+function ensureStylesheet() {
+  if (document.getElementById("analysis-css")) return;
+  const link = el("link", { id: "analysis-css", rel: "stylesheet", href: "/analysis.css" });
+  document.head.append(link);
+}
+
+/** "Analyse" for a finished game in My games: asks for the analysis, then opens the game, whose
+ * replay shows the progress and then the analysis. */
+export function analyseButton(gameId, open) {
+  const button = el("button", { type: "button", class: "analyse-button", "data-analyse": gameId, text: t("analysis.analyse") });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await requestAnalysis(gameId);
+    } catch (err) {
+      console.warn(`analysis: could not ask for ${gameId}: ${err.message}`);
+    }
+    open();
+  });
+  return button;
+}
