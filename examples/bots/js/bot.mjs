@@ -43,15 +43,18 @@ class Api {
     this.key = key;
   }
 
-  headers(token) {
+  // The player's device key goes only where the player is asked for: a seat is played with its
+  // token, and the rules queries need nobody.
+  headers(token, path) {
     const h = { Accept: "application/json" };
     if (token) h.Authorization = `Bearer ${token}`;
-    if (this.key) h["X-Player-Key"] = this.key;
+    const needsKey = /^\/api\/(players|invitations)/.test(path) || path.endsWith("/claim");
+    if (this.key && needsKey) h["X-Player-Key"] = this.key;
     return h;
   }
 
   async call(method, path, body = undefined, token = null, giveUpMs = 120_000) {
-    const headers = this.headers(token);
+    const headers = this.headers(token, path);
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const deadline = Date.now() + giveUpMs;
     let wait = RETRY_MS;
@@ -131,7 +134,7 @@ class Stream {
   async follow(connected) {
     const controller = (this.controller = new AbortController());
     let timer = setTimeout(() => controller.abort(new Error("silent")), 4 * POLL_MS);
-    const headers = { ...(this.withKey ? this.api.headers(null) : {}), Accept: "text/event-stream" };
+    const headers = { ...(this.withKey ? this.api.headers(null, this.path) : {}), Accept: "text/event-stream" };
     if (this.lastId) headers["Last-Event-ID"] = this.lastId;
     try {
       const reply = await fetch(this.api.url + this.path, { headers, signal: controller.signal });

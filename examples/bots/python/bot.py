@@ -41,6 +41,12 @@ def log(*parts: Any) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
+def needs_key(path: str) -> bool:
+    """The player's device key goes only where the player is asked for: a seat is played with
+    its token, and the rules queries need nobody."""
+    return path.startswith(("/api/players", "/api/invitations")) or path.endswith("/claim")
+
+
 class ApiError(Exception):
     """An answer the bot cannot go on from: the status and the API's error object."""
 
@@ -72,7 +78,7 @@ class Api:
             headers["Content-Type"] = "application/json"
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        if self.key:
+        if self.key and needs_key(path):
             headers["X-Player-Key"] = self.key
         data = None if body is None else json.dumps(body).encode()
         deadline = time.monotonic() + give_up_s
