@@ -10,6 +10,7 @@ import { initLobby, keepDraft, showLobby } from "./lobby.js";
 import { initPlayers } from "./players.js";
 import { closeLearn, learnAddress, showLearn } from "./learn.js";
 import { dailyAddress, initDaily, showDaily, showDailyCard } from "./daily.js";
+import { closeParty, partyAddress, showParty } from "./party.js";
 
 // Every word of the page comes from the catalogue: load it before anything is drawn.
 await initI18n();
@@ -20,11 +21,12 @@ const missing = document.getElementById("missing");
 const board = document.getElementById("leaderboard");
 const learn = document.getElementById("learn");
 const dailyPage = document.getElementById("daily");
+const partyPage = document.getElementById("party");
 
 const home = document.getElementById("home-link");
 
 function show(section) {
-  for (const s of [lobby, gameSection, missing, board, learn, dailyPage]) s.hidden = s !== section;
+  for (const s of [lobby, gameSection, missing, board, learn, dailyPage, partyPage]) s.hidden = s !== section;
   // On the lobby the brand link leads where the reader is: it leaves the Tab order there, so
   // that the language and then "Game" are the first stops (issue 19.8); elsewhere it leads home.
   const here = section === lobby;
@@ -75,6 +77,14 @@ function route() {
     return;
   }
   closeLearn();
+  const party = partyAddress(location.hash);
+  if (party) {
+    game.close();
+    show(partyPage);
+    showParty(partyPage, party, (text) => (document.title = t("party.doc_title", { page: text, title: TITLE })));
+    return;
+  }
+  closeParty();
   const ranked = /^#\/leaderboard(?:\/([A-Za-z0-9_-]*))?$/.exec(location.hash);
   if (ranked) {
     game.close();

@@ -18,16 +18,14 @@ for that many players with the table's clock, in one commit whose event is
 `{"action": "start", "players": n, ...}`. A table whose last seat is taken by a join starts by
 itself, as any table does.
 
-Codes: 6 characters from 19 that are hard to mistake for each other on a screen or by ear (no
-0/O/Q/D, 1/I/L, 2/Z, 5/S, 6/G, 8/B, U/V): 47 million codes. What a person types is upper-cased
-and may hold spaces or dashes. Names may repeat (seats are told apart by their number and colour).
+The code's shape: services/common/party_rules.py. Names may repeat (seats are told apart by
+their number and colour).
 """
 
 from __future__ import annotations
 
 import hmac
 import json
-import re
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,6 +37,7 @@ import games
 from games.errors import RulesError
 from services.common.auth import token_hash
 from services.common.grpc_util import ServiceError, invalid_argument
+from services.common.party_rules import ALPHABET, CODE_LENGTH, moves_at_once, normal_code
 from services.engine import validation
 from services.engine.access import Caller, denied
 from services.engine.clocks import Clock
@@ -48,11 +47,8 @@ from services.engine.meta import HUMAN, OPEN
 from services.engine.store import Conflict, Duplicate, new_request_key
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
 
-ALPHABET = "ACEFHJKMNPRTWXY3479"  # no look-alikes: see the module's doc
-CODE_LENGTH = 6
 CODE_TRIES = 20
 HOST_SEAT_LABEL = -1  # the host token of a host-only table is derived as this seat's
-_CODE_TYPED = re.compile(r"[\s-]+")
 
 
 def party_key(game_id: str) -> str:
@@ -68,14 +64,13 @@ def new_code() -> str:
 
 
 def typed_code(value: str) -> str:
-    """The code a person typed, as stored: upper case, spaces and dashes dropped;
-    INVALID_ARGUMENT when it cannot be a code at all."""
-    code = _CODE_TYPED.sub("", value).upper()
-    if len(code) != CODE_LENGTH or any(ch not in ALPHABET for ch in code):
+    """The code a person typed, as stored; INVALID_ARGUMENT when it cannot be a code at all."""
+    code = normal_code(value)
+    if code is None:
         raise invalid_argument(
-            "code", f"a join code is {CODE_LENGTH} characters of {ALPHABET}; got "
-            f"{validation.shown(value)}"
-        )  # fmt: skip
+            "code",
+            f"a join code is {CODE_LENGTH} characters of {ALPHABET}; got {validation.shown(value)}",
+        )
     return code
 
 
@@ -85,17 +80,6 @@ def party_not_found(what: str) -> ServiceError:
         f"no party table {what}: check the code on the host's screen (it may have expired)",
         reason="party_not_found",
     )
-
-
-def moves_at_once(kind: str) -> bool:
-    """Whether a game's seats move at once (a party needs that: 50 seats taking turns one by
-    one is no party): asked of a fresh two-seat game, so no game is named here."""
-    game = games.get(kind)
-    players = max(2, game.players[0])
-    if players > game.players[1]:
-        return False
-    rules = game.normalise_rules({"players": players})
-    return len(game.new_state(rules, 0).to_move()) == players
 
 
 @dataclass(frozen=True, slots=True)

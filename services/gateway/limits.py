@@ -70,6 +70,7 @@ RATED_ENDPOINTS = {
     "party.start_party": "seats",
     "party.party_info": "reads",
     "party.join_qr": "reads",
+    "party.games_with_parties": "reads",
     "games.apply_move": "moves",
     "games.hint": "hints",
     "games.get_view": "reads",

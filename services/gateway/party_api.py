@@ -5,6 +5,7 @@
   POST /api/games/{id}/start           the host starts the table (Authorization: host token)
   GET  /api/games/{id}/party           the code and where the party stands (public)
   GET  /api/join/{code}/qr.svg         a QR code of the join page `<origin>/#/join/<code>`
+  GET  /api/party/games                the games that offer party tables (the host's form)
 
 The host screen reads the game's public view and events like any spectator: nothing here
 carries a seat's choice.
@@ -22,6 +23,7 @@ from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
 
 import games
+from services.common.party_rules import ALPHABET, CODE_LENGTH, normal_code, party_games
 from services.gateway.calls import (
     bearer_token,
     clients,
@@ -38,7 +40,6 @@ PARTY_FIELDS = {"game", "party", "host_only", "name", "rules", "clock"}
 # What may reach the engine as a code (it checks the alphabet itself): letters, digits, spaces
 # and dashes, as a person types them. The QR code is drawn only for a well-formed code.
 _TYPED_CODE = re.compile(r"[A-Za-z0-9 -]{1,20}")
-_QR_CODE = re.compile(r"[A-Z0-9]{6}")
 QR_CACHE_S = 3600
 
 
@@ -58,6 +59,9 @@ def create_party(body: dict[str, Any]) -> Response:
         known = ", ".join(games.kinds())
         raise ApiError(400, "wrong_game", f"Unknown game {game!r}; known games: {known}.",
                        field="game")  # fmt: skip
+    if game not in party_games():
+        raise bad_request(f"{game} has no party tables: its seats do not move at once; party "
+                          f"games: {', '.join(party_games())}.", "party")  # fmt: skip
     host_only = body.get("host_only", False)
     if not isinstance(host_only, bool):
         raise bad_request("'host_only' must be true or false.", "host_only")
@@ -147,8 +151,9 @@ def party_info(game_id: str) -> Response:
 def join_qr(code: str) -> Response:
     """The join page's address as a QR code (SVG, drawn here by segno): a phone's camera opens
     `<origin>/#/join/<code>` with the code filled in."""
-    if not _QR_CODE.fullmatch(code):
-        raise bad_request("A join code is 6 capital letters and digits.", field="code")
+    code = normal_code(code) or ""
+    if not code:
+        raise bad_request(f"A join code is {CODE_LENGTH} of {ALPHABET}.", field="code")
     url = f"{request.host_url.rstrip('/')}/#/join/{code}"
     out = io.BytesIO()
     # A viewBox with no fixed size: the page scales it to the room's screen.
@@ -157,3 +162,15 @@ def join_qr(code: str) -> Response:
     answer = Response(out.getvalue(), mimetype="image/svg+xml")
     answer.headers["Cache-Control"] = f"public, max-age={QR_CACHE_S}"
     return answer
+
+
+@bp.get("/party/games")
+def games_with_parties() -> Response:
+    """The games that offer party tables, with the most seats each allows."""
+    return _json(
+        {
+            "games": [
+                {"game": kind, "max_seats": games.get(kind).players[1]} for kind in party_games()
+            ]
+        }
+    )

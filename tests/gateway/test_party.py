@@ -175,3 +175,10 @@ def test_join_by_code_is_rate_limited_per_address(api: GatewayApi, tight_app: Fl
     other = tight_app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.9"  # another address has its own count
     assert other.post(f"/api/join/{code}", json={"name": "P4"}).status_code == 200
+
+
+def test_the_games_that_offer_party_tables(api: GatewayApi) -> None:
+    status, body = api.get("/api/party/games")
+    assert status == 200, body
+    kinds = {g["game"]: g["max_seats"] for g in body["games"]}
+    assert kinds == {"metrox": 50}  # Metro and the Underground take turns one seat at a time

@@ -62,6 +62,15 @@ def party_schemas() -> JSON:
             },
             ["game_id", "seat", "token", "join_code", "host_token"],
         ),
+        "PartyGames": obj(
+            {
+                "games": {
+                    "type": "array",
+                    "items": obj({"game": string, "max_seats": integer}, ["game", "max_seats"]),
+                }
+            },
+            ["games"],
+        ),
         "JoinByCode": obj({"name": {**string, "maxLength": MAX_NAME}}, additionalProperties=False),
         "Party": obj(
             {
@@ -114,7 +123,14 @@ def party_paths() -> JSON:
             **{k: v for k, v in responses(200, {}, "", 400, 429).items() if k != "200"},
         },
     }
+    listed = {
+        "operationId": "partyGames",
+        "summary": "The games that offer party tables (their seats move at once).",
+        "tags": ["party"],
+        "responses": responses(200, ref("PartyGames"), "The games.", 429),
+    }
     return {
+        "/api/party/games": {"get": listed},
         "/api/join/{code}": {"parameters": [CODE], "post": join},
         "/api/join/{code}/qr.svg": {"parameters": [CODE], "get": qr},
         "/api/games/{game_id}/start": {"parameters": [GAME_ID], "post": start},
