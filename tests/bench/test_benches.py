@@ -55,6 +55,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ],
         {"benchmark", "gateway", "streams", "moves", "view_reads", "events"},
     ),
+    "analysis.py": (
+        ["--hints", "2", "--games", "1", "--iterations", "5", "--level", "medium"],
+        {"bench", "hints_alone", "hints_during_analysis", "analyses", "p95_rise_pct"},
+    ),
     "recover_storm.py": (
         ["--addresses", "3", "--seconds", "1"],
         {"bench", "recover_at_once", "recover_statuses", "legal_ms_alone", "legal_ms_in_storm"},
