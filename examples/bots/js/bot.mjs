@@ -458,7 +458,14 @@ class BotAccount {
     // The ladder (opt in for this game kind); a platform without a ladder answers 404.
     const [status, answer] = await this.api.call("PUT", "/api/players/me/ladder", { games: [game] });
     log(`ladder ${status} ${JSON.stringify(answer)}`);
-    const stream = new Stream(this.api, "/api/players/me/events", "", (e) => this.onEvent(e).catch((err) => log(err.message)), true);
+    // The stream resumes after the last event handled, by this run or the one before.
+    const seen = `${this.keyFile}.last-event`;
+    const last = existsSync(seen) ? readFileSync(seen, "utf8").trim() : "";
+    const onEvent = async (event) => {
+      await this.onEvent(event);
+      if (event && stream.lastId) writeFileSync(seen, stream.lastId);
+    };
+    const stream = new Stream(this.api, "/api/players/me/events", last, (e) => onEvent(e).catch((err) => log(err.message)), true);
     await stream.run();
     return 0;
   }

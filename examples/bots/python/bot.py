@@ -520,7 +520,20 @@ class BotAccount:
         # The ladder (opt in for this game kind); a platform without a ladder answers 404.
         status, answer = self.api.call("PUT", "/api/players/me/ladder", {"games": [game]})
         log(f"bot: ladder {status} {answer}")
-        stream = Stream(self.api, "/api/players/me/events", "", self.on_event, key=self.api.key)
+        # The stream resumes after the last event handled, by this run or the one before.
+        seen = self.key_file + ".last-event"
+        last = ""
+        if os.path.exists(seen):
+            with open(seen, encoding="utf-8") as f:
+                last = f.read().strip()
+
+        def on_event(event: Any) -> None:
+            self.on_event(event)
+            if event and stream.last_id:
+                with open(seen, "w", encoding="utf-8") as f:
+                    f.write(stream.last_id)
+
+        stream = Stream(self.api, "/api/players/me/events", last, on_event, key=self.api.key)
         stream.start()
         try:
             while stream.is_alive():
