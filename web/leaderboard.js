@@ -23,6 +23,7 @@ export async function showLeaderboard(kind) {
   error.textContent = "";
   try {
     if (!kinds) {
+      hideBotsBox(pick);
       const meta = await loadMeta();
       kinds = meta.games.map((x) => x.game);
       pick.replaceChildren(...kinds.map((k) => new Option(gameName(k), k)));
@@ -30,7 +31,7 @@ export async function showLeaderboard(kind) {
     }
     const shown = kinds.includes(kind) ? kind : kinds[0];
     pick.value = shown;
-    const board = await playersApi.leaderboard(shown);
+    const board = await playersApi.leaderboard(shown, $("board-hide-bots").checked);
     if (mine !== round) return; // another kind was asked for meanwhile
     const me = player()?.id;
     $("board-table").tBodies[0].replaceChildren(...board.players.map((p) => row(p, me)));
@@ -42,12 +43,22 @@ export async function showLeaderboard(kind) {
   }
 }
 
+/** The "Hide bots" filter, next to the game picker (issue 24: bots are rated with people). */
+function hideBotsBox(pick) {
+  const label = html("label", { className: "board-hide-bots" });
+  const box = html("input", { type: "checkbox", id: "board-hide-bots" }, label);
+  label.append(` ${t("players.board_hide_bots")}`);
+  pick.closest("label").after(label);
+  box.addEventListener("change", () => showLeaderboard(pick.value));
+}
+
 function row(entry, me) {
   const tr = html("tr", { className: entry.player_id === me ? "players-me" : entry.ai ? "players-ai" : null });
   tr.dataset.player = entry.player_id;
   html("td", { className: "num" }, tr, String(entry.rank));
   const level = entry.player_id.startsWith("ai:") ? entry.player_id.slice(3) : "";
-  html("td", {}, tr, entry.ai ? t("players.ai_level", { level: levelName(level) }) : entry.name);
+  const name = html("td", {}, tr, entry.ai ? t("players.ai_level", { level: levelName(level) }) : entry.name);
+  if (entry.bot) html("span", { className: "bot-badge" }, name, t("seat.bot_badge"));
   html("td", { className: "num" }, tr, entry.rating.toFixed(1));
   html("td", { className: "num" }, tr, String(entry.games));
   return tr;

@@ -463,6 +463,8 @@ let mineRound = 0;
 const ORDER = { "your-turn": 0, playing: 1, waiting: 2, unknown: 3, over: 4 };
 
 function seatName(seat, i) {
+  // A bot account's seat (or one it is invited to) is marked as a bot's (issue 24).
+  if (seat?.bot) return `${seat.kind === "open" ? seat.name : seatLabel(seat, i)} ${t("seat.bot_mark")}`;
   return seatLabel(seat, i);
 }
 

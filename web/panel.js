@@ -234,6 +234,12 @@ export function renderScores(view, mySeat, game, scores = null) {
     label.className = "label";
     label.textContent = seatLabel(seat, i);
     name.append(label);
+    if (seat.bot) {
+      const bot = document.createElement("span");
+      bot.className = "bot-badge";
+      bot.textContent = t("seat.bot_badge");
+      name.append(bot);
+    }
     if (i === mySeat) {
       const you = document.createElement("span");
       you.className = "you";

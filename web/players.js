@@ -48,7 +48,8 @@ export const playersApi = {
   games: (key, limit = 20) => call("GET", `/api/players/me/games?limit=${limit}`, { key }),
   sit: (id, token, key, rated) => call("POST", `${g(id)}/player`, { body: { rated }, token, key }),
   claim: (id, key) => call("POST", `${g(id)}/claim`, { key }),
-  leaderboard: (kind) => call("GET", `/api/leaderboard/${encodeURIComponent(kind)}`),
+  leaderboard: (kind, hideBots = false) =>
+    call("GET", `/api/leaderboard/${encodeURIComponent(kind)}${hideBots ? "?bots=0" : ""}`),
   rematch: (id, token, answer) => call("POST", `${g(id)}/rematch`, { body: { answer }, token }),
   rematchState: (id, token) => call("GET", `${g(id)}/rematch`, { token }),
 };

@@ -134,6 +134,7 @@ class GatewayLimits:
     reads: str = "1200/minute"  # views, legal moves, lists, records, events (far above a page's)
     seats: str = "60/minute"  # claim, leave, return, sit, rematch
     recover_at_once: int = 1  # recovery codes checked at once over all gateways (a slow hash)
+    bots: str = "300/minute"  # the bot API: invitations, ladder, the player's event stream
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
@@ -156,6 +157,7 @@ class GatewayLimits:
             reads=_rate("RATE_LIMIT_READS", "1200/minute"),
             seats=_rate("RATE_LIMIT_SEATS", "60/minute"),
             recover_at_once=max(1, _int("RECOVER_AT_ONCE", 1)),
+            bots=_rate("RATE_LIMIT_BOTS", "300/minute"),
         )
 
 
@@ -223,4 +225,34 @@ class AiWorkerSettings:
             search_threads=max(1, _int("AI_SEARCH_THREADS", 2)),
             analysis_workers=max(0, _int("AI_ANALYSIS_WORKERS", 1)),
             analysis_iterations=min(100_000, max(1, _int("ANALYSIS_ITERATIONS", 800))),
+        )
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    """Bot accounts and the bot ladder (issue 24; the engine reads these)."""
+
+    max_games: int  # unfinished games one bot may hold at once
+    calls_per_minute: int  # a bot's invitation, ladder and event-stream calls, counted per bot
+    ladder_interval_s: float  # how often the ladder scheduler looks for pairings
+    ladder_games_per_hour: int  # ladder games one bot is given at most in an hour
+    ladder_levels: tuple[str, ...]  # AI levels the ladder pairs bots with
+    ladder_move_s: int  # the clock of a ladder game: seconds a move (then the AI plays)
+    pause_timeouts: int  # time-outs in a row that pause a bot
+    pause_illegal: int  # illegal moves in a row that pause a bot
+    pause_s: int  # how long a paused bot is left out of the ladder
+
+    @classmethod
+    def from_env(cls) -> BotSettings:
+        levels = os.environ.get("LADDER_AI_LEVELS", "easy,medium")
+        return cls(
+            max_games=max(1, _int("BOT_MAX_GAMES", 8)),
+            calls_per_minute=max(1, _int("BOT_CALLS_PER_MINUTE", 120)),
+            ladder_interval_s=max(0.2, float(os.environ.get("LADDER_INTERVAL_S") or 300)),
+            ladder_games_per_hour=max(1, _int("LADDER_GAMES_PER_HOUR", 4)),
+            ladder_levels=tuple(x.strip() for x in levels.split(",") if x.strip()),
+            ladder_move_s=max(5, _int("LADDER_MOVE_S", 60)),
+            pause_timeouts=max(1, _int("BOT_PAUSE_TIMEOUTS", 3)),
+            pause_illegal=max(1, _int("BOT_PAUSE_ILLEGAL", 5)),
+            pause_s=max(1, _int("BOT_PAUSE_S", 3600)),
         )

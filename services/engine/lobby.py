@@ -36,6 +36,7 @@ from services.engine.store import Conflict, Duplicate, GameStore, new_request_ke
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
 
 LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
+BOT_SEAT = "bot"  # a seat reserved for a bot account, which is invited (issue 24)
 
 
 def _digest(key: str) -> str:
@@ -56,7 +57,7 @@ def summary(game_id: str, meta: GameMeta, status: str, created_ms: int) -> engin
         game=meta.kind,
         rules_json=json.dumps(meta.rules, separators=(",", ":")),
         seats=[
-            engine_pb2.Seat(seat=i, name=x.name, kind=x.kind, level=x.level)
+            engine_pb2.Seat(seat=i, name=x.name, kind=x.kind, level=x.level, bot=x.bot)
             for i, x in enumerate(meta.seats)
         ],
         status=status,
@@ -77,6 +78,7 @@ class Lobby:
     def __init__(self, tables: Tables, store: GameStore) -> None:
         self.tables = tables
         self.store = store
+        self.invitations: Any = None  # invitations.Invitations: seats of kind "bot" (issue 24)
 
     async def open_table(
         self,
@@ -132,13 +134,13 @@ class Lobby:
                 "seats", f"{len(specs)} seats given, but the rules are for {seat_count} players"
             )
         game_id = new_game_id(f"create:{key}".encode() if key else None)
-        token, creator, seats = "", None, []
+        token, creator, seats, invited = "", None, [], []
         for index, spec in enumerate(specs):
             field = f"seats[{index}]"
-            if spec.kind not in SEAT_KINDS:
+            if spec.kind not in (*SEAT_KINDS, BOT_SEAT):
                 raise invalid_argument(
                     f"{field}.kind",
-                    f"{field}.kind must be 'human', 'open' or 'ai'; "
+                    f"{field}.kind must be 'human', 'open', 'ai' or 'bot'; "
                     f"got {validation.shown(spec.kind)}",
                 )
             name = validation.name(spec.name, f"{field}.name")
@@ -159,6 +161,10 @@ class Lobby:
             elif spec.kind == AI:
                 level = validation.level(spec.level or DEFAULT_LEVEL, f"{field}.level")
                 seats.append(SeatInfo(AI, name or f"AI {index + 1}", level))
+            elif spec.kind == BOT_SEAT and self.invitations is not None:
+                bot_id, bot_name = await self.invitations.resolve(name, f"{field}.name")
+                seats.append(SeatInfo(OPEN, bot_name, bot=True, invited=bot_id))
+                invited.append(index)
             else:
                 seats.append(SeatInfo(OPEN, name))
         request_key = f"create:{_digest(key)}" if key else new_request_key()
@@ -168,6 +174,9 @@ class Lobby:
             raise ServiceError(
                 grpc.StatusCode.ABORTED, "game id collision; try again", reason="version_conflict"
             )
+        if invited:
+            sender = seats[creator].name if creator is not None else ""
+            await self.invitations.invite(game_id, kind, rules, invited, sender)
         out = engine_pb2.CreateGameResponse(game_id=game_id, token=token)
         if creator is not None:
             out.seat = creator
@@ -210,7 +219,7 @@ class Lobby:
                 if seat is not None:
                     return self._joined(game_id, seat, derived_token(key, game_id, seat))
             meta = table.meta
-            free = meta.open_seats
+            free = meta.joinable_seats  # not a seat reserved for an invited bot
             if table.status == "over":
                 raise failed("game_over", f"game {game_id} is over")
             if not free:

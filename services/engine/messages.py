@@ -32,6 +32,8 @@ def seats(meta: GameMeta, view_seats: list[dict[str, Any]] | None) -> list[dict[
             seat["away"] = True  # the AI plays it until its player comes back
         if info.lost:
             seat["lost"] = True  # retired by a time-out: score frozen, turns skipped
+        if info.bot:
+            seat["bot"] = True  # a bot account plays it, or is invited to (issue 24)
         if meta.clock is not None:
             seat["clock"] = {
                 "bank_ms": meta.clock.banks_ms[index],

@@ -22,12 +22,16 @@ class SeatInfo:
     token_hash: str = ""
     away: bool = False  # a person's seat the AI plays (time ran out, or the player left)
     lost: bool = False  # retired by a time-out at a table where that loses
+    bot: bool = False  # a bot account holds this seat, or is invited to it (issue 24)
+    invited: str = ""  # an open seat reserved for this bot's player id (invitations.py)
 
     def public(self) -> dict[str, Any]:
         """The seat as anyone may see it (never the token hash)."""
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
         if self.kind == AI:
             out["level"] = self.level
+        if self.bot:
+            out["bot"] = True
         return out
 
     @property
@@ -50,6 +54,11 @@ class GameMeta:
     @property
     def open_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.kind == OPEN]
+
+    @property
+    def joinable_seats(self) -> list[int]:
+        """Open seats anyone may take: not those reserved for an invited bot."""
+        return [i for i, s in enumerate(self.seats) if s.kind == OPEN and not s.invited]
 
     @property
     def status_before_over(self) -> str:

@@ -11,6 +11,7 @@ and writes once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -18,7 +19,7 @@ import orjson
 from metro.v1 import engine_pb2
 
 import games
-from games.errors import GameError
+from games.errors import GameError, NotYourTurnError
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
@@ -53,6 +54,9 @@ class Moves:
     def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
         self.tables = tables
         self.claims = claims
+        # Told of each move the rules refused (game id, seat): a bot that keeps sending
+        # illegal moves is paused (player_feed.py, ladder.py).
+        self.refused: Callable[[str, int], None] | None = None
 
     async def apply(self, request: engine_pb2.ApplyMoveRequest, caller: Caller) -> Answer:
         """The mover's view after the move, and whether it answers a repeated move_id."""
@@ -115,12 +119,19 @@ class Moves:
             state = table.state.copy()
             before = state.turn_number
             event = {**state.play(seat, move), "by": made_by(caller)}
-        except (ServiceError, GameError):
+        except (ServiceError, GameError) as err:
             # A retry of a move that was applied: answer it as the first time.
             if answer_key and not table.from_cache:
                 answered = await self._repeat(game_id, answer_key, seat)
                 if answered is not None:
                     return answered
+            if (
+                isinstance(err, GameError)
+                and not isinstance(err, NotYourTurnError)  # a race, not a broken bot
+                and not table.from_cache
+                and self.refused
+            ):
+                self.refused(game_id, seat)
             raise
         request_key = answer_key or new_request_key()
         base = table.turn_start

@@ -3,6 +3,8 @@ a player's games across devices, a seat token for another device. Storage: playe
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from metro.v1 import engine_pb2
 
@@ -28,6 +30,8 @@ class PlayerCalls:
         self.tables = tables
         self.players = players
         self.rating_book = rating_book
+        self.bots: Any = None  # bot_accounts.BotAccounts (issue 24)
+        self.invitations: Any = None  # invitations.Invitations
 
     async def who(self, context: grpc.aio.ServicerContext) -> PlayerInfo:
         return await self.players.who(presented_key(context.invocation_metadata()))
@@ -36,7 +40,11 @@ class PlayerCalls:
         self, request: engine_pb2.CreatePlayerRequest, context: grpc.aio.ServicerContext
     ) -> engine_pb2.PlayerCredentials:
         name = validation.name(request.name, "name")
+        if request.bot and name:
+            await self.bots.check_free(name)  # before a player is made for nothing
         made = await self.players.create(name, client_id(context.invocation_metadata()))
+        if request.bot:
+            await self.bots.register(made.player_id, made.name)
         return engine_pb2.PlayerCredentials(
             player_id=made.player_id,
             name=made.name,
@@ -58,7 +66,8 @@ class PlayerCalls:
 
     async def get(self, context: grpc.aio.ServicerContext) -> engine_pb2.Player:
         me = await self.who(context)
-        return engine_pb2.Player(player_id=me.player_id, name=me.name)
+        bot = await self.bots.is_bot(me.player_id)
+        return engine_pb2.Player(player_id=me.player_id, name=me.name, bot=bot)
 
     async def sit(
         self,
@@ -70,7 +79,12 @@ class PlayerCalls:
         table = await self.tables.load(game_id)
         seat = await own_seat(caller, self.players, table.meta, game_id)
         me = await self.who(context)
+        bot = await self.bots.is_bot(me.player_id)
+        if bot:  # BOT_MAX_GAMES before the seat is taken
+            await self.bots.take_game(me.player_id, game_id, self.invitations._running)
         await self.players.sit(game_id, table.meta.kind, seat, me.player_id, table.created_at_ms)
+        if bot:
+            await self.invitations.bot_sat(table, seat, me.player_id)
         fields = await self.players.table(game_id)
         rated = fields.get("rated") == "1"
         if request.rated and not rated:

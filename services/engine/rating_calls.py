@@ -39,6 +39,7 @@ class Ratings:
         self.players = players
         self.rating_book = rating_book
         self.tables: Tables | None = None  # set once the tables exist (they call game_ended)
+        self.bots: Any = None  # bot_accounts.BotAccounts: entries of bot accounts are marked
         self._running: set[asyncio.Task[None]] = set()
 
     def game_ended(self, game_id: str, kind: str) -> None:
@@ -63,7 +64,11 @@ class Ratings:
             raise invalid_argument("limit", f"limit must be 0-{BOARD_LIMIT_MAX}")
         await self.sweep_kind(kind, READ_SWEEP)  # a safety net: ended games are rated at once
         out = engine_pb2.GetLeaderboardResponse(game=kind)
-        board = await self.rating_book.board(kind, request.limit or BOARD_LIMIT_DEFAULT)
+        limit = request.limit or BOARD_LIMIT_DEFAULT
+        board = await self.rating_book.board(kind, BOARD_LIMIT_MAX if request.hide_bots else limit)
+        bots = await self.bots.which([p for p, _ in board]) if self.bots is not None else set()
+        if request.hide_bots:
+            board = [(p, r) for p, r in board if p not in bots][:limit]
         for player, rating in board:
             out.players.append(
                 engine_pb2.RatingEntry(
@@ -74,6 +79,7 @@ class Ratings:
                     sigma=rating.sigma,
                     rating=rating.value,
                     games=rating.games,
+                    bot=player in bots,
                 )
             )
         return out

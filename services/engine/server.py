@@ -90,6 +90,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     watcher = asyncio.create_task(_watch_health(store, health))
     keeper = asyncio.create_task(clock_keeper.run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
+    ladder = asyncio.create_task(service.ladder.run())  # the bot ladder's rounds (ladder.py)
     log.info("engine serving on %s (redis %s)", address, redacted(settings.redis_url))
     try:
         await stop.wait()
@@ -101,6 +102,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         watcher.cancel()
         keeper.cancel()
         sweeper.cancel()
+        ladder.cancel()
         await server.stop(grace=3.0)
         await close_quietly(blocking)
         await close_quietly(client)

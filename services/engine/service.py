@@ -10,6 +10,8 @@ errors as statuses) and is answered by the part that holds its seam:
   rematch_calls.py  rematch offers
   bot_calls.py      the AI workers' queue of turns
   analysis.py       post-game analyses: their queue and results (the AI workers compute)
+  invitations.py, player_feed.py, ladder.py   bot accounts (bot_accounts.py): invitations,
+                    a player's own event stream, the bot ladder (issue 24)
   party.py          party tables: join codes, the host's start
 
 All of them read and write games through tables.py (one load path, one commit path). Hidden
@@ -27,19 +29,23 @@ import grpc
 import redis.asyncio as aioredis
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
-from services.common.config import Settings
+from services.common.config import BotSettings, Settings
 from services.common.grpc_util import REPLAYED_METADATA
 from services.engine.analysis import Analyses
 from services.engine.away import Away
+from services.engine.bot_accounts import BotAccounts
 from services.engine.bot_calls import BotCalls
 from services.engine.bots import BotQueue
 from services.engine.daily import DailyBook
 from services.engine.daily_calls import DailyCalls
 from services.engine.edge import Edge
+from services.engine.invitations import Invitations
+from services.engine.ladder import Ladder, Pauses
 from services.engine.lobby import Lobby
 from services.engine.moves import Moves
 from services.engine.party import Parties
 from services.engine.player_calls import PlayerCalls
+from services.engine.player_feed import Feed
 from services.engine.players import Players
 from services.engine.rating_calls import Ratings
 from services.engine.ratings import RatingBook
@@ -78,6 +84,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
         self.analyses = Analyses(self.tables)
+        self._bot_accounts(settings, store, players, book, blocking)
         self.daily = DailyCalls(
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
         )
@@ -87,6 +94,28 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
         self.ratings.game_ended(game_id, kind)
         self.daily.game_ended(game_id, kind)
+
+    def _bot_accounts(
+        self, settings: Settings, store: GameStore, players: Players, book: RatingBook,
+        blocking: aioredis.Redis,
+    ) -> None:  # fmt: skip
+        """Bot accounts, invitations, the players' own streams and the ladder (issue 24)."""
+        bot_settings = BotSettings.from_env()
+        self.bot_accounts = BotAccounts(store.redis, players, bot_settings)
+        self.feed = Feed(store.redis, blocking, players)
+        self.feed.bots = self.bot_accounts
+        self.feed.pauses = Pauses(store.redis, self.feed, self.bot_accounts, bot_settings)
+        self.tables.committed = self.feed.committed
+        self.moves.refused = self.feed.illegal
+        self.invitations = Invitations(self.tables, players, self.bot_accounts, self.feed)
+        self.lobby.invitations = self.invitations
+        self.players.bots = self.bot_accounts
+        self.players.invitations = self.invitations
+        self.ratings.bots = self.bot_accounts
+        self.ladder = Ladder(
+            bot_settings, players, self.bot_accounts, self.feed.pauses, self.lobby,
+            self.invitations, book,
+        )  # fmt: skip
 
     # ---- for the server's background tasks (server.py, timeouts.ClockKeeper) ----------------
 
@@ -289,6 +318,34 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.DailyRequest, context: Ctx
     ) -> engine_pb2.DailyAnswer:
         return await self.edge.unary(context, lambda: self.daily.results(request, context))
+
+    # ---- bot accounts: invitations, the player's own events, the ladder (issue 24) ------
+
+    async def AcceptInvitation(
+        self, request: engine_pb2.InvitationRequest, context: Ctx
+    ) -> engine_pb2.JoinGameResponse:
+        return await self.edge.unary(context, lambda: self.invitations.accept(request, context))
+
+    async def DeclineInvitation(
+        self, request: engine_pb2.InvitationRequest, context: Ctx
+    ) -> engine_pb2.DeclineInvitationResponse:
+        return await self.edge.unary(context, lambda: self.invitations.decline(request, context))
+
+    async def WatchPlayer(
+        self, request: engine_pb2.WatchPlayerRequest, context: Ctx
+    ) -> AsyncIterator[engine_pb2.PlayerEvent]:
+        async for event in self.feed.watch(request, context):  # (gRPC wants a generator)
+            yield event
+
+    async def GetLadder(
+        self, request: engine_pb2.LadderRequest, context: Ctx
+    ) -> engine_pb2.Ladder:
+        return await self.edge.unary(context, lambda: self.ladder.get_call(context))
+
+    async def SetLadder(
+        self, request: engine_pb2.LadderRequest, context: Ctx
+    ) -> engine_pb2.Ladder:
+        return await self.edge.unary(context, lambda: self.ladder.set_call(request, context))
 
 
     # ---- post-game analysis (analysis.py) ----------------------------------------------

@@ -72,6 +72,9 @@ class Tables:
         self.store = store
         self.cache = TableCache()
         self._ended = ended
+        # Called after each commit (before, after, event): the players' own streams
+        # (player_feed.py), written in the background, never in a move's way.
+        self.committed: Callable[[Table | None, Table, dict[str, Any]], None] | None = None
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -161,6 +164,8 @@ class Tables:
             turn_version=result.version,
         )
         self.cache.put(table)
+        if self.committed is not None:
+            self.committed(None, table, event)
         return table
 
     async def commit(
@@ -212,6 +217,8 @@ class Tables:
             from_cache=False,
         )
         self.cache.put(committed)
+        if self.committed is not None:
+            self.committed(table, committed, event)
         if status == "over" and table.status != "over":
             self._ended(table.game_id, changed.kind)  # rated after this call answers
         return committed

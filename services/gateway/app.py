@@ -19,6 +19,7 @@ from games.errors import GameError
 from services.common.config import GatewayLimits, Settings
 from services.gateway import (
     analysis_api,
+    bots_api,
     daily_api,
     errors,
     events,
@@ -78,6 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(openapi.bp)
     app.register_blueprint(i18n.bp)
     app.register_blueprint(players_api.bp)
+    app.register_blueprint(bots_api.bp)
     app.register_blueprint(learn_api.bp)
     app.register_blueprint(daily_api.bp)
     app.register_blueprint(party_api.bp)

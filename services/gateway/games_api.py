@@ -148,6 +148,8 @@ def _seat_json(seat: engine_pb2.Seat) -> dict[str, Any]:
     out: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "kind": seat.kind}
     if seat.level:
         out["level"] = seat.level
+    if seat.bot:
+        out["bot"] = True  # a bot account holds or is invited to it (issue 24)
     return out
 
 

@@ -102,11 +102,16 @@ def _credentials(reply: engine_pb2.PlayerCredentials) -> dict[str, Any]:
 @bp.post("/players")
 def create_player() -> tuple[Response, int] | Response:
     body = json_body()
-    only_fields(body, {"name"})
+    only_fields(body, {"name", "bot"})
     name = _string(body, "name").strip()
     if not name:
         raise bad_request("'name' is required (1-40 characters).", field="name")
-    reply = _call(clients().engine.CreatePlayer, engine_pb2.CreatePlayerRequest(name=name))
+    bot = body.get("bot", False)
+    if not isinstance(bot, bool):
+        raise bad_request("'bot' must be true (a bot account) or false.", field="bot")
+    reply = _call(
+        clients().engine.CreatePlayer, engine_pb2.CreatePlayerRequest(name=name, bot=bot)
+    )
     return _json(_credentials(reply), 201)
 
 
@@ -138,7 +143,7 @@ def who_am_i() -> Response:
     reply = _call(
         clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=_player_key()
     )
-    return _json({"player_id": reply.player_id, "name": reply.name})
+    return _json({"player_id": reply.player_id, "name": reply.name, "bot": reply.bot})
 
 
 @bp.get("/players/me/games")
@@ -227,10 +232,14 @@ def table(game_id: str) -> Response:
 
 @bp.get("/leaderboard/<game>")
 def leaderboard(game: str) -> Response:
-    reply = _call(
-        clients().engine.GetLeaderboard,
-        engine_pb2.GetLeaderboardRequest(game=game, limit=_number_arg("limit", BOARD_LIMIT_MAX)),
+    """`?bots=0` leaves bot accounts out (default: everyone, bots marked `"bot": true`)."""
+    bots = request.args.get("bots", "1")
+    if bots not in ("0", "1"):
+        raise bad_request("'bots' must be 1 (bots shown, marked) or 0 (hidden).", field="bots")
+    message = engine_pb2.GetLeaderboardRequest(
+        game=game, limit=_number_arg("limit", BOARD_LIMIT_MAX), hide_bots=bots == "0"
     )
+    reply = _call(clients().engine.GetLeaderboard, message)
     return _json(
         {
             "game": reply.game,
@@ -240,6 +249,7 @@ def leaderboard(game: str) -> Response:
                     "player_id": p.player_id,
                     "name": p.name,
                     "ai": p.ai,
+                    "bot": p.bot,
                     "rating": round(p.rating, 3),
                     "mu": round(p.mu, 3),
                     "sigma": round(p.sigma, 3),

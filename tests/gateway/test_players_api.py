@@ -107,7 +107,7 @@ def test_my_games_across_two_devices_with_a_recovery_code(api: GatewayApi) -> No
     ada, bob = new_player(api, "Ada"), new_player(api, "Bob")
     assert ada["player_id"] != bob["player_id"] and ada["device_key"] != bob["device_key"]
     status, me = api.get("/api/players/me", headers=key(ada))
-    assert status == 200 and me == {"player_id": ada["player_id"], "name": "Ada"}
+    assert status == 200 and me == {"player_id": ada["player_id"], "name": "Ada", "bot": False}
 
     running, tokens = two_humans(api)
     assert sit(api, running, tokens[0], ada)[0] == 200

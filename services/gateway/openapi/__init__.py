@@ -18,6 +18,7 @@ import json
 from flask import Blueprint, Response
 
 from services.gateway.openapi.analysis import analysis_paths, analysis_schemas
+from services.gateway.openapi.bots import bots_paths, bots_schemas
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
 from services.gateway.openapi.daily import daily_paths, daily_schemas
 from services.gateway.openapi.game_parts import view_schema_name
@@ -39,7 +40,7 @@ def document() -> JSON:
 @functools.cache
 def _document_text() -> str:
     schemas = {**game_schemas(), **players_schemas(), **daily_schemas(), **party_schemas(),
-               **analysis_schemas()}
+               **analysis_schemas(), **bots_schemas()}
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -72,9 +73,9 @@ def _document_text() -> str:
         },
         "servers": [{"url": "/"}],
         "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"},
-                 {"name": "party"}],
+                 {"name": "party"}, {"name": "bots"}],
         "paths": {**with_party_create(game_paths()), **players_paths(), **daily_paths(),
-                  **party_paths(), **analysis_paths()},
+                  **party_paths(), **analysis_paths(), **bots_paths()},
         "components": {
             "schemas": schemas,
             "securitySchemes": {

@@ -55,7 +55,9 @@ def players_schemas() -> JSON:
             },
             ["player_id", "name", "device_key"],
         ),
-        "Player": obj({"player_id": string, "name": string}, ["player_id", "name"]),
+        "Player": obj(
+            {"player_id": string, "name": string, "bot": boolean}, ["player_id", "name", "bot"]
+        ),
         "PlayerGames": obj(
             {
                 "games": {
@@ -113,6 +115,7 @@ def players_schemas() -> JSON:
                             "player_id": string,
                             "name": string,
                             "ai": boolean,
+                            "bot": boolean,
                             "rating": {"type": "number"},
                             "mu": {"type": "number"},
                             "sigma": {"type": "number"},
@@ -158,7 +161,8 @@ def players_paths() -> JSON:
             "post": player_op(
                 "createPlayer", "A new player: its device key and recovery code, once.",
                 201, ref("PlayerCredentials"), (400, 413),
-                requestBody=body(obj({"name": name}, ["name"], additionalProperties=False)),
+                requestBody=body(obj({"name": name, "bot": {"type": "boolean"}}, ["name"],
+                                     additionalProperties=False)),
             )
         },
         "/api/players/recover": {
@@ -223,7 +227,9 @@ def players_paths() -> JSON:
                 "leaderboard", "The ratings of one game kind, best first (AI levels too).",
                 200, ref("Leaderboard"), (400,),
                 parameters=[{"name": "limit", "in": "query",
-                             "schema": {"type": "integer", "minimum": 0, "maximum": 200}}],
+                             "schema": {"type": "integer", "minimum": 0, "maximum": 200}},
+                            {"name": "bots", "in": "query", "schema": {"enum": ["0", "1"]},
+                             "description": "0: bot accounts left out (default 1: marked)"}],
             ),
         },
         "/api/games/{game_id}/rematch": {

@@ -21,7 +21,11 @@ def game_schemas() -> JSON:
     }
     seat_spec = obj(
         {
-            "kind": {"type": "string", "enum": ["human", "open", "ai"]},
+            "kind": {
+                "type": "string",
+                "enum": ["human", "open", "ai", "bot"],
+                "description": "bot: `name` is a bot account's, which is invited to the seat",
+            },
             "name": {"type": "string", "maxLength": MAX_NAME},
             "level": level,
         },
@@ -33,6 +37,7 @@ def game_schemas() -> JSON:
             "name": {"type": "string"},
             "kind": {"type": "string"},
             "level": {"type": "string"},
+            "bot": {"const": True, "description": "a bot account holds or is invited to it"},
         },
         ["seat", "name", "kind"],
     )
