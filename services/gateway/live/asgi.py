@@ -18,8 +18,10 @@ silence, and a stream whose client stops reading is closed once its buffer passe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
+import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -38,6 +40,7 @@ from services.gateway.errors import ApiError, retry_later
 from services.gateway.events import StreamRequest, seat_denied
 from services.gateway.limits import STREAM_RETRY_AFTER_S
 from services.gateway.live.hub import BufferLimits, Hub, Watcher, api_error
+from services.gateway.live.protocol import TRANSPORT
 from services.gateway.live.wire import (
     KEEP_ALIVE,
     OPENING,
@@ -158,12 +161,12 @@ class GatewayAsgi:
             await answer_error(send, err)
             return
         try:
-            await self._serve(receive, send, game_id, asked)
+            await self._serve(scope, receive, send, game_id, asked)
         finally:
             give_back()
 
     async def _serve(
-        self, receive: Receive, send: Send, game_id: str, asked: StreamRequest
+        self, scope: Scope, receive: Receive, send: Send, game_id: str, asked: StreamRequest
     ) -> None:
         hub = self.hub
         try:
@@ -185,6 +188,7 @@ class GatewayAsgi:
             await answer_error(send, retry_later(
                 503, "unavailable", "the game's events could not be read in time", 2))  # fmt: skip
             return
+        bound_buffers(scope)
         listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
         watcher.task = asyncio.current_task()
         try:
@@ -232,6 +236,26 @@ class GatewayAsgi:
                 await asyncio.wait_for(watcher.wake.wait(), min(heartbeat_s, left))
             except TimeoutError:
                 await _body(send, KEEP_ALIVE)
+
+
+# A stream's bytes not yet taken by its client, beyond the hub's own buffer: the socket's send
+# buffer in the kernel and the transport's buffer above it. Small, so that a client that stops
+# reading blocks its stream soon, and its buffer then fills and it is dropped (BufferLimits);
+# an event is a few KB at most, which these hold many of.
+SOCKET_SEND_BUFFER = 16 * 1024  # (Linux doubles it)
+TRANSPORT_HIGH_WATER = 16 * 1024
+
+
+def bound_buffers(scope: Scope) -> None:
+    """Shrink the stream's connection buffers (when the server says which they are)."""
+    transport = (scope.get("extensions") or {}).get(TRANSPORT)
+    if transport is None:
+        return
+    transport.set_write_buffer_limits(high=TRANSPORT_HIGH_WATER)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_SEND_BUFFER)
 
 
 async def _body(send: Send, data: bytes) -> None:

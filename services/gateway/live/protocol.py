@@ -47,6 +47,9 @@ REASONS = {
 }
 
 
+TRANSPORT = "metro.transport"  # the scope's extension holding the connection's transport
+
+
 class _HeadTooLarge(Exception):
     pass
 
@@ -95,6 +98,8 @@ class GatewayHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._in_head, self._head = False, 0
+        # The live stream handler bounds its connection's buffers (asgi.bound_buffers).
+        self.scope.setdefault("extensions", {})[TRANSPORT] = self.transport  # type: ignore[typeddict-item]
         super().on_headers_complete()
 
     def send_400_response(self, msg: str) -> None:
