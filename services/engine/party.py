@@ -24,8 +24,10 @@ their number and colour).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import random
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,6 +50,8 @@ from services.engine.store import Conflict, Duplicate, new_request_key
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
 
 CODE_TRIES = 20
+JOIN_ATTEMPTS = 30  # a join's tries against others joining at the same moment
+JOIN_PAUSE_S = 0.01  # the longest random pause grows by this with each try
 HOST_SEAT_LABEL = -1  # the host token of a host-only table is derived as this seat's
 
 
@@ -204,19 +208,31 @@ class Parties:
         if table.status != "waiting":
             await self._mark_started(game_id, party)
             raise _closed(code, party, table)
-        try:
-            joined = await self.lobby.join(engine_pb2.JoinGameRequest(game_id=game_id, name=name))
-        except ServiceError as err:
-            if err.reason != "no_open_seat":
-                raise
-            # Taken meanwhile: the last seat, or the host started the table.
-            raise _closed(code, party, await self.tables.load(game_id)) from None
+        joined = await self._take_seat(code, party, game_id, name)
         if (await self.tables.load(game_id)).status != "waiting":
             await self._mark_started(game_id, party)  # the last seat: the table started itself
         else:
             await self.redis.expire(party_key(game_id), self.ttl_s)
             await self.redis.expire(code_key(code), self.ttl_s)
         return joined
+
+    async def _take_seat(
+        self, code: str, party: Party, game_id: str, name: str
+    ) -> engine_pb2.JoinGameResponse:
+        """A seat through the lobby's join. A room joins at once (50 phones within a second or
+        two), and every join commits at the table's version: the lobby's few tries are not
+        enough then, so a conflict is tried again here after a short random pause."""
+        for attempt in range(JOIN_ATTEMPTS):
+            try:
+                return await self.lobby.join(engine_pb2.JoinGameRequest(game_id=game_id, name=name))
+            except ServiceError as err:
+                if err.reason == "no_open_seat":
+                    # Taken meanwhile: the last seat, or the host started the table.
+                    raise _closed(code, party, await self.tables.load(game_id)) from None
+                if err.reason != "version_conflict" or attempt == JOIN_ATTEMPTS - 1:
+                    raise
+            await asyncio.sleep(random.uniform(0, JOIN_PAUSE_S * (attempt + 1)))
+        raise AssertionError("unreachable")
 
     async def _mark_started(self, game_id: str, party: Party) -> Party:
         started = replace(party, status="started")
