@@ -1,4 +1,4 @@
-"""Party tables: a table of a game whose seats move at once (Metro X), for a room. People join by
+"""Party tables: a table of a game whose seats move at once, for a room. People join by
 a short code (typed on a phone, or read from the host screen's QR code) until the host starts
 it; the game is then dealt for the seats actually taken.
 
@@ -183,7 +183,9 @@ class Parties:
             if await self.redis.set(code_key(code), game_id, nx=True, ex=self.ttl_s):
                 break
         else:  # 47 million codes: only a store full of parties gets here
-            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "no free join code; try again")
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE, "no free join code; try again", reason="no_free_code"
+            )
         party = Party(code, host_hash, host_seat, most)
         if not await self.redis.set(party_key(game_id), party.to_json(), nx=True, ex=self.ttl_s):
             await self.redis.delete(code_key(code))  # a concurrent repeat registered first

@@ -31,7 +31,10 @@ def party_schemas() -> JSON:
         "CreateParty": obj(
             {
                 "party": {"const": True},
-                "game": {**string, "description": "a game whose seats move at once (Metro X)"},
+                "game": {
+                    **string,
+                    "description": "a game whose seats move at once (GET /api/party/games)",
+                },
                 "host_only": {
                     "type": "boolean",
                     "default": False,
