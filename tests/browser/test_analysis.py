@@ -98,3 +98,56 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     # Asked again (e.g. from My games), the done analysis is answered as it is.
     again = requests.post(f"{url}/api/games/{game}/analysis", timeout=TIMEOUT_S)
     assert again.status_code == 202 and again.json()["status"] == "done"
+
+
+def finished_metro(url: str) -> str:
+    """A 2-player Metro game against the random AI, seat 0 placing at random: its id."""
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]
+    made = requests.post(f"{url}/api/games", json={"game": "metro", "seats": seats},
+                         timeout=TIMEOUT_S).json()  # fmt: skip
+    game, auth = made["game_id"], {"Authorization": f"Bearer {made['token']}"}
+    rng = random.Random(3)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        view = requests.get(f"{url}/api/games/{game}", headers=auth, timeout=TIMEOUT_S).json()
+        if view["status"] == "over":
+            return str(game)
+        if 0 not in view["to_move"]:
+            time.sleep(0.1)
+            continue
+        legal = requests.get(f"{url}/api/games/{game}/legal", headers=auth, timeout=TIMEOUT_S)
+        body = {**rng.choice(legal.json()["moves"]), "expected_version": view["version"]}
+        reply = requests.post(f"{url}/api/games/{game}/moves", json=body, headers=auth,
+                              timeout=TIMEOUT_S)  # fmt: skip
+        assert reply.status_code in (200, 409), reply.text
+    raise AssertionError("the game did not end in time")
+
+
+def test_metro_draws_the_best_placement_beside_the_one_played(
+    open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
+) -> None:
+    url = gateway_process
+    game = finished_metro(url)
+    tab = open_tab(f"{url}/#/game/{game}")
+    page = tab.page
+    page.click("#analysis-run")
+    page.wait_for_selector("#analysis-graph svg .an-point", timeout=300_000)
+    # A placement that was not the best: its position shows the best one as a ghost tile (★).
+    entry = page.eval_on_selector_all(
+        "#analysis-log li",
+        "els => { const e = els.find((li) => li.dataset.label !== 'best'"
+        " && li.querySelector('.an-text').textContent.includes('place'));"
+        " return e ? e.dataset.entry : null; }",
+    )
+    assert entry is not None
+    result = requests.get(f"{url}/api/games/{game}/analysis", timeout=TIMEOUT_S).json()
+    decision = [m for m in result["moves"] if m["entry"] == int(entry)][-1]
+    page.locator(f"#analysis-log li[data-entry='{entry}']").last.click()
+    best = decision["best"]["placement"]
+    page.wait_for_selector(f"#board .hint[data-hint='{best}'], svg .hint[data-hint='{best}']")
+    assert page.inner_text("#analysis-here")
+    shot(page, artifacts, "analysis-metro")
+    # At the start (no move played yet) no best move is drawn.
+    page.click("#replay-first")
+    assert page.locator("svg .hint").count() == 0
+    tab.check_clean()

@@ -247,6 +247,13 @@ class MetroPage {
         }
         this.#updateHighlights();
       },
+      // The post-game analysis (web/analysis.js) at position i: the best placement instead of
+      // the move just played, drawn beside it as the hints are (a ghost tile, ★, its value).
+      showBest: (i, decisions) => {
+        const d = decisions.filter((m) => m.best?.action === "place").pop();
+        const p = d && d.label !== "best" ? parsePlacement(d.best.placement) : null;
+        this.boardView.hints(p ? [{ ...p, placement: d.best.placement, rank: "★", value: d.best_value }] : []);
+      },
       // Every seat's points at position i: its complete routes on the board as it was then.
       scores: (i) => {
         const shown = moves.slice(0, Math.max(0, Math.min(length, i)));
