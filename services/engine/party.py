@@ -200,17 +200,19 @@ class Parties:
     async def join(self, request: engine_pb2.JoinPartyRequest) -> engine_pb2.JoinGameResponse:
         code = typed_code(request.code)
         name = validation.name(request.name)
+        key = validation.idempotency_key(request.idempotency_key)
         game_id = await self.redis.get(code_key(code))
         party = None if game_id is None else await self._load(game_id)
         if game_id is None or party is None:
             raise party_not_found(code)
         table = await self.tables.load(game_id)
-        if party.status != "open":
+        if table.status != "waiting" and party.status == "open":
+            party = await self._mark_started(game_id, party)
+        if party.status != "open" and not key:
             raise _closed(code, party, table)
-        if table.status != "waiting":
-            await self._mark_started(game_id, party)
-            raise _closed(code, party, table)
-        joined = await self._take_seat(code, party, game_id, name)
+        # (With a key the lobby answers a repeat of a join that took a seat before the table
+        # closed; a new join finds no seat and is told why.)
+        joined = await self._take_seat(code, party, game_id, name, key)
         if (await self.tables.load(game_id)).status != "waiting":
             await self._mark_started(game_id, party)  # the last seat: the table started itself
         else:
@@ -219,14 +221,16 @@ class Parties:
         return joined
 
     async def _take_seat(
-        self, code: str, party: Party, game_id: str, name: str
+        self, code: str, party: Party, game_id: str, name: str, key: str
     ) -> engine_pb2.JoinGameResponse:
         """A seat through the lobby's join. A room joins at once (50 phones within a second or
         two), and every join commits at the table's version: the lobby's few tries are not
         enough then, so a conflict is tried again here after a short random pause."""
         for attempt in range(JOIN_ATTEMPTS):
             try:
-                return await self.lobby.join(engine_pb2.JoinGameRequest(game_id=game_id, name=name))
+                return await self.lobby.join(
+                    engine_pb2.JoinGameRequest(game_id=game_id, name=name, idempotency_key=key)
+                )
             except ServiceError as err:
                 if err.reason == "no_open_seat":
                     # Taken meanwhile: the last seat, or the host started the table.

@@ -107,8 +107,9 @@ def join_by_code(code: str) -> Response:
     if not _TYPED_CODE.fullmatch(code):
         raise bad_request("A join code is 6 letters and digits, as the host's screen shows it.",
                           field="code")  # fmt: skip
-    # Not retried on a lost answer: a second try would take a second seat.
-    reply = rpc(clients().engine.JoinParty, engine_pb2.JoinPartyRequest(code=code, name=name))
+    message = engine_pb2.JoinPartyRequest(code=code, name=name, idempotency_key=idempotency_key())
+    # The key makes a second try answer the first one's seat, never take another.
+    reply = rpc(clients().engine.JoinParty, message, idempotent=True)
     return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 

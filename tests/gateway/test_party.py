@@ -182,3 +182,17 @@ def test_the_games_that_offer_party_tables(api: GatewayApi) -> None:
     assert status == 200, body
     kinds = {g["game"]: g["max_seats"] for g in body["games"]}
     assert kinds == {"metrox": 50}  # Metro and the Underground take turns one seat at a time
+
+
+def test_a_join_repeated_with_its_key_answers_the_same_seat(api: GatewayApi) -> None:
+    made = party(api, host_only=True, rules={"players": 2})
+    code = made["join_code"]
+    key = {"Idempotency-Key": "party-join-key-0001"}
+    status, first = api.post(f"/api/join/{code}", {"name": "Ada"}, headers=key)
+    assert status == 200, first
+    status, other = join(api, code, "Bea")  # the last seat: the table starts by itself
+    assert status == 200 and other["seat"] == 1
+    status, again = api.post(f"/api/join/{code}", {"name": "Ada"}, headers=key)
+    assert status == 200 and again == first, again  # the same seat and token, no new seat
+    status, body = join(api, code, "Cy")
+    assert status == 409 and error(body)["code"] == "party_full", body
