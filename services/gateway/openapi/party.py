@@ -14,6 +14,7 @@ from services.gateway.openapi.common import (
     ref,
     responses,
 )
+from services.gateway.openapi.paths import IDEMPOTENCY_KEY
 
 CODE = {
     "name": "code",
@@ -95,6 +96,7 @@ def party_paths() -> JSON:
         "summary": "Take a seat at a party table by its code, until the host starts it. 404 "
         "`party_not_found`; 409 `party_started` or `party_full`; 429 beyond the join rate.",
         "tags": ["party"],
+        "parameters": [IDEMPOTENCY_KEY],
         "requestBody": {"required": False, "content": body(ref("JoinByCode"))["content"]},
         "responses": responses(
             200, ref("Joined"), "The seat and its token.", 400, 404, 409, 413, 429, 503
