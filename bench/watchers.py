@@ -1,15 +1,26 @@
-"""Live boards at scale: many open event streams (one per open page) against one gateway.
+"""Live pages at scale (issue 21): many open event streams against one gateway as `./dev up`
+starts it (gunicorn with deploy/gunicorn.conf.py: `--workers` uvicorn workers, each fanning out
+one engine subscription per game), while moves are played.
 
-    .venv/bin/python bench/watchers.py [--watchers 500] [--threads 256] [--max-streams S]
+    .venv/bin/python bench/watchers.py --watchers 10000 --games 100 --moves 150 --rate 10
 
-Starts Redis, the engine and a gunicorn gateway (deploy/gunicorn.conf.py, `--workers` x
-`--threads`), opens `--watchers` Server-Sent Event streams spread over `--games` running games
-(as that many browser tabs would), then plays moves in those games over HTTP at `--rate` moves/s
-while every stream stays open. Measures how many streams the gateway holds and how many it
-answers `503 busy` (those pages fall back to polling every 8 s), the latency of the moves and of
-other pages' view reads meanwhile, and how long an event takes from the move's request to each
-held stream.
-Prints one JSON object; a measurement, not a test.
+Starts Redis, the engine and the gateway, makes `--games` two-seat games and opens `--watchers`
+streams over them, all `?delta=1`: per game the two seats' (with their tokens) and spectators'.
+The streams are read by a separate process on its own asyncio loop (raw sockets), so the client is
+not the limit. Then plays `--moves` moves at `--rate` moves/s (one at a time, round the games) and
+`--fast-moves` at `--fast-rate` moves/s offered (a pool of threads), and reports:
+
+- streams held and refused; gateway RSS (arbiter and workers) before and with the streams open,
+  and the difference per open stream;
+- every held stream got every event: events expected (moves x streams of that game) and missing;
+- event delivery, from the move's request to each stream's arrival (the `--rate` phase), p50/p99;
+- move latency p50/p99 in both phases (the POST only);
+- Redis connections of the engine (CLIENT LIST: all, and blocked in XREAD) with 10 streams open
+  and with all of them.
+
+The file-descriptor limit is raised to the hard limit here (both the client and the gateway it
+starts inherit it); one gateway process needs about one descriptor per open stream. A
+measurement, not a test: prints one JSON object.
 """
 
 from __future__ import annotations
@@ -17,12 +28,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing as mp
 import os
+import resource
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
-from contextlib import ExitStack
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +48,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from gateway import Client, cpu_seconds, percentile, start_stack  # noqa: E402
+from gateway import Client, cpu_seconds, percentile  # noqa: E402
 
-from services.common.config import DEFAULT_GATEWAY_THREADS, default_max_streams  # noqa: E402
+from services.cli.up import gateway_argv  # noqa: E402
+from services.common.config import DEFAULT_GATEWAY_THREADS  # noqa: E402
+
+OPEN_AT_ONCE = 200  # streams being opened at one time by the client
 
 
 def _ms(values: list[float], q: float) -> float | None:
     return round(percentile(values, q) * 1000, 1) if values else None
 
 
-def _rss_mb(root: int) -> float:
-    """Resident memory of a process and its children (the gunicorn arbiter and workers)."""
+def _rss_kb(root: int) -> int:
+    """Resident memory of a process and its children (the gunicorn arbiter and workers), KB."""
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
@@ -55,172 +74,329 @@ def _rss_mb(root: int) -> float:
             int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")
         )
         todo.extend(int(c) for c in children)
-    return round(total / 1024, 1)
+    return total
 
 
-class Watchers:
-    """`count` raw SSE connections; each records when it saw which game's version."""
+def raise_fd_limit() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
-    def __init__(self, host: str, port: int, game_ids: list[str], count: int) -> None:
-        self.host, self.port, self.game_ids, self.count = host, port, game_ids, count
-        self.held = 0
-        self.refused: dict[int, int] = {}
-        self.seen: dict[tuple[str, int], list[float]] = {}  # (game, version) -> arrival times
-        self.ready = threading.Event()
-        self.stop = threading.Event()
 
-    async def _one(self, game_id: str, opened: list[int]) -> None:
-        reader, writer = await asyncio.open_connection(self.host, self.port)
-        writer.write(
-            f"GET /api/games/{game_id}/events HTTP/1.1\r\nHost: {self.host}\r\n"
-            "Accept: text/event-stream\r\n\r\n".encode()
-        )
-        await writer.drain()
-        status = int((await reader.readline()).split()[1])
-        opened.append(status)
-        if status != 200:
-            self.refused[status] = self.refused.get(status, 0) + 1
-            writer.close()
-            return
-        self.held += 1
+# ---- the client: a process of its own -----------------------------------------------------
+
+
+class Streams:
+    """The open streams, on this process's loop: what each game's streams received, when."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.held: dict[str, int] = {}  # game -> streams open now
+        self.refused: dict[str, int] = {}
+        self.arrivals: dict[tuple[str, int], list[float]] = {}  # (game, version) -> times
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def one(self, game: str, token: str | None, opened: asyncio.Event) -> None:
         try:
-            while not self.stop.is_set():
-                line = await reader.readline()
-                if not line:
-                    return
-                if line.startswith(b"data: "):
-                    event = orjson.loads(line[6:])
-                    key = (event.get("game_id", game_id), int(event.get("version", 0)))
-                    self.seen.setdefault(key, []).append(time.monotonic())
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 20)
+        except OSError as err:
+            key = type(err).__name__
+            self.refused[key] = self.refused.get(key, 0) + 1
+            opened.set()
+            return
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        writer.write(f"GET /api/games/{game}/events?delta=1 HTTP/1.1\r\nHost: bench\r\n"
+                     f"Accept: text/event-stream\r\n{auth}\r\n".encode())  # fmt: skip
+        try:
+            status = int((await reader.readline()).split()[1])
+            if status != 200:
+                self.refused[str(status)] = self.refused.get(str(status), 0) + 1
+                return
+            self.held[game] = self.held.get(game, 0) + 1
+            opened.set()
+            named = False
+            try:
+                while True:
+                    line = await reader.readline()
+                    if not line:
+                        return
+                    if line.startswith(b"event: "):
+                        named = True
+                    elif line.startswith(b"data: "):
+                        if not named:
+                            version = int(orjson.loads(line[6:])["version"])
+                            now = time.monotonic()
+                            self.arrivals.setdefault((game, version), []).append(now)
+                        named = False
+            finally:
+                self.held[game] -= 1
+        except (OSError, ValueError, IndexError):
+            return
         finally:
+            opened.set()
             writer.close()
 
-    async def _run(self) -> None:
-        opened: list[int] = []
-        tasks = [
-            asyncio.ensure_future(self._one(self.game_ids[i % len(self.game_ids)], opened))
-            for i in range(self.count)
-        ]
-        while len(opened) < self.count and not all(t.done() for t in tasks):
-            await asyncio.sleep(0.05)
-        self.ready.set()
-        while not self.stop.is_set():
-            await asyncio.sleep(0.1)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    def run(self) -> None:
-        asyncio.run(self._run())
+    async def open(self, targets: list[tuple[str, str | None]]) -> None:
+        """Open these streams, OPEN_AT_ONCE at a time, each counted once it is answered."""
+        pending: list[asyncio.Event] = []
+        for game, token in targets:
+            opened = asyncio.Event()
+            self.tasks.append(asyncio.ensure_future(self.one(game, token, opened)))
+            pending.append(opened)
+            if len(pending) >= OPEN_AT_ONCE:
+                await asyncio.gather(*(p.wait() for p in pending))
+                pending = []
+        await asyncio.gather(*(p.wait() for p in pending))
 
 
-def _new_game(client: Client) -> dict[str, Any]:
-    made = client.call("POST", "/api/games", {
-        "game": "metro", "rules": {"players": 2},
-        "seats": [{"kind": "human", "name": "a"}, {"kind": "open"}],
-    })  # fmt: skip
-    joined = client.call("POST", f"/api/games/{made['game_id']}/join", {"name": "b"})
-    return {"id": made["game_id"], "tokens": [made["token"], joined["token"]], "version": 0}
+def client_process(port: int, conn: Any) -> None:
+    """Serve the bench's orders over `conn`: ("open", targets) -> held count; ("stop",) ->
+    the arrivals and the streams held per game."""
+    raise_fd_limit()
+
+    async def main() -> None:
+        streams = Streams(port)
+        loop = asyncio.get_running_loop()
+        while True:
+            order = await loop.run_in_executor(None, conn.recv)
+            if order[0] == "open":
+                await streams.open(order[1])
+                await asyncio.sleep(0.5)
+                conn.send((sum(streams.held.values()), dict(streams.refused)))
+            elif order[0] == "held":
+                conn.send(dict(streams.held))
+            else:
+                conn.send((streams.arrivals, dict(streams.held)))
+                for task in streams.tasks:
+                    task.cancel()
+                return
+
+    asyncio.run(main())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--watchers", type=int, default=500, help="event streams to open")
-    parser.add_argument("--games", type=int, default=10, help="games they watch, with moves")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument(
-        "--threads", type=int, default=DEFAULT_GATEWAY_THREADS, help="threads per worker"
-    )
-    parser.add_argument(
-        "--max-streams", type=int, default=0, help="GATEWAY_MAX_STREAMS, 0: default"
-    )
-    parser.add_argument("--moves", type=int, default=200, help="moves played while watched")
-    parser.add_argument("--rate", type=float, default=20.0, help="moves/s offered")
-    args = parser.parse_args()
-    if args.max_streams:
-        os.environ["GATEWAY_MAX_STREAMS"] = str(args.max_streams)
+# ---- the stack and the moves ---------------------------------------------------------------
 
-    with ExitStack() as stack:
-        url, pids = start_stack(stack, args.workers, args.threads, engines=1)
-        # Held streams would keep gunicorn in its graceful stop for 20 s: end it at once.
-        stack.callback(lambda: os.killpg(pids["gateway"], signal.SIGKILL))
-        host, port = "127.0.0.1", int(url.rsplit(":", 1)[1])
+
+def start_stack(stack: ExitStack, workers: int, threads: int) -> tuple[str, int, str]:
+    """Redis, the engine and the gateway (as `./dev up` starts it): URL, gateway pid, Redis URL."""
+    from services.common.healthcheck import check_grpc, check_http
+    from services.common.redis_server import RedisServer, free_port
+
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-watchers-")))
+    redis = stack.enter_context(RedisServer(tmp / "redis", appendonly=False))
+    engine_port, gateway_port = free_port(), free_port()
+    env = {
+        **os.environ, "PYTHONUNBUFFERED": "1", "REDIS_URL": redis.url,
+        "ENGINE_PORT": str(engine_port), "ENGINE_TARGET": f"127.0.0.1:{engine_port}",
+        "AI_TARGET": f"127.0.0.1:{free_port()}", "GATEWAY_HOST": "127.0.0.1",
+        "GATEWAY_PORT": str(gateway_port), "WEB_CONCURRENCY": str(workers),
+        "GATEWAY_THREADS": str(threads), "GATEWAY_LOG_LEVEL": "warning",
+        # Every simulated page comes from 127.0.0.1: no per-client limit is meant for that.
+        "RATE_LIMIT_ENABLED": "0", "GATEWAY_STREAMS_PER_CLIENT": "0",
+    }  # fmt: skip
+    (tmp / "logs").mkdir()
+    pids: dict[str, int] = {}
+
+    def spawn(name: str, argv: list[str], ready: Any) -> None:
+        log = (tmp / "logs" / f"{name}.log").open("wb")
+        proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # fmt: skip
+
+        def stop() -> None:
+            # Held streams would keep gunicorn in its graceful stop: end the group at once.
+            with_suppressed(lambda: os.killpg(proc.pid, signal.SIGKILL))
+            proc.wait(10)
+            log.close()
+
+        stack.callback(stop)
+        pids[name] = proc.pid
+        deadline = time.monotonic() + 90
+        while ready() is not None:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                text = (tmp / "logs" / f"{name}.log").read_text()
+                raise SystemExit(f"{name} did not start:\n{text}")
+            time.sleep(0.1)
+
+    spawn("engine", [sys.executable, "-m", "services.engine"],
+          lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1.0))  # fmt: skip
+    url = f"http://127.0.0.1:{gateway_port}"
+    spawn("gateway", gateway_argv(sys.executable),
+          lambda: check_http(url + "/", timeout=2.0))  # fmt: skip (no AI: /healthz says 503)
+    return url, pids["gateway"], redis.url
+
+
+def with_suppressed(action: Any) -> None:
+    with suppress(OSError):
+        action()
+
+
+def redis_connections(url: str) -> dict[str, int]:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        clients = client.client_list()
+    finally:
+        client.close()
+    blocked = sum(1 for c in clients if "b" in c.get("flags", "") and c.get("cmd") == "xread")
+    return {"all": len(clients) - 1, "blocked_xread": blocked}  # less this client's own
+
+
+class Games:
+    """Two-seat games and their moves: each game is moved by one thread at a time."""
+
+    def __init__(self, url: str, count: int) -> None:
+        self.url = url
         client = Client(url)
-        games = [_new_game(client) for _ in range(args.games)]
-        watchers = Watchers(host, port, [g["id"] for g in games], args.watchers)
-        thread = threading.Thread(target=watchers.run, daemon=True)
-        thread.start()
-        watchers.ready.wait(120)
-        time.sleep(1.0)  # every held stream has its first bytes
+        self.games: list[dict[str, Any]] = []
+        for _ in range(count):
+            made = client.call("POST", "/api/games", {
+                "game": "metro", "rules": {"players": 2},
+                "seats": [{"kind": "human", "name": "a"}, {"kind": "open"}],
+            })  # fmt: skip
+            joined = client.call("POST", f"/api/games/{made['game_id']}/join", {"name": "b"})
+            self.games.append({"id": made["game_id"], "tokens": [made["token"], joined["token"]],
+                               "lock": threading.Lock()})  # fmt: skip
+        self.local = threading.local()
 
-        reads: list[float] = []
-        probing = threading.Event()
-
-        def probe() -> None:
-            """Another page's plain read (a game's view) while the streams are held."""
-            reader = Client(url)
-            while not probing.is_set():
-                started = time.monotonic()
-                reader.call("GET", f"/api/games/{games[0]['id']}")
-                reads.append(time.monotonic() - started)
-                time.sleep(0.1)
-
-        prober = threading.Thread(target=probe, daemon=True)
-        prober.start()
-        cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
-        moves: list[float] = []
-        sent: dict[tuple[str, int], float] = {}
-        errors: list[str] = []
-        started = time.monotonic()
-        for k in range(args.moves):
-            due = started + k / args.rate
-            time.sleep(max(0.0, due - time.monotonic()))
-            game = games[k % len(games)]
+    def move(self, k: int) -> tuple[str, int, float, float] | None:
+        """Move in game k % count: (game, version after, request start, seconds); None when
+        the game is over or busy."""
+        game = self.games[k % len(self.games)]
+        if not game["lock"].acquire(blocking=False):
+            return None
+        try:
+            client = getattr(self.local, "client", None) or Client(self.url)
+            self.local.client = client
             view = client.call("GET", f"/api/games/{game['id']}")
             if view["status"] != "playing":
-                continue
+                return None
             (seat,) = view["to_move"]
             token = game["tokens"][seat]
             legal = client.call("GET", f"/api/games/{game['id']}/legal", token=token)["moves"]
             move = next((m for m in legal if m["action"] == "place"), legal[0])
             body = {**move, "expected_version": view["version"], "move_id": f"w{k}"}
             t0 = time.monotonic()
-            try:
-                answer = client.call("POST", f"/api/games/{game['id']}/moves", body, token=token)
-            except RuntimeError as err:
-                errors.append(str(err)[:200])
-                continue
-            moves.append(time.monotonic() - t0)
-            sent[(game["id"], int(answer["version"]))] = t0
-        time.sleep(2.0)  # the last events reach every stream
-        elapsed = time.monotonic() - started
-        cpu = {
-            name: round((cpu_seconds(pid) - cpu0[name]) / elapsed, 3) for name, pid in pids.items()
-        }
-        probing.set()
-        rss = _rss_mb(pids["gateway"])
-        watchers.stop.set()
-        thread.join(10)
+            answer = client.call("POST", f"/api/games/{game['id']}/moves", body, token=token)
+            return game["id"], int(answer["version"]), t0, time.monotonic() - t0
+        finally:
+            game["lock"].release()
 
-    per_game = watchers.held / max(1, len(games))
-    delivery = [t - sent[key] for key, times in watchers.seen.items() if key in sent for t in times]
-    expected = sum(per_game for key in sent)
+
+def play(games: Games, count: int, rate: float, threads: int) -> tuple[list[Any], list[str]]:
+    """`count` moves offered at `rate` per second: their results and any errors."""
+    done: list[Any] = []
+    errors: list[str] = []
+
+    def one(k: int) -> None:
+        try:
+            result = games.move(k)
+        except RuntimeError as err:
+            errors.append(str(err)[:200])
+            return
+        if result is not None:
+            done.append(result)
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(threads) as pool:
+        for k in range(count):
+            time.sleep(max(0.0, started + k / rate - time.monotonic()))
+            pool.submit(one, k)
+    return done, errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--watchers", type=int, default=10_000, help="event streams to open")
+    parser.add_argument("--games", type=int, default=100, help="games they watch, with moves")
+    parser.add_argument("--workers", type=int, default=2, help="gateway worker processes")
+    parser.add_argument("--threads", type=int, default=DEFAULT_GATEWAY_THREADS,
+                        help="Flask API threads per worker")  # fmt: skip
+    parser.add_argument("--moves", type=int, default=150, help="moves at --rate")
+    parser.add_argument("--rate", type=float, default=10.0, help="moves/s while delivery is timed")
+    parser.add_argument("--fast-moves", type=int, default=None, help="default: 10 x --moves")
+    parser.add_argument("--fast-rate", type=float, default=200.0, help="moves/s offered")
+    args = parser.parse_args()
+    fast_moves = args.fast_moves if args.fast_moves is not None else 10 * args.moves
+    fds = raise_fd_limit()
+
+    with ExitStack() as stack:
+        url, gateway_pid, redis_url = start_stack(stack, args.workers, args.threads)
+        games = Games(url, args.games)
+        targets: list[tuple[str, str | None]] = []
+        for i in range(args.watchers):
+            game = games.games[i % len(games.games)]
+            nth = i // len(games.games)
+            targets.append((game["id"], game["tokens"][nth] if nth < 2 else None))
+        ours, theirs = mp.get_context("spawn").Pipe()
+        client = mp.get_context("spawn").Process(target=client_process, args=(
+            int(url.rsplit(":", 1)[1]), theirs), daemon=True)  # fmt: skip
+        client.start()
+        stack.callback(client.kill)
+        time.sleep(1.0)
+        rss_before = _rss_kb(gateway_pid)
+        first = min(10, len(targets))
+        ours.send(("open", targets[:first]))
+        held_10, _ = ours.recv()
+        time.sleep(1.0)
+        redis_10 = redis_connections(redis_url)
+        opening = time.monotonic()
+        ours.send(("open", targets[first:]))
+        held, refused = ours.recv()
+        open_s = time.monotonic() - opening
+        time.sleep(2.0)
+        rss_open = _rss_kb(gateway_pid)
+        redis_all = redis_connections(redis_url)
+        load = os.getloadavg()
+
+        cpu0 = cpu_seconds(gateway_pid)
+        started = time.monotonic()
+        timed, errors = play(games, args.moves, args.rate, 4)
+        slow_s = time.monotonic() - started
+        fast, fast_errors = play(games, fast_moves, args.fast_rate, 32)
+        fast_s = time.monotonic() - started - slow_s
+        time.sleep(3.0)  # the last events reach every stream
+        gateway_cpu = round((cpu_seconds(gateway_pid) - cpu0) / (time.monotonic() - started), 2)
+        ours.send(("stop",))
+        arrivals, held_end = ours.recv()
+
+    delivery: list[float] = []
+    expected = missing = 0
+    for phase in (timed, fast):
+        for game, version, t0, _ in phase:
+            want = held_end.get(game, 0)
+            got = arrivals.get((game, version), [])
+            expected += want
+            missing += max(0, want - len(got))
+            if phase is timed:
+                delivery.extend(t - t0 for t in got)
+    per_stream = (rss_open - rss_before) / max(1, held - held_10) if held > held_10 else None
     print(json.dumps({
         "benchmark": "watchers",
+        "machine": {"cpus": os.cpu_count(), "load_average_at_open": [round(x, 1) for x in load],
+                    "fd_limit": fds},
         "gateway": {"workers": args.workers, "threads": args.threads,
-                    "max_streams_per_worker": args.max_streams or default_max_streams(args.threads),
-                    "rss_mb": rss},
-        "streams": {"offered": args.watchers, "held": watchers.held,
-                    "refused": {str(k): v for k, v in watchers.refused.items()}},
-        "moves": {"played": len(moves), "offered_per_s": args.rate, "errors": errors[:3],
-                  "p50_ms": _ms(moves, 0.5), "p99_ms": _ms(moves, 0.99)},
-        "view_reads": {"samples": len(reads), "p50_ms": _ms(reads, 0.5),
-                       "p99_ms": _ms(reads, 0.99)},
-        "events": {"delivered": len(delivery), "expected_about": round(expected),
+                    "rss_mb_before": round(rss_before / 1024, 1),
+                    "rss_mb_streams_open": round(rss_open / 1024, 1),
+                    "rss_kb_per_stream": round(per_stream, 1) if per_stream else None,
+                    "cpu_cores_busy_while_moving": gateway_cpu},
+        "streams": {"offered": args.watchers, "held": held, "refused": refused,
+                    "seconds_to_open": round(open_s, 1), "held_at_end": sum(held_end.values())},
+        "redis_connections": {"streams_10": held_10, "at_10": redis_10,
+                              f"streams_{held}": held, f"at_{held}": redis_all},
+        "moves": {"played": len(timed), "offered_per_s": args.rate, "seconds": round(slow_s, 1),
+                  "errors": errors[:3], "p50_ms": _ms([m[3] for m in timed], 0.5),
+                  "p99_ms": _ms([m[3] for m in timed], 0.99)},
+        "fast_moves": {"played": len(fast), "offered": fast_moves, "offered_per_s": args.fast_rate,
+                       "achieved_per_s": round(len(fast) / max(fast_s, 1e-9), 1),
+                       "errors": fast_errors[:3], "p50_ms": _ms([m[3] for m in fast], 0.5),
+                       "p99_ms": _ms([m[3] for m in fast], 0.99)},
+        "view_reads": {"note": "none: events carry the view (?delta=1)"},
+        "events": {"expected": expected, "missing": missing,
+                   "delivered_timed": len(delivery),
                    "move_to_stream_p50_ms": _ms(delivery, 0.5),
                    "move_to_stream_p99_ms": _ms(delivery, 0.99)},
-        "cpu_cores_busy": cpu,
-        "cpus": os.cpu_count(),
     }, indent=2))  # fmt: skip
 
 

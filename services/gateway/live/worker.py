@@ -8,6 +8,7 @@ app, as every deployment names it) is wrapped in `GatewayAsgi`, an ASGI app is s
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Flask
@@ -15,7 +16,20 @@ from uvicorn_worker import UvicornWorker
 
 from services.common.config import LiveLimits
 
+QUIET_PATHS = frozenset({"/healthz"})
 GRACEFUL_S = 5  # open streams get this long at shutdown; their pages reconnect elsewhere
+
+
+class QuietHealthChecks(logging.Filter):
+    """No access line for a passing health check (deploy/gunicorn.conf.py QUIET_PATHS): checks
+    every few seconds would bury the log. uvicorn's access record's args are (client, method,
+    path, HTTP version, status)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) == 5:
+            return not (args[2] in QUIET_PATHS and args[4] == 200)
+        return True
 
 
 class GatewayWorker(UvicornWorker):
@@ -25,6 +39,10 @@ class GatewayWorker(UvicornWorker):
         "lifespan": "on",
         "timeout_graceful_shutdown": GRACEFUL_S,
     }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        logging.getLogger("uvicorn.access").addFilter(QuietHealthChecks())
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
