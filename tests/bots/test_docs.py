@@ -16,20 +16,30 @@ from tests.bots.conftest import ROOT, node_or_skip
 
 DOC = ROOT / "docs" / "bots.md"
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```$", re.M | re.S)
-BLOCKS = [(m.group(1), m.group(2)) for m in BLOCK.finditer(DOC.read_text(encoding="utf-8"))]
+HEADING = re.compile(r"^## (.+)$", re.M)
+
+
+def blocks() -> list[tuple[str, str, str]]:
+    """(test id, kind, code) of every runnable block; the id names the section it is in."""
+    text = DOC.read_text(encoding="utf-8")
+    found = []
+    for i, m in enumerate(BLOCK.finditer(text)):
+        headings = HEADING.findall(text, 0, m.start())
+        section = re.sub(r"[^a-z0-9]+", "-", (headings or ["top"])[-1].lower()).strip("-")
+        found.append((f"{i}-{section}", m.group(1), m.group(2)))
+    return found
+
+
+BLOCKS = blocks()
 
 
 def test_the_guide_has_examples_and_is_linked_from_the_readme() -> None:
-    kinds = [kind for kind, _ in BLOCKS]
+    kinds = [kind for _, kind, _ in BLOCKS]
     assert kinds.count("bash") >= 4 and kinds.count("python") >= 1, kinds
     assert "(docs/bots.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(
-    ("kind", "code"),
-    BLOCKS,
-    ids=[f"{i}-{kind}-{code.splitlines()[0][:30]}" for i, (kind, code) in enumerate(BLOCKS)],
-)
+@pytest.mark.parametrize(("kind", "code"), [b[1:] for b in BLOCKS], ids=[b[0] for b in BLOCKS])
 def test_example(gateway_process: str, tmp_path: object, kind: str, code: str) -> None:
     if re.search(r"^node ", code, re.M):
         node_or_skip()
