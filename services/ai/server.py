@@ -4,7 +4,9 @@ Settings (besides services/common/config.py's ENGINE_TARGET, AI_PORT, AI_SERVICE
 RPC_DEADLINE_S): AI_HOST (default 0.0.0.0, so that containers are reachable), AI_BOT_WORKERS
 (bot loops in this process, default 1; 0 serves hints only) and AI_SEARCH_THREADS (hint
 searches run at once, default 2; bot moves have a thread per bot loop of their own, so hints
-never hold up an AI seat's move). Scale by running more processes: each uses one core.
+never hold up an AI seat's move), AI_ANALYSIS_WORKERS (post-game analysis loops, default 1,
+each judging in a nice-19 process of its own) and ANALYSIS_ITERATIONS (their fixed budget a
+move, default 800). Scale by running more processes: each uses one core.
 """
 
 from __future__ import annotations

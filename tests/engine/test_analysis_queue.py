@@ -1,0 +1,79 @@
+"""The engine's side of post-game analysis (services/engine/analysis.py) on a real engine and
+Redis, the test standing in for an AI worker (no AI process here): who may ask, the queue, the
+lease held by one worker, progress, a bad result refused, the result kept and never queued twice.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import grpc
+import pytest
+from metro.v1 import engine_pb2
+
+from services.common.grpc_util import bearer
+from tests.fixtures.engine import EngineClient
+
+
+def finished_metro(client: EngineClient) -> str:
+    game, tokens = client.create_full({"players": 2})
+    rng = random.Random(2)
+    view = client.view(game)
+    while view.status == "playing":
+        token = tokens[view.to_move[0]]
+        move = rng.choice(list(client.legal(game, token).moves))
+        view = client.move(game, token, json.loads(move))
+    return game
+
+
+def test_a_worker_claims_reports_and_the_result_is_kept(engine_client: EngineClient) -> None:
+    stub, ai = engine_client.stub, bearer(engine_client.ai_token)
+    running, _ = engine_client.create_full({"players": 2})
+    with pytest.raises(grpc.RpcError) as err:
+        stub.RequestAnalysis(engine_pb2.AnalysisRequest(game_id=running))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.RpcError) as err:
+        stub.GetAnalysis(engine_pb2.AnalysisRequest(game_id="nosuchgame42"))
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+    game = finished_metro(engine_client)
+    request = engine_pb2.AnalysisRequest(game_id=game)
+    assert stub.GetAnalysis(request).status == "none"
+    assert stub.RequestAnalysis(request).status == "queued"
+    assert stub.RequestAnalysis(request).status == "queued"  # once in the queue, not twice
+
+    # Only the AI credential claims; the job goes to one worker.
+    claim = engine_pb2.ClaimAnalysisRequest(worker_id="w-1")
+    with pytest.raises(grpc.RpcError) as err:
+        stub.ClaimAnalysis(claim)
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    claimed = stub.ClaimAnalysis(claim, metadata=ai)
+    while claimed.game_id and claimed.game_id != game:  # another test's leftover, if any
+        claimed = stub.ClaimAnalysis(claim, metadata=ai)
+    assert claimed.game_id == game and claimed.attempt == 1
+    assert stub.GetAnalysis(request).status == "running"
+
+    def report(worker: str, done: int, total: int, result: str = "") -> engine_pb2.AnalysisState:
+        return stub.ReportAnalysis(
+            engine_pb2.ReportAnalysisRequest(
+                game_id=game, worker_id=worker, done=done, total=total, result_json=result
+            ),
+            metadata=ai,
+        )
+
+    with pytest.raises(grpc.RpcError) as err:
+        report("w-2", 1, 10)  # not the worker holding it
+    assert err.value.code() == grpc.StatusCode.ABORTED
+    state = report("w-1", 4, 10)
+    assert (state.status, state.done, state.total) == ("running", 4, 10)
+    for bad in ("not json", json.dumps({"game_id": "other", "moves": []})):
+        with pytest.raises(grpc.RpcError) as err:
+            report("w-1", 10, 10, bad)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    result = json.dumps({"game_id": game, "moves": [{"index": 0}], "seats": []})
+    state = report("w-1", 1, 1, result)
+    assert (state.status, state.done, state.total) == ("done", 1, 1)
+    assert json.loads(stub.GetAnalysis(request).result_json)["game_id"] == game
+    assert stub.RequestAnalysis(request).status == "done"  # done: nothing queued again
+    assert stub.ClaimAnalysis(claim, metadata=ai).game_id != game
