@@ -17,6 +17,7 @@ import json
 import logging
 import multiprocessing
 import os
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import grpc
@@ -47,7 +48,13 @@ class AnalysisWorker:
         self.params = params
         self.worker_id = worker_id(100 + index)
         self.stopping = False
-        self.pool = concurrent.futures.ProcessPoolExecutor(
+        self.pool = self._new_pool()
+
+    @staticmethod
+    def _new_pool() -> concurrent.futures.ProcessPoolExecutor:
+        """One process, spawned (never forked from a process holding gRPC threads), started
+        on first use at nice 19."""
+        return concurrent.futures.ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("spawn"), initializer=_lowest_priority
         )
 
@@ -70,6 +77,10 @@ class AnalysisWorker:
                 raise
             except grpc.aio.AioRpcError as err:
                 log.warning("analysis: the engine answered %s: %s", err.code(), err.details())
+                await asyncio.sleep(POLL_S)
+            except BrokenProcessPool:  # the analysis process died (killed, out of memory)
+                log.error("analysis worker %s: its process died; starting another", self.worker_id)
+                self.pool = self._new_pool()
                 await asyncio.sleep(POLL_S)
             except Exception:
                 log.exception("analysis worker %s", self.worker_id)
