@@ -14,6 +14,8 @@ Keys:
   ladder:{all}              hash: bot player id -> JSON list of the game kinds it opted in to
   ladder:{all}:lock         string: the replica scheduling this round (expires)
   ladder:{all}:recent:<id>  zset: ladder game id -> ms it was made (the hourly cap)
+  ladder:{all}:last         hash: bot player id -> "bot" or "ai", the kind of its last opponent
+  ladder:{all}:waited       hash: bot player id -> rounds it has waited for another bot
   player:{<id>}             the player's hash: paused_until (ms), paused_reason
   strikes:{<id>}            hash: timeout, illegal -> how many in a row (a good move resets)
 """
@@ -49,6 +51,9 @@ log = logging.getLogger("metro.engine.ladder")
 
 LADDER_KEY = "ladder:{all}"
 LOCK_KEY = "ladder:{all}:lock"
+LAST_KEY = "ladder:{all}:last"  # hash: bot player id -> "bot" or "ai", its last opponent
+WAITED_KEY = "ladder:{all}:waited"  # hash: bot player id -> rounds it waited for a bot
+WAIT_ROUNDS = 3
 HOUR_MS = 3600 * 1000
 
 
@@ -194,11 +199,22 @@ class Ladder:
         for kind, bots in ready.items():
             bots = [b for b in bots if b not in busy]
             random.shuffle(bots)
-            while bots:
-                first = bots.pop()
-                second = bots.pop() if bots and random.random() < 0.5 else None
-                await self._make(kind, [first] if second is None else [first, second])
-                busy.update(p for p in (first, second) if p)
+            # Opponents alternate: a bot whose last ladder game was against an AI level (or
+            # that has none yet) meets another bot when one is free, then an AI level. One
+            # that finds no bot waits WAIT_ROUNDS rounds for one before it gets an AI level.
+            last = await self.redis.hmget(LAST_KEY, bots) if bots else []
+            want_bot = [b for b, x in zip(bots, last, strict=True) if x != "bot"]
+            pairs = [want_bot[i : i + 2] for i in range(0, len(want_bot) - 1, 2)]
+            paired = {b for pair in pairs for b in pair}
+            if len(want_bot) % 2:
+                alone = want_bot[-1]
+                if int(await self.redis.hincrby(WAITED_KEY, alone, 1)) <= WAIT_ROUNDS:
+                    paired.add(alone)  # not this round
+            pairs += [[b] for b in bots if b not in paired]
+            for pair in pairs:
+                await self.redis.hdel(WAITED_KEY, *pair)
+                await self._make(kind, pair)
+                busy.update(pair)
                 made += 1
         return made
 
@@ -238,6 +254,7 @@ class Ladder:
         for player_id in bots:
             await self.redis.zadd(recent_key(player_id), {game_id: now})
             await self.redis.expire(recent_key(player_id), 3600)
+            await self.redis.hset(LAST_KEY, player_id, "bot" if len(bots) > 1 else "ai")
         invited = [i for i, s in enumerate(seats) if s.invited]
         await self.invitations.invite(game_id, kind, rules, invited, "ladder", ladder=True)
         log.info("ladder: game %s (%s) for %s", game_id, kind, ", ".join(bots))

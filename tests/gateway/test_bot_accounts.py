@@ -408,6 +408,34 @@ def test_the_ladder_plays_and_rates_a_round(api: GatewayApi, server: str) -> Non
     assert api.get("/api/leaderboard/metro?bots=maybe")[0] == 400
 
 
+def test_the_ladder_pairs_two_bots_with_each_other(api: GatewayApi, server: str) -> None:
+    """Two bots new to the ladder (the only ones in its Underground part) meet each other
+    first: one rated table, both seats theirs, no AI seat."""
+    bots = [new_bot(api, "pair") for _ in range(2)]
+    streams = [Stream(server, bot) for bot in bots]
+    for bot in bots:
+        status, ladder = api.call(
+            "PUT", "/api/players/me/ladder", {"games": ["underground"]}, headers=key(bot)
+        )
+        assert status == 200, ladder
+    found = [stream.next("invitation", ladder=True, game="underground")[1] for stream in streams]
+    for stream in streams:
+        stream.cut()
+    assert found[0]["game_id"] == found[1]["game_id"]
+    assert {i["seat"] for i in found} == {0, 1}
+    status, view = api.get(f"/api/games/{found[0]['game_id']}")
+    assert [s["kind"] for s in view["seats"]] == ["open", "open"]
+    assert {s["name"] for s in view["seats"]} == {b["name"] for b in bots}
+    for bot, invitation in zip(bots, found, strict=True):
+        status, seat = api.post(
+            f"/api/invitations/{invitation['invitation_id']}/accept", {}, headers=key(bot)
+        )
+        assert status == 200, seat
+    status, table = api.get(f"/api/games/{found[0]['game_id']}/table")
+    assert table["rated"] is True
+    assert {s["player_id"] for s in table["seats"]} == {b["player_id"] for b in bots}
+
+
 # ---- limits -----------------------------------------------------------------------------------
 
 
