@@ -67,11 +67,14 @@ def play_out(engine: Any, game_id: str, tokens: dict[int, str], rng: random.Rand
                 engine.ApplyMove(request, metadata=md)
 
 
-def hints(engine: Any, ai: Any, kind: str, players: int, calls: int, level: str) -> list[float]:
+def hints(
+    engine: Any, ai: Any, kind: str, players: int, calls: int, level: str
+) -> tuple[list[float], list[int]]:
     """`calls` Suggest latencies (s) at `level`, one at a time, over games where every seat
-    plays one of the best two suggestions."""
+    plays one of the best two suggestions; and the search iterations of each."""
     rng = random.Random(1)
     out: list[float] = []
+    iterations: list[int] = []
     while len(out) < calls:
         game_id, tokens = new_game(engine, kind, players)
         view = engine.GetView(engine_pb2.GetViewRequest(game_id=game_id))
@@ -81,21 +84,25 @@ def hints(engine: Any, ai: Any, kind: str, players: int, calls: int, level: str)
             reply = ai.Suggest(ai_pb2.SuggestRequest(game_id=game_id, level=level), metadata=md,
                                timeout=30)  # fmt: skip
             out.append(time.perf_counter() - t0)
+            iterations.append(reply.iterations)
             pick = reply.suggestions[rng.randrange(min(2, len(reply.suggestions)))]
             engine.ApplyMove(engine_pb2.ApplyMoveRequest(game_id=game_id,
                              move_json=pick.move_json), metadata=md)  # fmt: skip
             view = engine.GetView(engine_pb2.GetViewRequest(game_id=game_id))
-    return out
+    return out, iterations
 
 
-def summary(latencies: list[float]) -> dict[str, Any]:
+def summary(measured: tuple[list[float], list[int]]) -> dict[str, Any]:
+    """Latency percentiles, and the mean search iterations (fewer means weaker hints)."""
+    latencies, iterations = measured
     ordered = sorted(latencies)
 
     def pct(p: float) -> int:
         return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000)
 
     return {"calls": len(ordered), "p50_ms": pct(0.5), "p95_ms": pct(0.95),
-            "mean_ms": round(statistics.mean(ordered) * 1000), "max_ms": pct(1.0)}  # fmt: skip
+            "mean_ms": round(statistics.mean(ordered) * 1000), "max_ms": pct(1.0),
+            "mean_iterations": round(statistics.mean(iterations))}  # fmt: skip
 
 
 def main() -> int:
@@ -187,6 +194,9 @@ def main() -> int:
                 proc.wait(10)
     alone, during = report["hints_alone"]["p95_ms"], report["hints_during_analysis"]["p95_ms"]
     report["p95_rise_pct"] = round(100 * (during - alone) / alone, 1) if alone else 0.0
+    before = report["hints_alone"]["mean_iterations"]
+    after = report["hints_during_analysis"]["mean_iterations"]
+    report["iterations_change_pct"] = round(100 * (after - before) / before, 1) if before else 0.0
     print(json.dumps(report))
     return 0
 
