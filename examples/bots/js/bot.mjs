@@ -343,8 +343,8 @@ class GamePlayer {
     try {
       while (view.status !== "over") {
         this.woken = false;
-        if ((view.to_move || []).includes(view.seat)) await this.move(view);
-        else await this.waitForEvent(POLL_MS);
+        const mine = (view.to_move || []).includes(view.seat);
+        if (!(mine && (await this.move(view)))) await this.waitForEvent(mine ? 1000 : POLL_MS);
         view = await this.view();
       }
       return view;
@@ -354,26 +354,28 @@ class GamePlayer {
     }
   }
 
-  // Choose and send one move; a 409 (stale version, not our turn) is answered by reading the
-  // view again once, and a refusal is reported, never repeated blindly.
+  // Choose and send one move; whether one was played. A 409 (a stale version: someone moved
+  // first) is answered by reading the view and choosing again, once; a refusal is reported,
+  // never repeated blindly.
   async move(view) {
     const path = `/api/games/${this.gameId}`;
     for (const attempt of [1, 2]) {
       const [status, legal] = await this.api.call("GET", `${path}/legal`, undefined, this.token);
-      if (status === 409 || !(legal && legal.moves && legal.moves.length)) return;
+      if (status === 409) return false; // not ours after all: the caller reads the view again
       if (status !== 200) throw new ApiError(status, legal);
+      if (!legal.moves.length) return false;
       const body = await choose(this.api, view, legal.moves, this.maps);
       body.expected_version = legal.version;
       body.move_id = randomBytes(8).toString("hex");
       const [moved, answer] = await this.api.call("POST", `${path}/moves`, body, this.token);
-      if (moved === 200) return;
-      if (moved === 409 && attempt === 1) {
+      if (moved === 200) return true;
+      if (moved !== 409) throw new ApiError(moved, answer);
+      if (attempt === 1) {
         view = await this.view(); // someone moved first: choose again on the fresh view
-        if (!(view.to_move || []).includes(view.seat)) return;
-        continue;
+        if (!(view.to_move || []).includes(view.seat)) return false;
       }
-      throw new ApiError(moved, answer);
     }
+    return false;
   }
 }
 

@@ -390,36 +390,39 @@ class GamePlayer:
         try:
             while view["status"] != "over":
                 self.wake.clear()
-                if view.get("seat") in view.get("to_move", []):
-                    self.move(view)
-                else:
-                    self.wake.wait(POLL_S)
+                mine = view.get("seat") in view.get("to_move", [])
+                if not (mine and self.move(view)):
+                    self.wake.wait(POLL_S if not mine else 1.0)
                 view = self.view()
             return view
         finally:
             self.stream.stop.set()
 
-    def move(self, view: dict[str, Any]) -> None:
-        """Choose and send one move; a 409 (stale version, not our turn) is answered by reading
-        the view again once, and a refusal is reported, never repeated blindly."""
+    def move(self, view: dict[str, Any]) -> bool:
+        """Choose and send one move; whether one was played. A 409 (a stale version: someone
+        moved first) is answered by reading the view and choosing again, once; a refusal is
+        reported, never repeated blindly."""
         path = f"/api/games/{self.game_id}"
         for attempt in (1, 2):
             status, legal = self.api.call("GET", path + "/legal", token=self.token)
-            if status == 409 or not legal.get("moves"):
-                return  # not ours after all: the caller reads the view again
+            if status == 409:
+                return False  # not ours after all: the caller reads the view again
             if status != 200:
                 raise ApiError(status, legal)
+            if not legal["moves"]:
+                return False
             body = choose(self.api, view, legal["moves"], self.maps)
             body.update(expected_version=legal["version"], move_id=secrets.token_hex(8))
             status, answer = self.api.call("POST", path + "/moves", body, token=self.token)
             if status == 200:
-                return
-            if status == 409 and attempt == 1:
+                return True
+            if status != 409:
+                raise ApiError(status, answer)
+            if attempt == 1:
                 view = self.view()  # someone moved first: choose again on the fresh view
                 if view.get("seat") not in view.get("to_move", []):
-                    return
-                continue
-            raise ApiError(status, answer)
+                    return False
+        return False
 
 
 def final_line(view: dict[str, Any]) -> str:

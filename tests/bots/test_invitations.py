@@ -1,0 +1,135 @@
+"""A bot account at work (issue 24.2): each example bot, run without --vs-ai, registers a bot
+account, a person's table invites it by name, and the bot accepts on its own event stream and
+plays the game to its end; started again, it reuses the account from its key file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tests.bots.conftest import GAME_TIMEOUT_S, ROOT, bot_command
+from tests.bots.test_vs_ai import expected_line
+
+
+def call(url: str, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url + path, data, {"Content-Type": "application/json", **headers}, method=method
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+class Output:
+    """A running program's output lines, collected as they come."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: Any) -> None:
+        with contextlib.suppress(ValueError, OSError):  # the test closed the pipe
+            for line in stream:
+                self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, text: str, timeout: float = GAME_TIMEOUT_S) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = next((line for line in self.lines if text in line), None)
+            if found is not None:
+                return found
+            time.sleep(0.2)
+        raise AssertionError(f"no {text!r} in {self.lines}")
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """End a bot this test started, and close its pipes."""
+    process.kill()
+    process.wait(30)
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+def play_first_moves(url: str, game_id: str, token: str) -> None:
+    """The person's seat: the first legal move whenever it must move, to the end."""
+    auth = {"Authorization": f"Bearer {token}"}
+    deadline = time.monotonic() + GAME_TIMEOUT_S
+    while time.monotonic() < deadline:
+        status, view = call(url, "GET", f"/api/games/{game_id}", **auth)
+        assert status == 200, view
+        if view["status"] == "over":
+            return
+        if view["seat"] in view["to_move"]:
+            status, legal = call(url, "GET", f"/api/games/{game_id}/legal", **auth)
+            if status == 200 and legal["moves"]:
+                move = {**legal["moves"][0], "expected_version": legal["version"]}
+                move["move_id"] = uuid.uuid4().hex
+                status, answer = call(url, "POST", f"/api/games/{game_id}/moves", move, **auth)
+                assert status in (200, 409), answer
+                continue
+        time.sleep(0.3)
+    raise AssertionError("the game did not end in time")
+
+
+def test_bot_accepts_an_invitation_and_plays_it(
+    gateway_process: str, language: str, tmp_path: Path
+) -> None:
+    name = f"inv-{language}-{uuid.uuid4().hex[:6]}"
+    key_file = tmp_path / "bot.key"
+    args = ["--url", gateway_process, "--game", "metrox", "--name", name]
+    bot = subprocess.Popen(
+        bot_command(language, *args, "--key-file", str(key_file)),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = Output(bot.stdout), Output(bot.stderr)
+    try:
+        err.wait_for("registered")
+        assert key_file.stat().st_mode & 0o077 == 0, "the key file is readable by others"
+        key = key_file.read_text().strip()
+        assert call(gateway_process, "GET", "/api/players/me", **{"X-Player-Key": key})[1]["bot"]
+        seats = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "name": name}]
+        status, made = call(
+            gateway_process,
+            "POST",
+            "/api/games",
+            {"game": "metrox", "rules": {"players": 2}, "seats": seats},
+        )
+        assert status == 201, made
+        game_id = made["game_id"]
+        err.wait_for(f"accepted metrox {game_id}")
+        play_first_moves(gateway_process, game_id, made["token"])
+        line = out.wait_for(f"game {game_id} over")
+        status, view = call(gateway_process, "GET", f"/api/games/{game_id}")
+        assert view["seats"][1]["name"] == name and view["seats"][1].get("bot") is True
+        assert line == f"game {game_id} over: {expected_line(view)}", line
+    finally:
+        stop(bot)
+    # Started again, it signs in with the saved key (no second account) and resumes its stream
+    # after the last event it handled.
+    assert (tmp_path / "bot.key.last-event").read_text().strip()
+    again = subprocess.Popen(
+        bot_command(language, *args, "--key-file", str(key_file)),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        Output(again.stderr).wait_for(f"signed in as {name}", timeout=120)
+    finally:
+        stop(again)
