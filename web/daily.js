@@ -145,7 +145,10 @@ export async function showDailyCard(go) {
     kinds.map(async (kind) => {
       const block = html("div", { className: "daily-game" });
       try {
-        const today = await dailyApi.today(kind, mine?.key);
+        // A key the server no longer knows (players.js forgets it): today's puzzle as anyone's.
+        const today = await dailyApi
+          .today(kind, mine?.key)
+          .catch((err) => (err.code === "bad_player_key" ? dailyApi.today(kind) : Promise.reject(err)));
         drawToday(block, kind, today, meta, go);
       } catch (err) {
         html("p", { className: "form-error", role: "alert" }, block, errorText(err));
