@@ -87,6 +87,16 @@ def test_analyse_a_finished_game_graph_log_and_replay(
         int(c) == entry for c in current.evaluate_all("els => els.map(e => e.dataset.entry)")
     )
     assert page.inner_text("#analysis-here")
+    # A turn where both seats missed the best choice: the shown sheet marks the best one.
+    both = page.evaluate(
+        "() => { const by = {}; for (const li of document.querySelectorAll('#analysis-log li')) {"
+        " const k = li.dataset.entry; if (li.dataset.label !== 'best') by[k] = (by[k] || 0) + 1; }"
+        " const e = Object.keys(by).find((k) => by[k] === 2); return e === undefined ? null : e; }"
+    )
+    if both is not None:
+        page.locator(f"#analysis-log li[data-entry='{both}']").first.click()
+        page.wait_for_selector(".analysis-best")
+        shot(page, artifacts, "analysis-metrox-best")
     # The log goes there too (keyboard or click).
     first = page.locator("#analysis-log li").first
     first.focus()

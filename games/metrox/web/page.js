@@ -192,6 +192,12 @@ class MetroXPage {
         this.replayPos = i === length ? null : { ...positions[i], index: i, length, record };
         this.#render();
       },
+      // The post-game analysis (web/analysis.js) at turn i: each seat's best choice where it
+      // was not the one made, marked on its sheet beside the line (or station) it chose.
+      showBest: (i, decisions) => {
+        this.analysisBest = decisions.filter((m) => m.label !== "best").map((m) => ({ ...m.best, seat: m.seat }));
+        this.#render();
+      },
       // Every seat's total at turn i, so the shell's score table follows the replay.
       scores: (i) => {
         if (!positions.length) return null;
@@ -666,6 +672,7 @@ class MetroXPage {
     const chosen = this.replayPos ? null : this.view.choice;
     const fresh = this.replayPos ? new Set() : this.lastFilled.get(p) || new Set();
     const complete = new Set(completeLines(index, sheet));
+    const best = this.replayPos ? (this.analysisBest || []).find((b) => b.seat === p) : null;
     this.svgRoot.setAttribute("aria-label", t("metrox.map_sheet_label", { map: index.map.name || index.map.id, name: this.#seatName(p) }));
     this.svgRoot.dataset.seat = String(p);
     this.svgRoot.classList.toggle("choosing", choosing);
@@ -681,6 +688,7 @@ class MetroXPage {
       cls("chosen", !!(chosen?.line === id) && choosing);
       cls("previewing", preview?.line === id);
       cls("complete", complete.has(id));
+      cls("analysis-best", best?.line === id);
       cls("dim", !!preview?.line && preview.line !== id && !sameMove({ line: preview.line }, chosen));
     }
 
@@ -695,6 +703,7 @@ class MetroXPage {
       el.g.classList.toggle("selectable", legalStations.has(id));
       el.g.classList.toggle("selected", this.sel?.station === id);
       el.g.classList.toggle("chosen", choosing && chosen?.station === id);
+      el.g.classList.toggle("analysis-best", best?.station === id);
       let text = tnum !== undefined ? String(tnum) : "";
       if (previewSet.has(id) && preview.transfer !== null && preview.stations[0] === id) text = String(preview.transfer);
       el.text.textContent = text;
