@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import subprocess
 import threading
 import time
@@ -15,7 +16,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.bots.conftest import GAME_TIMEOUT_S, ROOT, bot_command
+from tests.bots.conftest import GAME_TIMEOUT_S, ROOT, CutProxy, bot_command
 from tests.bots.test_vs_ai import expected_line
 
 
@@ -53,6 +54,13 @@ class Output:
         raise AssertionError(f"no {text!r} in {self.lines}")
 
 
+def wait_until(test: Any, what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not test():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
 def stop(process: subprocess.Popen[str]) -> None:
     """End a bot this test started, and close its pipes."""
     process.kill()
@@ -83,12 +91,30 @@ def play_first_moves(url: str, game_id: str, token: str) -> None:
     raise AssertionError("the game did not end in time")
 
 
+def feed_heads(proxy: CutProxy) -> list[str]:
+    """The requests for the player's event stream that went through the proxy, in order."""
+    with proxy.lock:
+        return [h for h in proxy.heads if h.startswith("GET /api/players/me/events")]
+
+
+def last_event_id(head: str) -> str:
+    found = re.search(r"(?im)^Last-Event-ID: *(\S+)\s*$", head)
+    return found.group(1) if found else ""
+
+
+def order(event_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in event_id.split("-"))
+
+
 def test_bot_accepts_an_invitation_and_plays_it(
-    gateway_process: str, language: str, tmp_path: Path
+    gateway_process: str, cut_proxy: CutProxy, language: str, tmp_path: Path
 ) -> None:
+    """The bot talks to the gateway through a proxy that cuts its connections once the game is
+    over: its player stream comes back after the last event it saw."""
     name = f"inv-{language}-{uuid.uuid4().hex[:6]}"
     key_file = tmp_path / "bot.key"
-    args = ["--url", gateway_process, "--game", "metrox", "--name", name]
+    seen_file = tmp_path / "bot.key.last-event"
+    args = ["--url", cut_proxy.url, "--game", "metrox", "--name", name]
     bot = subprocess.Popen(
         bot_command(language, *args, "--key-file", str(key_file)),
         cwd=ROOT,
@@ -117,11 +143,20 @@ def test_bot_accepts_an_invitation_and_plays_it(
         status, view = call(gateway_process, "GET", f"/api/games/{game_id}")
         assert view["seats"][1]["name"] == name and view["seats"][1].get("bot") is True
         assert line == f"game {game_id} over: {expected_line(view)}", line
+        # Its stream cut, the bot resumes it after the last event it had seen.
+        wait_until(lambda: seen_file.exists() and seen_file.read_text().strip(), "an event id")
+        before = len(feed_heads(cut_proxy))
+        assert cut_proxy.cut() >= 1
+        wait_until(lambda: len(feed_heads(cut_proxy)) > before, "the stream reopened")
+        resumed = last_event_id(feed_heads(cut_proxy)[before])
+        assert resumed, feed_heads(cut_proxy)
+        assert order(resumed) >= order(seen_file.read_text().strip()), feed_heads(cut_proxy)
     finally:
         stop(bot)
     # Started again, it signs in with the saved key (no second account) and resumes its stream
     # after the last event it handled.
-    assert (tmp_path / "bot.key.last-event").read_text().strip()
+    seen = seen_file.read_text().strip()
+    before = len(feed_heads(cut_proxy))
     again = subprocess.Popen(
         bot_command(language, *args, "--key-file", str(key_file)),
         cwd=ROOT,
@@ -131,5 +166,7 @@ def test_bot_accepts_an_invitation_and_plays_it(
     )
     try:
         Output(again.stderr).wait_for(f"signed in as {name}", timeout=120)
+        wait_until(lambda: len(feed_heads(cut_proxy)) > before, "the stream of the new run")
+        assert last_event_id(feed_heads(cut_proxy)[before]) == seen
     finally:
         stop(again)
