@@ -170,3 +170,6 @@ def test_bot_accepts_an_invitation_and_plays_it(
         assert last_event_id(feed_heads(cut_proxy)[before]) == seen
     finally:
         stop(again)
+        # Out of the session's ladder (the bot opted in for its --game), now that it is gone.
+        key = {"X-Player-Key": key_file.read_text().strip()}
+        call(gateway_process, "PUT", "/api/players/me/ladder", {"games": []}, **key)
