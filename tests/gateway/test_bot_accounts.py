@@ -35,6 +35,7 @@ BOT_ENV = {
     "GAME_TTL_WAITING_S": "1800",
     "BOT_MAX_GAMES": "2",
     "BOT_PAUSE_ILLEGAL": "3",
+    "BOT_PAUSE_TIMEOUTS": "2",
     "BOT_CALLS_PER_MINUTE": "40",
     "LADDER_INTERVAL_S": "1",
     "LADDER_GAMES_PER_HOUR": "1",
@@ -91,9 +92,12 @@ def key(player: dict[str, Any]) -> dict[str, str]:
     return {"X-Player-Key": player["device_key"]}
 
 
-def invite(api: GatewayApi, bot: dict[str, Any], game: str = "metro") -> dict[str, Any]:
+def invite(
+    api: GatewayApi, bot: dict[str, Any], game: str = "metro", **extra: Any
+) -> dict[str, Any]:
     seats = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "name": bot["name"]}]
-    status, made = api.post("/api/games", {"game": game, "rules": {"players": 2}, "seats": seats})
+    body = {"game": game, "rules": {"players": 2}, "seats": seats, **extra}
+    status, made = api.post("/api/games", body)
     assert status == 201, made
     return made
 
@@ -349,6 +353,25 @@ def test_repeated_illegal_moves_pause_the_bot(api: GatewayApi, server: str) -> N
     assert paused["until"] > time.time() * 1000
     status, ladder = api.get("/api/players/me/ladder", headers=key(bot))
     assert status == 200 and ladder["paused"]["reason"] == paused["reason"], ladder
+
+
+def test_repeated_time_outs_pause_the_bot(api: GatewayApi, server: str) -> None:
+    """A bot that accepts games and then never moves: its time runs out in two games (the AI
+    plays its seat), and it is paused (BOT_PAUSE_TIMEOUTS=2 here)."""
+    bot = new_bot(api)
+    stream = Stream(server, bot)
+    clock = {"mode": "realtime", "move_s": 5, "bank_s": 0}
+    for _ in range(2):
+        made = invite(api, bot, clock=clock)
+        _, invitation = stream.next("invitation", game_id=made["game_id"])
+        status, seat = api.post(
+            f"/api/invitations/{invitation['invitation_id']}/accept", {}, headers=key(bot)
+        )
+        assert status == 200, seat
+        play(api, made["game_id"], made["token"], 0)  # the bot's turn: it never answers
+    _, paused = stream.next("paused")
+    stream.cut()
+    assert "timed out 2 times in a row" in paused["reason"], paused
 
 
 # ---- the ladder ---------------------------------------------------------------------------------
