@@ -228,6 +228,14 @@ class AiWorkerSettings:
         )
 
 
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        return float(raw) if raw else default
+    except ValueError:
+        raise SystemExit(f"configuration: {name} must be seconds (a number), got {raw!r}") from None
+
+
 @dataclass(frozen=True)
 class BotSettings:
     """Bot accounts and the bot ladder (issue 24; the engine reads these)."""
@@ -248,7 +256,7 @@ class BotSettings:
         return cls(
             max_games=max(1, _int("BOT_MAX_GAMES", 8)),
             calls_per_minute=max(1, _int("BOT_CALLS_PER_MINUTE", 120)),
-            ladder_interval_s=max(0.2, float(os.environ.get("LADDER_INTERVAL_S") or 300)),
+            ladder_interval_s=max(0.2, _seconds("LADDER_INTERVAL_S", 300.0)),
             ladder_games_per_hour=max(1, _int("LADDER_GAMES_PER_HOUR", 4)),
             ladder_levels=tuple(x.strip() for x in levels.split(",") if x.strip()),
             ladder_move_s=max(5, _int("LADDER_MOVE_S", 60)),
