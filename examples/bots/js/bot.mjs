@@ -338,7 +338,10 @@ class GamePlayer {
   // Play until the game is over; the last view.
   async play() {
     let view = await this.view();
-    const stream = new Stream(this.api, `/api/games/${this.gameId}/events`, view.last_event_id || "", () => this.wake());
+    const stream = new Stream(this.api, `/api/games/${this.gameId}/events`, view.last_event_id || "", (event) => {
+      if (event && event.status === "over") stream.stopped = true; // the server ends a finished game's stream
+      this.wake();
+    });
     const running = stream.run();
     try {
       while (view.status !== "over") {

@@ -372,6 +372,8 @@ class GamePlayer:
         self.stream: Stream | None = None
 
     def on_event(self, event: Any) -> None:
+        if event and event.get("status") == "over" and self.stream is not None:
+            self.stream.stop.set()  # the server ends a finished game's stream: no reconnecting
         self.wake.set()
 
     def view(self) -> dict[str, Any]:
