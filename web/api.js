@@ -55,12 +55,16 @@ export const api = {
   join: (id, name) => call("POST", `${g(id)}/join`, { body: { name } }),
   view: (id, token) => call("GET", g(id), { token }),
   legal: (id, token) => call("GET", `${g(id)}/legal`, { token }),
-  move: (id, token, move) => call("POST", `${g(id)}/moves`, { body: move, token }),
+  // With `since` (the version of the view the page holds) the answer may be a delta against it
+  // (docs/api-deltas.md): the page's live copy (web/live.js) takes either.
+  move: (id, token, move, since = null) =>
+    call("POST", `${g(id)}/moves${Number.isInteger(since) && since >= 0 ? `?since=${since}` : ""}`, { body: move, token }),
   hint: (id, token, level) => call("POST", `${g(id)}/hint`, { body: level ? { level } : {}, token }),
   record: (id, token) => call("GET", `${g(id)}/record`, { token }),
   table: (id) => call("GET", `${g(id)}/table`),
   setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),
-  eventsUrl: (id, after) => `${g(id)}/events${after ? `?last_event_id=${encodeURIComponent(after)}` : ""}`,
+  // The live stream with deltas (web/live.js reads it; where to resume goes in Last-Event-ID).
+  streamUrl: (id) => `${g(id)}/events?delta=1`,
 };
 
 // Seat tokens by game id: the tab's own first (sessionStorage), then this browser's (localStorage),

@@ -1,5 +1,6 @@
 // One game on the page, for any game: the shell around a game's own page module. The server's view
-// is the truth; after any event or move the shell fetches it again and passes it to the page.
+// is the truth; the page keeps a copy of it that the live stream's events and the moves' answers
+// move on (web/live.js), and fetches it only on a gap (issue 21).
 //
 // ---- The page-module interface --------------------------------------------------------------
 // Each game ships `games/<kind>/web/page.js`, served at `/games/<kind>/page.js` (its other files
@@ -85,9 +86,12 @@ import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
 import { renderSeatHandover, startTicking } from "./clock.js";
 import { TurnAlerts } from "./notify.js";
+import { LiveCopy, LiveStream } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
 const KIND = /^[A-Za-z0-9_-]{1,64}$/;
+// How long a move's answer waits for its event to bring the seat's legal moves before asking.
+const LEGAL_WAIT_MS = 2000;
 
 function newMoveId() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -192,6 +196,9 @@ export class GameScreen {
     this.view = null;
     this.legal = [];
     this.legalVersion = null;
+    this.copy = new LiveCopy();
+    this.seatStream = false; // whether the stream speaks for this seat (its events carry `legal`)
+    this.legalWait = null;
     this.busy = false;
     this.hinting = false;
     this.recordLoaded = false;
@@ -232,6 +239,8 @@ export class GameScreen {
   close() {
     if (this.events) this.events.close();
     this.events = null;
+    this.legalWait?.resolve([]);
+    this.legalWait = null;
     clearTimeout(this.retryTimer);
     clearTimeout(this.soonTimer);
     clearInterval(this.pollTimer);
@@ -325,43 +334,92 @@ export class GameScreen {
     const id = this.id;
     // A finished game's stream is read once, for its history (the engine ends it at the end).
     if (this.view?.status === "over" && this.historyDone) return;
-    const es = new EventSource(api.eventsUrl(id, this.lastEventId));
-    this.events = es;
-    es.onopen = () => this.#conn("live");
-    es.onmessage = (ev) => {
-      if (this.events !== es) return;
-      this.#took(ev);
-      this.#soon();
-    };
-    es.onerror = () => {
-      if (this.events !== es) return;
-      this.#conn("reconnecting");
-      // The browser retries by itself (sending Last-Event-ID); if it gave up, start again.
-      if (es.readyState === EventSource.CLOSED) {
+    this.events?.close();
+    this.seatStream = false;
+    const stream = new LiveStream(api.streamUrl(id), {
+      token: this.mine?.token || null,
+      lastEventId: this.lastEventId,
+      onOpen: () => this.events === stream && this.#conn("live"),
+      onMessage: (message) => this.events === stream && this.#streamMessage(message),
+      onDown: () => this.events === stream && this.#conn("reconnecting"),
+      onRefused: () => {
+        if (this.events !== stream) return;
+        // A game that is gone or a token no longer good: the view's fetch says which and acts.
         this.events = null;
-        this.retryTimer = setTimeout(() => this.id === id && !this.events && this.#connect(), 3000);
-      }
-    };
+        this.#conn("reconnecting");
+        this.refresh().then(() => {
+          if (this.id === id && !this.events) this.retryTimer = setTimeout(() => this.id === id && !this.events && this.#connect(), 3000);
+        });
+      },
+    });
+    this.events = stream;
     clearInterval(this.pollTimer);
     // A slow safety net: while the stream is down the board still catches up.
     this.pollTimer = setInterval(() => {
-      if (this.events?.readyState !== EventSource.OPEN && this.view?.status !== "over") this.refresh();
+      if (this.events && !this.events.open && this.view?.status !== "over") this.refresh();
     }, 8000);
   }
 
-  /** Keep one event of the stream in the game's history (each once, in order). */
-  #took(ev) {
-    let event;
+  /** Open the stream again (the viewer took or lost a seat: the stream speaks for the new one). */
+  #reconnect() {
+    if (!this.events) return;
+    this.events.close();
+    this.events = null;
+    this.#connect();
+  }
+
+  /** One message of the stream: the first whole view, or an event with its delta. */
+  #streamMessage(message) {
+    let data;
     try {
-      event = JSON.parse(ev.data);
+      data = JSON.parse(message.data);
     } catch {
       return;
     }
-    if (!event || typeof event !== "object") return;
-    const id = ev.lastEventId || event.event_id || "";
+    if (!data || typeof data !== "object") return;
+    if (message.type === "view") {
+      // The audience's whole view as the stream opens: the copy every later delta chains from.
+      // Only the viewer's own (a server that does not speak for seats sends the public one).
+      const view = data.view;
+      if (!view || typeof view !== "object" || (Number.isInteger(view.seat) ? view.seat : null) !== this.seat) return;
+      this.seatStream = this.seat !== null;
+      this.copy.set(view, data.legal);
+      this.#legalArrived();
+      this.#soon(false);
+      return;
+    }
+    if (message.type !== "message") return; // a failure: the stream ends and opens again
+    this.#took(data, message.id);
+    if (this.seat !== null && !data.legal) {
+      // A stream that does not speak for this seat: its patch is the public view's, not ours;
+      // the event only says that something changed.
+      this.seatStream = false;
+      this.#soon(true);
+      return;
+    }
+    if (this.seat !== null) this.seatStream = true;
+    const step = this.copy.event(data.delta, data.legal);
+    this.#legalArrived();
+    this.#soon(step === "gap");
+  }
+
+  /** The stream brought legal moves: a move's answer waiting for them has them now. */
+  #legalArrived() {
+    const wait = this.legalWait;
+    const known = this.copy.legal;
+    if (!wait || !known || known.version < wait.version) return;
+    this.legalWait = null;
+    // Moves of a later version: the version waited for is gone, its render will be dropped.
+    wait.resolve(known.version === wait.version ? known.moves : []);
+  }
+
+  /** Keep one event of the stream in the game's history (each once, in order). */
+  #took(event, eventId) {
+    const id = eventId || event.event_id || "";
     if (id && this.history.length && !laterEvent(id, this.lastEventId)) return; // seen already
     if (id) this.lastEventId = id;
-    this.history.push(event);
+    const { delta, legal, ...kept } = event; // what the view needed; the log reads the event
+    this.history.push(kept);
     if (!this.historyReady && this.historyTo !== null && !laterEvent(this.historyTo, this.lastEventId)) this.historyReady = true;
     if (event.status === "over") {
       // The engine ends the stream with the game: stop listening instead of reconnecting.
@@ -381,9 +439,17 @@ export class GameScreen {
     el.className = `conn ${state}`;
   }
 
-  #soon() {
+  /** Show what the stream brought, once for a burst of events; `fetch`: the copy could not
+   *  follow (a gap), so fetch the view (and the legal moves) once instead. */
+  #soon(fetch) {
+    this.soonFetch = this.soonFetch || fetch;
     clearTimeout(this.soonTimer);
-    this.soonTimer = setTimeout(() => this.refresh(), 30);
+    this.soonTimer = setTimeout(() => {
+      const gap = this.soonFetch;
+      this.soonFetch = false;
+      if (gap || !this.copy.view) this.refresh();
+      else this.#apply(this.copy.view);
+    }, 30);
   }
 
   // ---- the view ------------------------------------------------------------------------------
@@ -399,6 +465,8 @@ export class GameScreen {
       if (err.status === 403 && this.mine) {
         // A token this game no longer accepts: forget it and look on as a spectator.
         this.mine = null;
+        this.copy = new LiveCopy();
+        this.#reconnect();
         return this.refresh();
       }
       if (err.status === 404 || err.code === "game_not_found" || (err.status === 400 && !this.view)) {
@@ -415,8 +483,11 @@ export class GameScreen {
     await this.#apply(view);
   }
 
-  async #apply(view) {
+  /** Show `view` (newer than or as new as the one shown). `fromMove`: a move's answer, whose
+   *  legal moves the move's own event brings on a seat's stream. */
+  async #apply(view, fromMove = false) {
     const id = this.id;
+    this.copy.set(view);
     if (this.view && view.version < this.view.version) return; // an older answer arriving late
     try {
       if (!(await this.#ensurePage(view.game))) return;
@@ -448,13 +519,7 @@ export class GameScreen {
       // arrives meanwhile (a move's answer and the event it caused, say).
       if (this.legalVersion !== view.version) {
         this.legalVersion = view.version;
-        this.legalFetch = api.legal(id, this.mine.token).then(
-          (answer) => answer.moves || [],
-          (err) => {
-            if (this.id === id) this.#message(plainError(err, view, this.seat)[0], "error");
-            return [];
-          },
-        );
+        this.legalFetch = this.#legalAt(view, fromMove);
       }
       const legal = await this.legalFetch;
       if (this.legalVersion === view.version) this.legal = legal;
@@ -467,8 +532,43 @@ export class GameScreen {
     this.#render();
   }
 
+  /** The viewer's legal moves at `view`'s version: the stream's when it brought them (or, for a
+   *  move's answer, will bring them shortly), else GET /legal. */
+  #legalAt(view, wait) {
+    const id = this.id;
+    const known = this.copy.legalAt(view.version);
+    if (known) return Promise.resolve(known);
+    const ask = () =>
+      api.legal(id, this.mine.token).then(
+        (answer) => answer.moves || [],
+        (err) => {
+          if (this.id === id) this.#message(plainError(err, view, this.seat)[0], "error");
+          return [];
+        },
+      );
+    if (!wait || !this.seatStream || !this.events?.open) return ask();
+    this.legalWait?.resolve([]);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.legalWait?.timer !== timer) return;
+        this.legalWait = null;
+        if (this.id === id && this.mine) ask().then(resolve);
+        else resolve([]);
+      }, LEGAL_WAIT_MS);
+      this.legalWait = {
+        version: view.version,
+        timer,
+        resolve: (moves) => {
+          clearTimeout(timer);
+          resolve(moves);
+        },
+      };
+    });
+  }
+
   #render() {
     const view = this.view;
+    $("game").dataset.version = String(view.version); // the version shown (tests wait on it)
     renderStatus(view, this.seat, this.meta, wasCreatedHere(this.id));
     const watching = $("watching");
     watching.hidden = this.seat !== null;
@@ -578,9 +678,13 @@ export class GameScreen {
     const id = this.id;
     const body = { ...move, expected_version: this.view.version, move_id: newMoveId() };
     try {
-      const view = await api.move(id, this.mine.token, body);
+      const answer = await api.move(id, this.mine.token, body, this.copy.view ? this.copy.version : null);
       this.busy = false;
-      if (this.id === id) await this.#apply(view);
+      if (this.id === id) {
+        // The answer (a delta against the copy, or the whole view) moves the copy on.
+        if (this.copy.answer(answer) === "gap") await this.refresh();
+        else await this.#apply(this.copy.view, true);
+      }
       return true;
     } catch (err) {
       this.busy = false;
@@ -659,6 +763,8 @@ export class GameScreen {
       this.#message(t("join.joined", { name }), "ok");
       this.view = null;
       this.legalVersion = null;
+      this.copy = new LiveCopy();
+      this.#reconnect();
       await this.refresh();
     } catch (err) {
       if (err.status === 404 || err.code === "game_not_found") {
