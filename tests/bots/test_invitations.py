@@ -1,6 +1,7 @@
 """A bot account at work (issue 24.2): each example bot, run without --vs-ai, registers a bot
-account, a person's table invites it by name, and the bot accepts on its own event stream and
-plays the game to its end; started again, it reuses the account from its key file."""
+account, two people's tables invite it by name, and the bot accepts both on its own event stream
+and plays the two games at once to their end; started again, it reuses the account from its key
+file."""
 
 from __future__ import annotations
 
@@ -128,21 +129,34 @@ def test_bot_accepts_an_invitation_and_plays_it(
         assert key_file.stat().st_mode & 0o077 == 0, "the key file is readable by others"
         key = key_file.read_text().strip()
         assert call(gateway_process, "GET", "/api/players/me", **{"X-Player-Key": key})[1]["bot"]
-        seats = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "name": name}]
-        status, made = call(
-            gateway_process,
-            "POST",
-            "/api/games",
-            {"game": "metrox", "rules": {"players": 2}, "seats": seats},
-        )
-        assert status == 201, made
-        game_id = made["game_id"]
-        err.wait_for(f"accepted metrox {game_id}")
-        play_first_moves(gateway_process, game_id, made["token"])
-        line = out.wait_for(f"game {game_id} over")
-        status, view = call(gateway_process, "GET", f"/api/games/{game_id}")
-        assert view["seats"][1]["name"] == name and view["seats"][1].get("bot") is True
-        assert line == f"game {game_id} over: {expected_line(view)}", line
+        # Two people invite it at once: it plays both games together.
+        tables = []
+        for person in ("Ada", "Bea"):
+            seats = [{"kind": "human", "name": person}, {"kind": "bot", "name": name}]
+            status, made = call(
+                gateway_process,
+                "POST",
+                "/api/games",
+                {"game": "metrox", "rules": {"players": 2}, "seats": seats},
+            )
+            assert status == 201, made
+            tables.append(made)
+        people = []
+        for made in tables:
+            err.wait_for(f"accepted metrox {made['game_id']}")
+            person = threading.Thread(
+                target=play_first_moves, args=(gateway_process, made["game_id"], made["token"])
+            )
+            person.start()
+            people.append(person)
+        for made in tables:
+            game_id = made["game_id"]
+            line = out.wait_for(f"game {game_id} over")
+            status, view = call(gateway_process, "GET", f"/api/games/{game_id}")
+            assert view["seats"][1]["name"] == name and view["seats"][1].get("bot") is True
+            assert line == f"game {game_id} over: {expected_line(view)}", line
+        for person in people:
+            person.join(GAME_TIMEOUT_S)
         # Its stream cut, the bot resumes it after the last event it had seen.
         wait_until(lambda: seen_file.exists() and seen_file.read_text().strip(), "an event id")
         before = len(feed_heads(cut_proxy))
