@@ -117,3 +117,41 @@ def test_fifty_phones_join_by_code_and_play_a_whole_game(gateway_server: str) ->
         "seats": SEATS, "turns": turns, "http_requests": requests + 3,
         "slowest_turn_s": round(slowest, 2), "turn_timer_s": TURN_S, "events": len(events),
     }))  # fmt: skip
+
+
+def test_joins_racing_the_start_each_get_a_real_seat_or_a_clear_409(gateway_server: str) -> None:
+    """The host starts while phones are still joining: a join either took a seat of the dealt
+    game (its token works there) or was told the party had started; none is lost or doubled."""
+    base = gateway_server
+    made = http(base, "POST", "/api/games", {"game": "metrox", "party": True, "host_only": True})
+    code, game = made["join_code"], made["game_id"]
+
+    def join(i: int) -> tuple[int, Any]:
+        if i == 8:  # the host presses Start while the others are joining (after the first)
+            while http(base, "GET", f"/api/games/{game}/party")["seats_taken"] < 1:
+                time.sleep(0.01)
+            http(base, "POST", f"/api/games/{game}/start", token=made["host_token"])
+            return 0, None
+        request = urllib.request.Request(
+            f"{base}/api/join/{code}", data=json.dumps({"name": f"P{i}"}).encode(), method="POST"
+        )
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as reply:
+                return reply.status, json.load(reply)
+        except urllib.error.HTTPError as err:
+            return err.code, json.load(err)
+
+    with ThreadPoolExecutor(24) as pool:
+        answers = list(pool.map(join, range(24)))
+    seated = [body for status, body in answers if status == 200]
+    refused = [body for status, body in answers if status == 409]
+    assert len(seated) + len(refused) == 23, answers
+    assert all(body["error"]["code"] == "party_started" for body in refused), refused
+    print(json.dumps({"joins_seated": len(seated), "joins_refused_started": len(refused)}))
+    view = http(base, "GET", f"/api/games/{game}")
+    assert view["status"] == "playing" and len(view["seats"]) == len(seated) >= 1
+    assert sorted(body["seat"] for body in seated) == list(range(len(seated)))
+    for body in seated:
+        own = http(base, "GET", f"/api/games/{game}", token=body["token"])
+        assert own["seat"] == body["seat"]
