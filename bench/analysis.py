@@ -105,6 +105,18 @@ def summary(measured: tuple[list[float], list[int]]) -> dict[str, Any]:
             "mean_iterations": round(statistics.mean(iterations))}  # fmt: skip
 
 
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM, then SIGKILL for a server that a loaded machine keeps from leaving in time."""
+    for proc in reversed(procs):
+        proc.terminate()
+    for proc in reversed(procs):
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="metro", choices=games.kinds())
@@ -189,9 +201,7 @@ def main() -> int:
         except grpc.RpcError as err:
             raise SystemExit(f"analysis bench failed: {err}") from None
         finally:
-            for proc in procs:
-                proc.terminate()
-                proc.wait(10)
+            stop(procs)
     alone, during = report["hints_alone"]["p95_ms"], report["hints_during_analysis"]["p95_ms"]
     report["p95_rise_pct"] = round(100 * (during - alone) / alone, 1) if alone else 0.0
     before = report["hints_alone"]["mean_iterations"]
