@@ -356,7 +356,7 @@ export class GameScreen {
     clearInterval(this.pollTimer);
     // A slow safety net: while the stream is down the board still catches up.
     this.pollTimer = setInterval(() => {
-      if (this.events && !this.events.open && this.view?.status !== "over") this.refresh();
+      if (this.events && !this.events.open && navigator.onLine !== false && this.view?.status !== "over") this.refresh();
     }, 8000);
   }
 
