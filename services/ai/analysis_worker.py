@@ -1,9 +1,11 @@
 """The AI workers' post-game analyses: background work that never slows a live AI seat or a hint.
 
 A worker loops: ClaimAnalysis (AI credential) → GetRecord through the engine → the decisions
-judged a few at a time (services/ai/analysis.py) in a worker PROCESS of its own, started at the
-lowest CPU priority (nice 19), so the kernel gives hints and AI seats the core first; progress
-after each piece (ReportAnalysis, which also keeps the job leased); the result at the end.
+judged one at a time (services/ai/analysis.py) in a worker PROCESS of its own, started at the
+lowest CPU priority (nice 19), so the kernel gives hints and AI seats the core first; and no
+decision is started while a hint or an AI seat's move is being searched in this process (it
+waits for them); progress every few decisions (ReportAnalysis, which also keeps the job leased);
+the result at the end.
 AI_ANALYSIS_WORKERS loops per AI process (default 1: one analysis at a time), each with one
 process, so analyses use at most that many cores' idle time.
 """
@@ -17,6 +19,7 @@ import json
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -32,7 +35,9 @@ from services.common.grpc_util import bearer
 log = logging.getLogger("metro.ai.analysis")
 
 POLL_S = 1.0  # an idle worker asks for work this often
-PIECE = 4  # decisions judged per call into the worker process (a progress report after each)
+PIECE = 1  # decisions judged per call into the worker process (none starts while a hint runs)
+REPORT_EVERY = 4  # decisions between progress reports
+YIELD_S = 0.05  # how often a waiting analysis looks whether the hints are done
 
 
 def _lowest_priority() -> None:
@@ -42,8 +47,16 @@ def _lowest_priority() -> None:
 
 
 class AnalysisWorker:
-    def __init__(self, api: EngineApi, token: str, params: AnalysisParams, index: int) -> None:
+    def __init__(
+        self,
+        api: EngineApi,
+        token: str,
+        params: AnalysisParams,
+        index: int,
+        busy: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.api = api
+        self.busy = busy  # hints or AI seats searching in this process: the analysis waits
         self.token = token
         self.params = params
         self.worker_id = worker_id(100 + index)
@@ -103,11 +116,13 @@ class AnalysisWorker:
         for start in range(0, total, PIECE):
             if self.stopping:  # another worker takes it over once the lease runs out
                 return
+            while self.busy() and not self.stopping:  # live searches first, always
+                await asyncio.sleep(YIELD_S)
             stop = min(total, start + PIECE)
             judged += await loop.run_in_executor(
                 self.pool, judge_range, game_id, record, self.params, start, stop
             )
-            if stop < total:
+            if stop < total and stop % REPORT_EVERY == 0:
                 await self.report(game_id, stop, total)
         result = summarise(game_id, record, judged, self.params)
         await self.report(game_id, total, total, result=result)

@@ -26,6 +26,12 @@ class Searcher:
         self.bot_pool = concurrent.futures.ThreadPoolExecutor(
             max(1, bot_threads), thread_name_prefix="bot"
         )
+        self.running = 0  # searches under way (hints and AI seats): post-game analyses wait
+
+    @property
+    def busy(self) -> bool:
+        """A hint or an AI seat's move is being searched now (analysis_worker.py waits)."""
+        return self.running > 0
 
     async def search(
         self, info: InfoSet, level: Level, seed: int, budget_s: float | None, *, bot: bool = False
@@ -39,7 +45,11 @@ class Searcher:
         deadline = None if budget_s is None else time.perf_counter() + budget_s
         loop = asyncio.get_running_loop()
         pool = self.bot_pool if bot else self.pool
-        return await loop.run_in_executor(pool, _run, info, level, seed, deadline)
+        self.running += 1
+        try:
+            return await loop.run_in_executor(pool, _run, info, level, seed, deadline)
+        finally:
+            self.running -= 1
 
     def close(self) -> None:
         for pool in (self.pool, self.bot_pool):

@@ -66,7 +66,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         log.warning("AI_SERVICE_TOKEN is not set: hints only, no AI seat will be played")
     else:
         workers = [BotWorker(api, searcher, settings.ai_service_token, i) for i in range(bot_count)]
-    analysts = _analysts(api, settings, worker)
+    analysts = _analysts(api, settings, worker, searcher)
     tasks = [asyncio.create_task(w.run(), name=w.worker_id) for w in workers]
     analysis_tasks = [asyncio.create_task(a.run(), name=a.worker_id) for a in analysts]
     log.info("ai serving on %s (engine %s, %d bot workers)", address, settings.engine_target,
@@ -89,14 +89,16 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         searcher.close()
 
 
-def _analysts(api: EngineApi, settings: Settings, worker: AiWorkerSettings) -> list[AnalysisWorker]:
+def _analysts(
+    api: EngineApi, settings: Settings, worker: AiWorkerSettings, searcher: Searcher
+) -> list[AnalysisWorker]:
     """The post-game analysis loops (analysis_worker.py): AI_ANALYSIS_WORKERS of them, with
     ANALYSIS_ITERATIONS a decision; none without the AI credential."""
     if not settings.ai_service_token:
         return []
     params = AnalysisParams(iterations=worker.analysis_iterations)
     return [
-        AnalysisWorker(api, settings.ai_service_token, params, i)
+        AnalysisWorker(api, settings.ai_service_token, params, i, lambda: searcher.busy)
         for i in range(worker.analysis_workers)
     ]
 
