@@ -29,6 +29,7 @@ import hmac
 import json
 import random
 import secrets
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -113,6 +114,12 @@ class Parties:
         self.tables = tables
         self.lobby = lobby
         self.redis: Any = tables.store.redis
+        # One join at a time per table in this process: a room joins at once, and 50 joins
+        # racing for the same version cost ~n^2 loads (they ran past the call's deadline).
+        # Other engine replicas still race; a conflict is tried again (_take_seat).
+        self._joining: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def ttl_s(self) -> int:
@@ -212,7 +219,11 @@ class Parties:
             raise _closed(code, party, table)
         # (With a key the lobby answers a repeat of a join that took a seat before the table
         # closed; a new join finds no seat and is told why.)
-        joined = await self._take_seat(code, party, game_id, name, key)
+        lock = self._joining.get(game_id)
+        if lock is None:
+            lock = self._joining[game_id] = asyncio.Lock()
+        async with lock:
+            joined = await self._take_seat(code, party, game_id, name, key)
         if (await self.tables.load(game_id)).status != "waiting":
             await self._mark_started(game_id, party)  # the last seat: the table started itself
         else:
