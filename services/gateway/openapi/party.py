@@ -62,7 +62,11 @@ def party_schemas() -> JSON:
                 "seat": {"type": ["integer", "null"], "description": "null: host only"},
                 "token": {**string, "description": "the host's seat token ('' host only)"},
                 "join_code": string,
-                "host_token": {**string, "description": "starts the table: keep it secret"},
+                "host_token": {
+                    **string,
+                    "description": "starts the table: keep it secret (it is no seat's token: "
+                    "the host screen reads the public view and events with no token at all)",
+                },
             },
             ["game_id", "seat", "token", "join_code", "host_token"],
         ),
