@@ -1,7 +1,9 @@
 // The daily puzzle (issue 23; docs/api-players.md "The daily puzzle"): "Today's puzzle" in the
 // lobby (play, continue, or see how you did), the link to the results under a finished attempt,
 // and the results page (#/daily/<kind>[/<date>]): a histogram of the day's scores with your bar
-// marked, your rank, percentile and streak, and a text to share that gives nothing away.
+// marked, your rank, percentile and streak, and a text to share that gives nothing away. In a
+// scored attempt the game page's Hint button is off, with the reason (the view's "hints": false:
+// the AI service refuses them too).
 //
 // Which games have a daily puzzle is the server's to say: the lobby asks each game of the meta
 // once (a 404 means none), so nothing here names a game.
@@ -167,8 +169,12 @@ function drawToday(block, kind, today, meta, go) {
   const row = html("div", { className: "row daily-actions" }, block);
   const error = html("p", { className: "form-error", role: "alert" });
   const entry = { kind, date: today.date, scored: true };
-  if (today.finished) {
+  if (today.finished && today.counted === false) {
+    html("p", { className: "daily-done daily-not-counted" }, block, t("daily.not_counted", { count: today.score }));
+  } else if (today.finished) {
     html("p", { className: "daily-done" }, block, t("daily.you_scored", { count: today.score }));
+  }
+  if (today.finished) {
     const see = html("a", { className: "button primary", href: resultsAddress(kind, today.date) }, row, t("daily.see_results"));
     see.id = `daily-results-${kind}`;
   } else if (today.played) {
@@ -286,7 +292,9 @@ function drawYou(card, kind, results, today, go) {
   const box = html("div", { className: "daily-you" }, card);
   const you = results.you;
   if (!you) {
-    html("p", {}, box, t("daily.not_finished"));
+    const uncounted = results.uncounted;
+    if (uncounted) html("p", { className: "daily-not-counted" }, box, t("daily.not_counted", { count: uncounted.score }));
+    else html("p", {}, box, t("daily.not_finished"));
     if (today && !today.finished) {
       const words = today.played ? t("daily.continue") : t("daily.play");
       const play = html("button", { type: "button", className: "primary" }, box, words);
@@ -392,9 +400,19 @@ function chartOf(results, W) {
   return chart;
 }
 
+/** Where a score stands, in words: alone, "the first to finish"; in the top half "top N%" (N
+ *  is at most 50 there, so never "top 100%" for the best); below that its rank ("rank 7 of 9"). */
+export function standingWords(you, players) {
+  if (players <= 1) return t("daily.standing_first");
+  const top = Math.max(1, Math.ceil((100 * you.rank) / players));
+  if (top <= 50) return t("daily.standing_top", { top });
+  return t("daily.standing_rank", { rank: you.rank, count: players });
+}
+
 /** The text to share: the game, the day, the score and where it stands; never a card. */
 export function shareText(kind, results) {
-  return t("daily.share_text", { game: gameName(kind), date: results.date, count: results.you.score, top: results.you.top });
+  const standing = standingWords(results.you, results.players);
+  return t("daily.share_text", { game: gameName(kind), date: results.date, count: results.you.score, standing });
 }
 
 function drawShare(card, kind, results) {
@@ -451,7 +469,80 @@ function drawPractice(card, kind, today, go) {
   });
 }
 
-/** Once, at start: the link under a finished attempt. */
+// ---- no hints in a scored attempt -------------------------------------------------------------------
+
+const hintsOff = new Map(); // game id -> Promise<boolean>: its view says "hints": false
+
+function shownGame() {
+  const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
+/** Whether `id`'s view turns hints off (asked once per game: a scored attempt stays one). */
+function hintsOffIn(id) {
+  if (!hintsOff.has(id)) {
+    const headers = { Accept: "application/json" };
+    const seat = loadSeat(id);
+    if (seat) headers.Authorization = `Bearer ${seat.token}`;
+    const asked = fetch(`/api/games/${encodeURIComponent(id)}`, { headers })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((view) => view?.hints === false)
+      .catch(() => {
+        hintsOff.delete(id); // ask again next time
+        return false;
+      });
+    hintsOff.set(id, asked);
+  }
+  return hintsOff.get(id);
+}
+
+/** In a scored attempt of this browser's, keep the shell's Hint button and level off and say why
+ *  beside them (the shell re-enables the button as it draws: it is turned off again at once). */
+function watchHints() {
+  const row = $("hint-row");
+  const button = $("hint-button");
+  const level = $("hint-level");
+  if (!row || !button) return;
+  let off = false;
+  let shownFor = "";
+  const apply = () => {
+    let reason = $("daily-hints-off");
+    if (!off) {
+      if (reason) {
+        reason.remove();
+        if (level) level.disabled = false;
+      }
+      return;
+    }
+    if (!button.disabled) button.disabled = true;
+    if (level && !level.disabled) level.disabled = true;
+    if (!reason) {
+      reason = html("small", { id: "daily-hints-off", className: "daily-hints-off" }, null, t("daily.hints_off"));
+      button.after(reason);
+    }
+  };
+  const update = async () => {
+    const id = shownGame();
+    const wanted = id && attempts()[id]?.scored ? id : "";
+    if (wanted === shownFor) return apply();
+    shownFor = wanted;
+    off = false;
+    apply();
+    if (!wanted) return;
+    const isOff = await hintsOffIn(wanted);
+    if (shownFor === wanted) {
+      off = isOff;
+      apply();
+    }
+  };
+  new MutationObserver(apply).observe(button, { attributes: true, attributeFilter: ["disabled"] });
+  new MutationObserver(update).observe(row, { attributes: true, attributeFilter: ["hidden"] });
+  window.addEventListener("hashchange", update);
+  update();
+}
+
+/** Once, at start: the link under a finished attempt, and no hints in a scored one. */
 export function initDaily() {
   watchGameEnd();
+  watchHints();
 }

@@ -34,6 +34,16 @@ def not_your_turn(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message, reason="not_your_turn")
 
 
+def hints_off() -> ServiceError:
+    """A player's hint in a game whose view says `"hints": false` (the engine's meta: a scored
+    daily attempt, whose shared results must be the players' own play)."""
+    return ServiceError(
+        grpc.StatusCode.PERMISSION_DENIED,
+        "Hints are off in today's scored puzzle; practice games allow them.",
+        reason="hints_off",
+    )
+
+
 def search_budget(level: Level, budget_ms: int, spent_s: float, deadline_s: float | None) -> (
     float | None
 ):  # fmt: skip
@@ -87,6 +97,8 @@ class AiService(ai_pb2_grpc.AiServicer):
     ) -> ai_pb2.SuggestResponse:
         level, seat, token = self._check(request, context)
         position = await self.api.position(request.game_id, token, seat)
+        if position.view.get("hints") is False and not is_service_credential(token, self.ai_token):
+            raise hints_off()
         seat = self._seat_to_move(position, seat)
         try:
             info = InfoSet.from_view(position.view, seat)

@@ -11,6 +11,8 @@ Keys (each command or script touches one hash tag, so a Redis Cluster serves the
   daily:{<kind>:<date>}:attempts     hash: player id -> game id of the scored attempt
   daily:{<kind>:<date>}:scores       hash: player id -> score (finished scored attempts)
   daily:{<kind>:<date>}:hist         hash: score -> how many finished with it
+  daily:{<kind>:<date>}:void         hash: player id -> score of a finished attempt the AI moved
+                                     in (the player left): not a result, not in the streak
   daily:game:{<game id>}             JSON {"kind", "date", "player"} of a scored attempt
   daily:{<player id>}:days:<kind>    zset: the days (ordinals) the player finished an attempt
 """
@@ -24,6 +26,7 @@ import json
 import math
 import re
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +107,12 @@ def streak_of(days: set[int], now: dt.date) -> int:
     while day in days:
         count, day = count + 1, day - 1
     return count
+
+
+def ai_moved(events: Iterable[Mapping[str, Any]], seat: int = 0) -> bool:
+    """Whether the AI made any of `seat`'s moves (an event's `by`, moves.made_by): its player
+    left and the AI played on for them, so the score is not the player's own."""
+    return any(e.get("seat") == seat and e.get("by") == "ai" for e in events)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +217,16 @@ class DailyBook:
         pipe.expire(days_key(player_id, kind), DAY_TTL_S)
         await pipe.execute()
         return bool(new)
+
+    async def void(self, kind: str, day: dt.date, player_id: str, score: int) -> None:
+        """Keep a finished attempt the AI made moves in: the player's, but not a result."""
+        key = f"{_tag(kind, day)}:void"
+        await self.redis.hsetnx(key, player_id, score)
+        await self.redis.expire(key, DAY_TTL_S)
+
+    async def void_score(self, kind: str, day: dt.date, player_id: str) -> int | None:
+        found = await self.redis.hget(f"{_tag(kind, day)}:void", player_id)
+        return None if found is None else int(found)
 
     async def score(self, kind: str, day: dt.date, player_id: str) -> int | None:
         found = await self.redis.hget(f"{_tag(kind, day)}:scores", player_id)

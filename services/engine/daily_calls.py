@@ -5,6 +5,8 @@ daily.py.
 A scored attempt's result is counted when its game ends: tables.py calls `game_ended` after the
 commit that ended it (in the background, once the call is answered); should that be lost (the
 replica died first), the player's next daily call counts it (`_settle`). Counting is idempotent.
+Only the player's own play is a result: an attempt in which the AI made a move for them (they
+left, away.py) ends unscored ("counted": false), out of the histogram and the streak.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from services.engine.tables import Tables
 log = logging.getLogger("metro.engine.daily")
 
 SETTLE_TIMEOUT_S = 10.0
+EVENT_PAGE = 500  # events read at once when looking for the AI's moves in a finished attempt
+AI_MOVED = "ai_moved"  # why a finished attempt is not a result
 
 
 def no_daily(kind: str) -> ServiceError:
@@ -68,14 +72,16 @@ class DailyCalls:
         me = await self._who(context, required=False)
         if me is not None:
             game_id = await self.book.attempt(kind, day, me.player_id)
-            score = await self._settle(kind, day, me.player_id, game_id)
+            settled = await self._settle(kind, day, me.player_id, game_id)
             doc.update(
                 played=game_id is not None,
                 game_id=game_id,
-                finished=score is not None,
-                score=score,
+                finished=settled is not None,
+                score=None if settled is None else settled[0],
                 streak=await self.book.streak(kind, me.player_id, now),
             )
+            if settled is not None:
+                doc["counted"] = settled[1]
         return _answer(doc)
 
     async def start(
@@ -97,7 +103,15 @@ class DailyCalls:
         seat = SeatInfo(HUMAN, me.name, "", token_hash(game_id, token))
         try:
             made = await self.lobby.open_table(
-                game_id, kind, rules, [seat], None, new_request_key(), seed=seed, private=True
+                game_id,
+                kind,
+                rules,
+                [seat],
+                None,
+                new_request_key(),
+                seed=seed,
+                private=True,
+                scored_daily=scored,
             )
             if not made:  # a 72-bit id collided: vanishingly rare
                 raise ServiceError(
@@ -119,11 +133,14 @@ class DailyCalls:
     ) -> engine_pb2.DailyAnswer:
         kind, day, now = self._day(request)
         me = await self._who(context, required=False)
-        mine = None
+        settled = None
         if me is not None:
             game_id = await self.book.attempt(kind, day, me.player_id)
-            mine = await self._settle(kind, day, me.player_id, game_id)
+            settled = await self._settle(kind, day, me.player_id, game_id)
+        mine = settled[0] if settled is not None and settled[1] else None
         doc = {"date": day.isoformat(), **daily.results(await self.book.histogram(kind, day), mine)}
+        if settled is not None and not settled[1]:
+            doc["uncounted"] = {"score": settled[0], "reason": AI_MOVED}
         if me is not None and doc["you"] is not None:
             doc["you"]["streak"] = await self.book.streak(kind, me.player_id, now)
         return _answer(doc)
@@ -151,14 +168,18 @@ class DailyCalls:
 
     async def _settle(
         self, kind: str, day: dt.date, player_id: str, game_id: str | None
-    ) -> int | None:
-        """The player's score of the day once the attempt is over (counted now if it was not);
-        None while it runs, or when there is none."""
+    ) -> tuple[int, bool] | None:
+        """(score, counted) of the player's attempt of the day once it is over (counted now if
+        it was not; not counted when the AI made a move for them); None while it runs, or when
+        there is none."""
         if game_id is None:
             return None
         score = await self.book.score(kind, day, player_id)
         if score is not None:
-            return score
+            return score, True
+        score = await self.book.void_score(kind, day, player_id)
+        if score is not None:
+            return score, False
         try:
             table = await self.tables.load(game_id)
         except ServiceError as err:
@@ -168,8 +189,23 @@ class DailyCalls:
         if table.status != "over":
             return None
         score = int(table.state.scores[0])
+        if await self._ai_moved(game_id):
+            await self.book.void(kind, day, player_id, score)
+            log.info("game %s: the AI moved for its player; daily attempt not counted", game_id)
+            return score, False
         await self.book.record(kind, day, player_id, score)
-        return score
+        return score, True
+
+    async def _ai_moved(self, game_id: str) -> bool:
+        """Whether the AI made a move of the attempt's seat (daily.ai_moved), from its events."""
+        after = ""
+        while True:
+            batch = await self.tables.store.events_after(game_id, after, EVENT_PAGE)
+            if daily.ai_moved(event for _, event in batch):
+                return True
+            if len(batch) < EVENT_PAGE:
+                return False
+            after = batch[-1][0]
 
     # ---- helpers ------------------------------------------------------------------------------
 

@@ -91,11 +91,13 @@ class Lobby:
         *,
         seed: int | None = None,
         private: bool = False,
+        scored_daily: bool = False,
         **event: Any,
     ) -> bool:
         """Create a game with these seats; True when it exists now (made by this request key,
         now or before), False when the id is taken by another. `seed`: the deal's (a daily
-        puzzle's; default random); `private`: unlisted (GameMeta.private)."""
+        puzzle's; default random); `private`: unlisted (GameMeta.private); `scored_daily`: no hints
+        (GameMeta.scored_daily)."""
         now = timeouts.now_ms()
         meta = GameMeta(
             kind=kind,
@@ -105,6 +107,7 @@ class Lobby:
             clock_rules=clock_rules,
             clock=Clock.start(clock_rules, len(seats)) if clock_rules else None,
             private=private,
+            scored_daily=scored_daily,
         )
         state = games.get(kind).new_state(rules, secrets.randbits(63) if seed is None else seed)
         made = await self.tables.open(

@@ -72,6 +72,8 @@ def game_view(
     )
     if meta.clock_rules is not None:
         doc["clock"] = meta.clock_rules.to_json()  # each seat's time is in its seat object
+    if meta.scored_daily:
+        doc["hints"] = False  # a scored daily attempt: the AI service refuses its hints
     if status != "playing" and "turn" in doc:
         doc["turn"] = None  # nobody's turn while waiting (or over)
     out = engine_pb2.GameView(

@@ -50,6 +50,9 @@ class GameMeta:
     clock: Clock | None = None  # where the clocks stand (None: the table has no clock)
     # Unlisted, and its record only for its seats (a daily puzzle's attempt: daily.py).
     private: bool = False
+    # A scored daily attempt (daily_calls.py): its player gets no hints while it runs (the
+    # view's `"hints": false`; the AI service refuses them), so the day's results are theirs.
+    scored_daily: bool = False
 
     @property
     def open_seats(self) -> list[int]:
@@ -94,6 +97,8 @@ class GameMeta:
             data["clock"] = self.clock.to_json()
         if self.private:
             data["private"] = True
+        if self.scored_daily:
+            data["scored_daily"] = True
         return json.dumps(data, separators=(",", ":"))
 
     @classmethod
@@ -106,4 +111,5 @@ class GameMeta:
             clock_rules=ClockRules(**data["clock_rules"]) if "clock_rules" in data else None,
             clock=Clock.from_json(data["clock"]) if "clock" in data else None,
             private=bool(data.get("private", False)),
+            scored_daily=bool(data.get("scored_daily", False)),
         )

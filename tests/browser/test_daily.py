@@ -1,11 +1,13 @@
 """Today's puzzle in the browser (issue 23), all by clicking: the lobby's card starts today's
 Metro X attempt, it is played to the end on the real board, the link under the final scores opens
 the results page (the histogram with your bar marked, rank, percentile, streak) and Share copies
-a text that names no card. Screenshots: test-artifacts/daily-*.png at 1280x800 and 390x844."""
+a text that names no card. In the scored attempt the Hint button is off, with the reason; in a
+practice game it works. Screenshots: test-artifacts/daily-*.png at 1280x800 and 390x844."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import urllib.request
 from collections.abc import Callable
@@ -15,8 +17,16 @@ from typing import Any
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
 from tests.browser.test_metrox import confirm, pick_move, wait_choose_or_over
 
-SHARE = re.compile(r"^Metro X daily (\d{4}-\d{2}-\d{2}): (-?\d+) points?, top (\d+)%$")
+SHARE = re.compile(r"^Metro X daily (\d{4}-\d{2}-\d{2}): (-?\d+) points?, (.+)$")
 CARD_CODES = re.compile(r"\b(s2|s3|f\*|5\*)\b")
+
+
+def standing(rank: int, players: int) -> str:
+    """Where a score stands in the English share text: never "top 100%" for the best."""
+    if players == 1:
+        return "the first to finish"
+    top = max(1, math.ceil(100 * rank / players))
+    return f"top {top}%" if top <= 50 else f"rank {rank} of {players}"
 
 
 def both_widths(page: Any, artifacts: Path, name: str) -> None:
@@ -69,6 +79,14 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     page.wait_for_url("**/#/game/*")
     game = page.url.rsplit("/", 1)[1]
     page.wait_for_selector(".mx-map .mx-station")
+    # A scored attempt takes no hints: the button is off and says why.
+    page.wait_for_selector("#hint-row:not([hidden]) #daily-hints-off")
+    reason = page.inner_text("#daily-hints-off")
+    assert reason == "Hints are off in today's scored puzzle; practice games allow them."
+    assert page.is_disabled("#hint-button") and page.is_disabled("#hint-level")
+    page.wait_for_timeout(500)  # the shell redraws the row as the view settles: still off
+    assert page.is_disabled("#hint-button")
+    shot(page, artifacts, "daily-no-hints")
 
     turn, turns = -1, 0
     while wait_choose_or_over(page, turn, timeout_ms=90_000) == "choose":
@@ -101,7 +119,10 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     text = page.input_value("#daily-share-text")
     found = SHARE.match(text)
     assert found, text
-    assert found.groups() == (results["date"], str(you["score"]), str(you["top"]))
+    assert found.groups() == (
+        results["date"], str(you["score"]), standing(you["rank"], results["players"])
+    )  # fmt: skip
+    assert "100%" not in text or you["rank"] > 1
     assert not CARD_CODES.search(text)
     page.click("#daily-share")
     page.wait_for_function("() => document.querySelector('.daily-share-status').textContent")
@@ -115,4 +136,56 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     # Today's attempt is private: never listed, even once over.
     with urllib.request.urlopen(f"{gateway_process}/api/games?status=over&limit=200") as reply:
         assert game not in {g["game_id"] for g in json.load(reply)["games"]}
+
+    # A practice game on an earlier day keeps its hints.
+    page.click("#daily-results-metrox")
+    page.wait_for_selector("#daily-practice-date")
+    page.click(".daily-practice button[type=submit]")
+    page.wait_for_url(re.compile(rf".*#/game/(?!{game}$)[^/]+$"))
+    page.wait_for_selector("#hint-row:not([hidden]) #hint-button:not([disabled])")
+    assert page.locator("#daily-hints-off").count() == 0
+    assert not page.is_disabled("#hint-level")
+    page.click("#hint-button")
+    page.wait_for_function("() => document.getElementById('hint-meta').textContent")
+    tab.check_clean()
+
+
+def test_the_share_text_words_every_standing_in_every_language(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """A sole finisher is "the first to finish", the best of many is in the top N% (N never
+    100), and a score in the lower half gives its rank: in en, hu, fr and es."""
+    tab = open_tab(gateway_process)
+    cases = [(1, 1), (1, 2), (1, 3), (2, 2), (3, 4), (1, 250), (2, 40)]
+    said = tab.page.evaluate(
+        """async (cases) => {
+            const daily = await import("/daily.js");
+            const i18n = await import("/i18n.js");
+            const out = {};
+            for (const code of ["en", "hu", "fr", "es"]) {
+                await i18n.setLanguage(code);
+                out[code] = cases.map(([rank, players]) => daily.shareText("metrox", {
+                    date: "2026-12-03", players, you: { score: 41, rank, top: 100 },
+                }));
+            }
+            await i18n.setLanguage("en");
+            return out;
+        }""",
+        cases,
+    )
+    assert said["en"] == [
+        f"Metro X daily 2026-12-03: 41 points, {standing(r, p)}" for r, p in cases
+    ]
+    assert said["en"][0].endswith("the first to finish")
+    assert said["en"][1].endswith("top 50%") and said["en"][5].endswith("top 1%")
+    expected = {
+        "hu": ["az első, aki befejezte", "legjobb 50%", "legjobb 34%", "2. hely 2 játékosból"],
+        "fr": ["première personne à le terminer", "top 50 %", "top 34 %", "2e sur 2"],
+        "es": ["primera persona en terminarlo", "top 50 %", "top 34 %", "puesto 2 de 2"],
+    }
+    for code, words in expected.items():
+        for text, end in zip(said[code], words, strict=False):
+            plain = text.replace("\u202f", " ").replace("\u00a0", " ")
+            assert plain.endswith(end) and "100" not in plain, (code, text, end)
+        assert "41" in said[code][0] and "2026-12-03" in said[code][0]
     tab.check_clean()

@@ -230,3 +230,86 @@ def test_the_openapi_document_has_the_daily_paths(api: GatewayApi) -> None:
         paths["/api/daily/{game}/games"]["post"]["responses"]
     )
     assert "get" in paths["/api/daily/{game}/results"]
+
+
+def wait_over(api: GatewayApi, game_id: str, token: str, timeout: float = 300) -> Any:
+    """The seat's view once the game is over (the AI playing on may take a while here)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, view = api.get(f"/api/games/{game_id}", token=token)
+        assert status == 200, view
+        if view["status"] == "over":
+            return view
+        assert time.monotonic() < deadline, f"{game_id} not over in {timeout} s"
+        time.sleep(0.5)
+
+
+def test_a_scored_attempt_takes_no_hints_a_practice_game_does(api: GatewayApi) -> None:
+    """A shared result must be the player's own play: the engine's view of a scored attempt says
+    `"hints": false` and the AI service refuses its player's hints; practice keeps them."""
+    erin = player(api, "Erin")
+    status, scored = start(api, erin)
+    assert status == 201, scored
+    status, view = api.get(f"/api/games/{scored['game_id']}", token=scored["token"])
+    assert status == 200 and view["hints"] is False, view
+    status, body = api.post(
+        f"/api/games/{scored['game_id']}/hint", {"level": "easy"}, scored["token"]
+    )
+    assert status == 403, body
+    assert error(body)["code"] == "hints_off"
+    assert "practice" in body["error"]["message"] and "suggestions" not in body
+
+    yesterday = (utc_today() - dt.timedelta(days=1)).isoformat()
+    status, practice = start(api, erin, yesterday)
+    assert status == 201, practice
+    status, view = api.get(f"/api/games/{practice['game_id']}", token=practice["token"])
+    assert status == 200 and "hints" not in view
+    status, hint = api.post(
+        f"/api/games/{practice['game_id']}/hint", {"level": "easy"}, practice["token"]
+    )
+    assert status == 200, hint
+    assert hint["suggestions"] and hint["seat"] == 0
+    # Once the scored attempt is over it is the player's record, with no hint to ask for.
+    play_out(api, scored["game_id"], scored["token"])
+    status, doc = api.get("/api/openapi.json")
+    forbidden = doc["paths"]["/api/games/{game_id}/hint"]["post"]["responses"]["403"]
+    assert "hints_off" in forbidden["description"]
+
+
+def test_an_attempt_the_ai_moved_in_is_not_a_result(api: GatewayApi) -> None:
+    """The player leaves after one move and the AI plays the attempt out for them (`by: ai`):
+    it ends, but it is not the player's result: out of the histogram, the rank and the streak."""
+    finn = player(api, "Finn")
+    before = results(api)
+    status, made = start(api, finn)
+    assert status == 201, made
+    game_id, token = made["game_id"], made["token"]
+    status, legal = api.get(f"/api/games/{game_id}/legal", token=token)
+    assert status == 200 and legal["moves"], legal
+    status, moved = api.post(f"/api/games/{game_id}/moves", legal["moves"][0], token)
+    assert status == 200, moved
+    status, left = api.post(f"/api/games/{game_id}/leave", None, token)
+    assert status == 200, left
+    view = wait_over(api, game_id, token)
+    score = view["seats"][0]["score"]
+
+    status, today = api.get("/api/daily/metrox", headers=finn)
+    assert status == 200, today
+    assert (today["finished"], today["score"], today["counted"]) == (True, score, False)
+    assert today["streak"] == 0
+    after = results(api, finn)
+    assert after["you"] is None
+    assert after["uncounted"] == {"score": score, "reason": "ai_moved"}
+    assert after["players"] == before["players"]
+    assert after["histogram"] == before["histogram"]
+    status, again = start(api, finn)  # still the day's one attempt
+    assert status == 409 and again["error"]["game_id"] == game_id
+    # A player who played every move themselves is counted ("counted": true).
+    gail = player(api, "Gail")
+    status, own = start(api, gail)
+    assert status == 201, own
+    play_out(api, own["game_id"], own["token"])
+    assert results_when(api, gail)["you"] is not None
+    status, today = api.get("/api/daily/metrox", headers=gail)
+    assert (today["counted"], today["streak"]) == (True, 1)
+    assert "uncounted" not in results(api, gail)

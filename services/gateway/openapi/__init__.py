@@ -20,7 +20,7 @@ from flask import Blueprint, Response
 from services.gateway.openapi.analysis import analysis_paths, analysis_schemas
 from services.gateway.openapi.bots import bots_paths, bots_schemas
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
-from services.gateway.openapi.daily import daily_paths, daily_schemas
+from services.gateway.openapi.daily import daily_paths, daily_schemas, with_daily_hints
 from services.gateway.openapi.game_parts import view_schema_name
 from services.gateway.openapi.party import party_paths, party_schemas, with_party_create
 from services.gateway.openapi.paths import game_paths
@@ -74,7 +74,8 @@ def _document_text() -> str:
         "servers": [{"url": "/"}],
         "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"},
                  {"name": "party"}, {"name": "bots"}],
-        "paths": {**with_party_create(game_paths()), **players_paths(), **daily_paths(),
+        "paths": {**with_daily_hints(with_party_create(game_paths())), **players_paths(),
+                  **daily_paths(),
                   **party_paths(), **analysis_paths(), **bots_paths()},
         "components": {
             "schemas": schemas,

@@ -38,6 +38,11 @@ def daily_schemas() -> JSON:
                 "game_id": {"type": ["string", "null"], "description": "that attempt"},
                 "finished": {**boolean, "description": "that attempt has ended"},
                 "score": maybe_int,
+                "counted": {
+                    **boolean,
+                    "description": "only once finished: false when the AI made a move for the "
+                    "player (they left), so the attempt is not a result",
+                },
                 "streak": {**integer, "description": "days in a row with a finished attempt"},
             },
             ["date", "game", "rules", "played", "game_id"],
@@ -83,6 +88,12 @@ def daily_schemas() -> JSON:
                         ),
                     ]
                 },
+                "uncounted": obj(
+                    {"score": integer, "reason": {"enum": ["ai_moved"]}},
+                    ["score", "reason"],
+                    description="the key's player's finished attempt that is not a result: the "
+                    "AI made a move for them (they left); absent otherwise",
+                ),
             },
             ["date", "players", "histogram", "best", "mean", "you"],
         ),
@@ -96,6 +107,17 @@ def _op(op_id: str, summary: str, ok: int, schema: JSON, errors: tuple[int, ...]
         "tags": ["daily"],
         "responses": responses(ok, schema, summary, *errors, 429, 503),
     }
+
+
+def with_daily_hints(paths: JSON) -> JSON:
+    """The hint path's 403 also means `hints_off`: a scored daily attempt takes no hints."""
+    hint = paths["/api/games/{game_id}/hint"]["post"]
+    forbidden = hint["responses"]["403"]
+    forbidden["description"] += (
+        ' `hints_off`: the game is a scored daily attempt (its view says `"hints": false`) '
+        "and takes no hints while it runs; practice games allow them."
+    )
+    return paths
 
 
 def daily_paths() -> JSON:
