@@ -77,6 +77,13 @@ def _rss_kb(root: int) -> int:
     return total
 
 
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except OSError:
+        return set()
+
+
 def raise_fd_limit() -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -94,6 +101,7 @@ class Streams:
         self.port = port
         self.held: dict[str, int] = {}  # game -> streams open now
         self.refused: dict[str, int] = {}
+        self.ended: dict[str, int] = {}  # why held streams ended before the bench stopped them
         self.arrivals: dict[tuple[str, int], list[float]] = {}  # (game, version) -> times
         self.tasks: list[asyncio.Task[None]] = []
 
@@ -120,6 +128,8 @@ class Streams:
                 while True:
                     line = await reader.readline()
                     if not line:
+                        why = "closed by the server"
+                        self.ended[why] = self.ended.get(why, 0) + 1
                         return
                     if line.startswith(b"event: "):
                         named = True
@@ -131,7 +141,11 @@ class Streams:
                         named = False
             finally:
                 self.held[game] -= 1
-        except (OSError, ValueError, IndexError):
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a measurement: count it, go on
+            key = type(err).__name__
+            self.ended[key] = self.ended.get(key, 0) + 1
             return
         finally:
             opened.set()
@@ -167,7 +181,7 @@ def client_process(port: int, conn: Any) -> None:
             elif order[0] == "held":
                 conn.send(dict(streams.held))
             else:
-                conn.send((streams.arrivals, dict(streams.held)))
+                conn.send((streams.arrivals, dict(streams.held), dict(streams.ended)))
                 for task in streams.tasks:
                     task.cancel()
                 return
@@ -178,8 +192,9 @@ def client_process(port: int, conn: Any) -> None:
 # ---- the stack and the moves ---------------------------------------------------------------
 
 
-def start_stack(stack: ExitStack, workers: int, threads: int) -> tuple[str, int, str]:
-    """Redis, the engine and the gateway (as `./dev up` starts it): URL, gateway pid, Redis URL."""
+def start_stack(stack: ExitStack, workers: int, threads: int) -> tuple[str, int, str, str]:
+    """Redis, the engine and the gateway (as `./dev up` starts it): URL, gateway pid, Redis URL
+    and the gateway's log file."""
     from services.common.healthcheck import check_grpc, check_http
     from services.common.redis_server import RedisServer, free_port
 
@@ -223,7 +238,7 @@ def start_stack(stack: ExitStack, workers: int, threads: int) -> tuple[str, int,
     url = f"http://127.0.0.1:{gateway_port}"
     spawn("gateway", gateway_argv(sys.executable),
           lambda: check_http(url + "/", timeout=2.0))  # fmt: skip (no AI: /healthz says 503)
-    return url, pids["gateway"], redis.url
+    return url, pids["gateway"], redis.url, str(tmp / "logs" / "gateway.log")
 
 
 def with_suppressed(action: Any) -> None:
@@ -322,7 +337,7 @@ def main() -> None:
     fds = raise_fd_limit()
 
     with ExitStack() as stack:
-        url, gateway_pid, redis_url = start_stack(stack, args.workers, args.threads)
+        url, gateway_pid, redis_url, gateway_log = start_stack(stack, args.workers, args.threads)
         games = Games(url, args.games)
         targets: list[tuple[str, str | None]] = []
         for i in range(args.watchers):
@@ -336,13 +351,21 @@ def main() -> None:
         stack.callback(client.kill)
         time.sleep(1.0)
         rss_before = _rss_kb(gateway_pid)
+        workers_start = _children(gateway_pid)
+        # Engine-side Redis connections with 10 streams (10 games), one stream on every game,
+        # and all of them (over the same games): they follow the games watched, not the watchers.
         first = min(10, len(targets))
         ours.send(("open", targets[:first]))
         held_10, _ = ours.recv()
         time.sleep(1.0)
         redis_10 = redis_connections(redis_url)
+        per_game = max(first, min(len(games.games), len(targets)))
+        ours.send(("open", targets[first:per_game]))
+        held_games, _ = ours.recv()
+        time.sleep(1.0)
+        redis_games = redis_connections(redis_url)
         opening = time.monotonic()
-        ours.send(("open", targets[first:]))
+        ours.send(("open", targets[per_game:]))
         held, refused = ours.recv()
         open_s = time.monotonic() - opening
         time.sleep(2.0)
@@ -359,7 +382,10 @@ def main() -> None:
         time.sleep(3.0)  # the last events reach every stream
         gateway_cpu = round((cpu_seconds(gateway_pid) - cpu0) / (time.monotonic() - started), 2)
         ours.send(("stop",))
-        arrivals, held_end = ours.recv()
+        arrivals, held_end, ended = ours.recv()
+        workers_end = _children(gateway_pid)
+        log = Path(gateway_log).read_text(errors="replace").splitlines()
+        problems = [line[:200] for line in log if "TIMEOUT" in line or "Error" in line][:5]
 
     delivery: list[float] = []
     expected = missing = 0
@@ -371,7 +397,7 @@ def main() -> None:
             missing += max(0, want - len(got))
             if phase is timed:
                 delivery.extend(t - t0 for t in got)
-    per_stream = (rss_open - rss_before) / max(1, held - held_10) if held > held_10 else None
+    per_stream = (rss_open - rss_before) / held if held else None
     print(json.dumps({
         "benchmark": "watchers",
         "machine": {"cpus": os.cpu_count(), "load_average_at_open": [round(x, 1) for x in load],
@@ -382,9 +408,15 @@ def main() -> None:
                     "rss_kb_per_stream": round(per_stream, 1) if per_stream else None,
                     "cpu_cores_busy_while_moving": gateway_cpu},
         "streams": {"offered": args.watchers, "held": held, "refused": refused,
-                    "seconds_to_open": round(open_s, 1), "held_at_end": sum(held_end.values())},
-        "redis_connections": {"streams_10": held_10, "at_10": redis_10,
-                              f"streams_{held}": held, f"at_{held}": redis_all},
+                    "seconds_to_open": round(open_s, 1), "held_at_end": sum(held_end.values()),
+                    "ended_early": ended,
+                    "workers_restarted": len(workers_start - workers_end),
+                    "gateway_log_problems": problems},
+        "redis_connections": {
+            "streams_10": held_10, "at_10": redis_10,
+            "streams_one_per_game": held_games, "at_one_per_game": redis_games,
+            "streams_all": held, "at_all": redis_all,
+        },
         "moves": {"played": len(timed), "offered_per_s": args.rate, "seconds": round(slow_s, 1),
                   "errors": errors[:3], "p50_ms": _ms([m[3] for m in timed], 0.5),
                   "p99_ms": _ms([m[3] for m in timed], 0.99)},

@@ -44,8 +44,11 @@ workers = _int("WEB_CONCURRENCY", 2)
 # itself uses it only for `-k gthread`). The same default as DEFAULT_GATEWAY_THREADS.
 threads = _int("GATEWAY_THREADS", 256)
 preload_app = False
-# Seconds a worker may be silent before the arbiter restarts it (not a request time limit).
-timeout = 30
+# Seconds a worker may be silent before the arbiter restarts it (not a request time limit). A
+# worker says it is alive from its event loop, which on a saturated machine with thousands of
+# open streams can be late by tens of seconds (bench/watchers.py saw both workers killed at 30
+# s, and every stream they held reconnecting at once): restart only a loop truly stuck.
+timeout = _int("GATEWAY_WORKER_TIMEOUT_S", 120)
 # On SIGTERM, a worker stops taking connections; open SSE streams get a few seconds
 # (GatewayWorker.GRACEFUL_S) and the rest of this before the worker is killed; browsers
 # reconnect with Last-Event-ID and lose nothing.

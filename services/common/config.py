@@ -165,7 +165,7 @@ class GatewayLimits:
 # memory only, so the cap per process is a memory budget over an estimate of one stream's cost
 # (bench/watchers.py measures it: README "Live updates").
 DEFAULT_STREAM_MEMORY_MB = 512
-DEFAULT_STREAM_COST_KB = 24
+DEFAULT_STREAM_COST_KB = 48
 
 
 @dataclass(frozen=True)

@@ -202,13 +202,14 @@ def test_start_order_waits_for_health(config: dict[str, Any]) -> None:
         assert services["gateway"]["depends_on"][dep]["condition"] == "service_healthy"
 
 
-def test_gateway_runs_gunicorn_gthread(config: dict[str, Any], monkeypatch) -> None:
+def test_gateway_runs_gunicorn_with_uvicorn_workers(config: dict[str, Any], monkeypatch) -> None:
     command = config["services"]["gateway"]["command"]
     assert command[:3] == ["gunicorn", "-c", "deploy/gunicorn.conf.py"]
     assert command[3] == "services.gateway.app:create_app()"
     monkeypatch.setenv("GATEWAY_PORT", "8123")
     settings = runpy.run_path(str(ROOT / "deploy/gunicorn.conf.py"))
-    assert settings["worker_class"] == "gthread"
+    # Live streams on each worker's event loop (issue 21), the Flask API in its threads.
+    assert settings["worker_class"] == "services.gateway.live.worker.GatewayWorker"
     assert settings["preload_app"] is False  # the gRPC channel must be made after the fork
     assert settings["bind"].endswith(":8123")
     monkeypatch.setenv("WEB_CONCURRENCY", "many")

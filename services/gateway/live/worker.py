@@ -43,6 +43,10 @@ class GatewayWorker(UvicornWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         logging.getLogger("uvicorn.access").addFilter(QuietHealthChecks())
+        # uvicorn tells the arbiter it is alive once per `timeout_notify`, which uvicorn_worker
+        # sets to the arbiter's own `timeout`: a loop a little late (thousands of streams
+        # opening on a busy machine) was then killed as hung, with every stream it held.
+        self.config.timeout_notify = max(1, self.timeout // 4)
 
     def load_wsgi(self) -> None:
         super().load_wsgi()

@@ -45,10 +45,12 @@ def _document_text() -> str:
         {
             "id": ref("EventId"),
             "event": {
-                "enum": ["message", "failure"],
+                "enum": ["message", "view", "failure"],
                 "description": "message: a change of the game (data: the public event; a "
                 "move's event names who made it in `by`: 'player', or 'ai' when the AI made it, "
-                "for an AI seat or for a person's seat while they are away); "
+                "for an AI seat or for a person's seat while they are away; with ?delta=1 also "
+                "`delta` and, on a seat's stream, `legal`); view: the first message of a "
+                "?delta=1 stream (data: {version, view, legal?}, the audience's whole view); "
                 "failure: the stream broke (data: an error object such as Error's `error`).",
             },
             "data": {"type": "string", "contentMediaType": "application/json"},

@@ -253,16 +253,25 @@ def game_paths() -> JSON:
                 "description": "Each event is `id: <event id>` and one `data:` line of JSON; "
                 "a `: keep-alive` comment follows 15 s of silence. Resume with `Last-Event-ID` "
                 "(or `?last_event_id=` on the first connection). A broken stream ends with "
-                "`event: failure` and an error object.",
+                "`event: failure` and an error object. With a seat's token (Authorization: "
+                "Bearer, proven before the stream opens: 403 otherwise) it is that seat's "
+                "stream. With `?delta=1` the first message is `event: view` (`{version, view, "
+                "legal?}`: the audience's whole view) and each event carries `delta` (and on a "
+                "seat's stream `legal`) for that audience (docs/api-deltas.md). Streams are "
+                "capped per process (503 busy) and per client address (429), both with "
+                "Retry-After; a client that stops reading is disconnected.",
                 "tags": ["games"],
+                "security": SPECTATOR_OR_SEAT,
                 "parameters": [
                     {"name": "Last-Event-ID", "in": "header", "schema": ref("EventId")},
                     {"name": "last_event_id", "in": "query", "schema": ref("EventId")},
                     {
                         "name": "delta",
                         "in": "query",
-                        "description": "1: each event also carries `delta`, a JSON Patch "
-                        "against the public view (docs/api-deltas.md)",
+                        "description": "1: the stream opens with `event: view` and each "
+                        "event also carries `delta`, a JSON Patch against the audience's view "
+                        "(the public one, or the seat's with its token), and a seat's `legal` "
+                        "(docs/api-deltas.md)",
                         "schema": {"enum": ["0", "1"]},
                     },
                 ],
@@ -271,7 +280,10 @@ def game_paths() -> JSON:
                         "description": "The event stream.",
                         "content": {"text/event-stream": {"schema": ref("ServerSentEvent")}},
                     },
-                    **{str(s): error_response(s) for s in sorted({400, 404, 429, 503, *ALWAYS})},
+                    **{
+                        str(s): error_response(s)
+                        for s in sorted({400, 403, 404, 429, 503, *ALWAYS})
+                    },
                 },
             },
         },
