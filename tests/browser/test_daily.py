@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -86,7 +87,9 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     assert page.is_disabled("#hint-button") and page.is_disabled("#hint-level")
     page.wait_for_timeout(500)  # the shell redraws the row as the view settles: still off
     assert page.is_disabled("#hint-button")
+    page.locator("#hint-row").scroll_into_view_if_needed()
     shot(page, artifacts, "daily-no-hints")
+    page.evaluate("() => window.scrollTo(0, 0)")
 
     turn, turns = -1, 0
     while wait_choose_or_over(page, turn, timeout_ms=90_000) == "choose":
@@ -147,6 +150,48 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     assert not page.is_disabled("#hint-level")
     page.click("#hint-button")
     page.wait_for_function("() => document.getElementById('hint-meta').textContent")
+    tab.check_clean()
+
+
+def test_an_attempt_the_ai_finished_says_it_is_not_counted(
+    open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
+) -> None:
+    """The player leaves after one move and the AI plays on: the lobby's card and the results
+    page say the attempt ended but is not counted, and give it no rank or share text."""
+    made_player = api_call(gateway_process, "/api/players", {"name": "Hana"})
+    key = made_player["device_key"]
+    made = api_call(gateway_process, "/api/daily/metrox/games", {}, **{"X-Player-Key": key})
+    auth = {"Authorization": f"Bearer {made['token']}"}
+    game = made["game_id"]
+    moves = api_call(gateway_process, f"/api/games/{game}/legal", **auth)["moves"]
+    api_call(gateway_process, f"/api/games/{game}/moves", moves[0], **auth)
+    request = urllib.request.Request(
+        f"{gateway_process}/api/games/{game}/leave", data=b"", headers=auth, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=20):
+        pass
+    deadline = time.monotonic() + 300
+    while api_call(gateway_process, f"/api/games/{game}", **auth)["status"] != "over":
+        assert time.monotonic() < deadline, "the AI did not finish the attempt"
+        time.sleep(0.5)
+    score = api_call(gateway_process, f"/api/games/{game}", **auth)["seats"][0]["score"]
+
+    tab = open_tab(gateway_process)
+    page = tab.page
+    page.evaluate(
+        "([key, id]) => { localStorage.setItem('player.key', key); "
+        "localStorage.setItem('player.id', id); }",
+        [key, made_player["player_id"]],
+    )
+    page.reload()
+    page.wait_for_selector("#daily-card .daily-not-counted")
+    said = page.inner_text("#daily-card .daily-not-counted")
+    assert f"{score} point" in said and "not counted" in said, said
+    page.click("#daily-results-metrox")
+    page.wait_for_selector(".daily-you .daily-not-counted")
+    assert "not counted" in page.inner_text(".daily-you")
+    assert page.locator("#daily-share-text").count() == 0
+    assert page.locator(".daily-bar-you").count() == 0
     tab.check_clean()
 
 
