@@ -19,11 +19,12 @@
   process); the next gets 429 at once. bench/recover_storm.py: legal-move reads p99 3.3 s with
   no cap, 0.58 s at 2, 0.26 s at 1 (0.21 s with no storm) on a loaded 2-core machine. A code
   that cannot be one (wrong length or characters) is refused before any slot or hash.
-- **Live streams**: each Server-Sent Events stream holds a thread for as long as the page is
-  open. A process holds at most `GATEWAY_MAX_STREAMS` (default: all its threads but a reserve,
-  services/common/config.py `default_max_streams`) and answers
-  `503 busy` with `Retry-After` beyond that, so moves and /healthz always find a thread; the
-  page's EventSource tries again by itself and polls meanwhile.
+- **Live streams**: served by the async fan-out hub, they are capped there
+  (services/gateway/live/asgi.py `StreamSlots`: a memory budget per process, `503 busy`, and a
+  cap per client address, `429`, both with Retry-After). `StreamSlots` below caps the threaded
+  Flask route (a plain WSGI server, where each stream holds a thread) at `GATEWAY_MAX_STREAMS`
+  (default: all its threads but a reserve, services/common/config.py `default_max_streams`), so
+  moves and /healthz always find a thread.
 """
 
 from __future__ import annotations
