@@ -54,7 +54,7 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     page.click("#analysis-run")
     # Progress while it runs (queued or running), then the graph.
     page.wait_for_function(
-        "document.querySelector('#analysis-status').textContent.length > 0", timeout=30_000
+        "() => document.querySelector('#analysis-status').textContent.length > 0", timeout=30_000
     )
     page.wait_for_selector("#analysis-graph svg .an-point", timeout=300_000)
     assert page.is_hidden("#analysis-run")
@@ -79,7 +79,7 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     entry = int(point.get_attribute("data-entry") or "-1")
     point.dispatch_event("click")
     page.wait_for_function(
-        f"document.querySelector('#replay-range').value === '{entry + 1}'", timeout=10_000
+        f"() => document.querySelector('#replay-range').value === '{entry + 1}'", timeout=10_000
     )
     current = page.locator("#analysis-log li.an-current")
     assert current.count() == 2  # both seats' choices of that turn
@@ -101,7 +101,7 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     first = page.locator("#analysis-log li").first
     first.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#replay-range').value === '1'")
+    page.wait_for_function("() => document.querySelector('#replay-range').value === '1'")
     shot(page, artifacts, "analysis")
     tab.check_clean()
 
