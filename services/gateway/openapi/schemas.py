@@ -86,6 +86,10 @@ def game_schemas() -> JSON:
             "seat": {"type": ["integer", "null"], "description": "the viewer's seat"},
             "winners": {"type": "array", "items": {"type": "integer"}},
             "last_event_id": {"type": "string"},
+            "hints": {
+                "const": False,
+                "description": "only in a scored daily attempt: it takes no hints (403 hints_off)",
+            },
         },
         ["game_id", "game", "version", "status", "rules", "seats", "to_move"],
         description="Every game's view has these fields; the rest is the game's own.",
