@@ -26,9 +26,7 @@ from games.metrox.maps import MetroXMap
 from games.metrox.state import MetroXState
 
 # Stations each window card can fill on an empty run as long as it (a transfer: one).
-_REACH = sorted(
-    1 if INFO[c][0] == TRANSFER else INFO[c][1] for c in DECK if INFO[c][0] != FREE
-)
+_REACH = sorted(1 if INFO[c][0] == TRANSFER else INFO[c][1] for c in DECK if INFO[c][0] != FREE)
 _WINDOW_CARDS = len(_REACH)
 # FILL[r]: expected stations a window fills on a run of r empty stations, E[min(reach, r)]
 # (piecewise linear between whole r, so interpolation is exact).
