@@ -3,8 +3,9 @@
 //   #/host          the host's form: a game whose seats move at once (GET /api/party/games), its
 //                   options, the per-turn timer, and whether the host plays too.
 //   #/host/<id>     the host screen, for a projector or TV (1920x1080): the join code large with
-//                   its QR code, players appearing as they join, Start, then each turn the game's
-//                   own board as a spectator sees it (the card, who has chosen), the timer, the
+//                   its QR code, players appearing as they join, Start, then each turn the card
+//                   large with its words, the turn and the timer (readable across a room), the
+//                   game's own board as a spectator sees it, who has chosen (never what), the
 //                   scores, and the final ranking (each sheet through the board's own picker).
 //   #/join[/<code>] the phones' join page: the code (filled in when the QR code opened it) and a
 //                   name; then the player's own seat on the ordinary game page (#/game/<id>).
@@ -12,7 +13,8 @@
 // The host screen reads only the public view and the public events (no token is ever sent for
 // them, even in a browser that holds a seat of the table): it cannot show a hidden choice. The
 // host token (kept in this browser) is sent only to start the table. Nothing here names a game:
-// the board is the game's own page module, mounted as the game page mounts it.
+// the board is the game's own page module, mounted as the game page mounts it; the large card is
+// its `cardFace(code)` (when it draws cards), scaled up, and worded by the face's own title.
 
 import { ApiError, api, rememberName, saveSeat, savedName } from "./api.js";
 import { duration, msLeft } from "./clock.js";
@@ -28,6 +30,7 @@ const TIMERS = [0, 20, 30, 45, 60, 90, 120]; // seconds a turn; 0: no timer
 const DEFAULT_TIMER = 30;
 const REFRESH_MS = 150; // events come in bursts (50 phones choosing): one view fetch per burst
 const POLL_MS = 5000; // besides the live stream, in case it is down
+const CARD_HEIGHT = 0.34; // of the screen's height: the turn's card, read from across a room
 
 // ---- the HTTP calls ------------------------------------------------------------------------------
 
@@ -287,11 +290,19 @@ class HostScreen {
     html("p", { className: "party-how" }, this.joinBox, t("party.how_to_join", { address: `${location.origin}/#/join` }));
     this.codeEl = html("p", { className: "party-code", id: "party-code" }, this.joinBox);
     this.qr = html("img", { className: "party-qr", alt: t("party.qr_alt") }, this.joinBox);
+    this.turnBox = html("section", { className: "party-turn", id: "party-turn", hidden: true, "aria-label": t("party.turn_card") }, this.main);
+    this.cardSlot = html("div", { className: "party-card", id: "party-card" }, this.turnBox);
+    const turnInfo = html("div", { className: "party-turn-info" }, this.turnBox);
+    this.turnEl = html("p", { className: "party-turn-number", id: "party-turn-number" }, turnInfo);
+    this.cardWords = html("p", { className: "party-card-words", id: "party-card-words" }, turnInfo);
+    this.shownCard = null;
+    this.onResize = () => this.#scaleCard();
+    window.addEventListener("resize", this.onResize);
     this.board = html("div", { className: "party-board", hidden: true }, this.main);
     const side = html("aside", { className: "party-side" }, root);
     this.title = html("h1", { className: "party-title" }, side);
     this.status = html("p", { className: "party-status", id: "party-status", role: "status" }, side);
-    this.timer = html("p", { className: "party-timer", id: "party-timer-left", hidden: true }, side);
+    this.timer = html("p", { className: "party-timer", id: "party-timer-left", hidden: true }, turnInfo);
     this.startButton = html("button", { type: "button", className: "primary party-start", id: "party-start" }, side, t("party.start"));
     this.startButton.addEventListener("click", () => this.#start());
     this.message = html("p", { className: "party-message", role: "alert" }, side);
@@ -305,6 +316,7 @@ class HostScreen {
 
   close() {
     this.closed = true;
+    window.removeEventListener("resize", this.onResize);
     for (const id of this.timers) clearInterval(id);
     clearTimeout(this.pending);
     this.stream?.close();
@@ -366,6 +378,7 @@ class HostScreen {
       if (!KIND.test(view.game || "")) return;
       const module = await import(`/games/${view.game}/page.js`);
       if (this.closed || this.page) return;
+      this.cardFace = typeof module.cardFace === "function" ? module.cardFace : null;
       const screen = this;
       const host = {
         send: async () => false,
@@ -382,6 +395,42 @@ class HostScreen {
       this.page = module.mount({ board: this.board, controls: this.controls }, host);
     }
     this.page.update(this.view, []);
+    this.#turnCard(this.view);
+  }
+
+  /** This turn's card, large, with its words and the turn's number (the timer sits beside). */
+  #turnCard(view) {
+    const playing = view.status === "playing";
+    this.turnBox.hidden = !playing;
+    if (!playing) return;
+    const turn = Number.isInteger(view.turn_index) ? view.turn_index + 1 : null;
+    this.turnEl.textContent = turn ? t("party.turn", { turn: formatNumber(turn) }) : "";
+    const code = view.card ?? null;
+    if (code === this.shownCard) return;
+    this.shownCard = code;
+    this.cardSlot.replaceChildren();
+    const face = code !== null && this.cardFace ? this.cardFace(code, "big") : null;
+    this.cardSlot.hidden = !face;
+    this.cardWords.textContent = face?.title || "";
+    if (!face) return;
+    const inner = html("div", { className: "party-card-face" }, this.cardSlot);
+    inner.append(face);
+    this.#scaleCard();
+  }
+
+  /** The game's own card face, scaled to a third of the screen's height (a transform: the face
+   *  keeps its own proportions and drawing). */
+  #scaleCard() {
+    const inner = this.cardSlot.firstElementChild;
+    if (!inner) return;
+    inner.style.transform = "";
+    const w = inner.offsetWidth;
+    const h = inner.offsetHeight;
+    if (!w || !h) return;
+    const k = (window.innerHeight * CARD_HEIGHT) / h;
+    inner.style.transform = `scale(${k})`;
+    this.cardSlot.style.width = `${Math.ceil(w * k)}px`;
+    this.cardSlot.style.height = `${Math.ceil(h * k)}px`;
   }
 
   #render() {

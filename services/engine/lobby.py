@@ -31,6 +31,7 @@ from services.engine import timeouts, validation
 from services.engine.clocks import Clock, ClockError, ClockRules
 from services.engine.edge import aborted, failed, not_found
 from services.engine.meta import AI, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
+from services.engine.party_keys import is_party_table, party_tables
 from services.engine.shards import new_game_id
 from services.engine.store import Conflict, Duplicate, GameStore, new_request_key
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
@@ -201,19 +202,30 @@ class Lobby:
         scan = LIST_LIMIT_MAX if request.game else limit  # filtering by kind may drop some
         ids = await self.store.list_ids(index[wanted], scan)
         out = engine_pb2.ListGamesResponse()
-        for stored in await self.store.load_many(ids):
+        loaded = await self.store.load_many(ids)
+        # A party table is joined by its code only: not among the open tables.
+        parties = await party_tables(self.store.redis, [s.game_id for s in loaded]) if (
+            index[wanted] == "waiting") else set()  # fmt: skip
+        for stored in loaded:
             meta = GameMeta.from_dict(json.loads(stored.meta_json))
             if (request.game and meta.kind != request.game) or meta.private:
+                continue
+            if stored.game_id in parties:
                 continue
             out.games.append(summary(stored.game_id, meta, stored.status, stored.created_at_ms))
             if len(out.games) >= limit:
                 break
         return out
 
-    async def join(self, request: engine_pb2.JoinGameRequest) -> engine_pb2.JoinGameResponse:
+    async def join(
+        self, request: engine_pb2.JoinGameRequest, *, by_code: bool = False
+    ) -> engine_pb2.JoinGameResponse:
+        """`by_code`: the join of a party table's code (party.py); a party table takes no other."""
         game_id = validation.game_id(request.game_id)
         name = validation.name(request.name)
         key = validation.idempotency_key(request.idempotency_key)
+        if not by_code and await is_party_table(self.store.redis, game_id):
+            raise failed("join_by_code", "This table is joined by its code (on the host's screen)")
         request_key = f"join:{_digest(key)}" if key else new_request_key()
         for _ in range(COMMIT_ATTEMPTS):
             table = await self.tables.load(game_id)

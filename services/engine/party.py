@@ -47,6 +47,7 @@ from services.engine.clocks import Clock
 from services.engine.edge import failed
 from services.engine.lobby import Lobby, derived_token
 from services.engine.meta import HUMAN, OPEN
+from services.engine.party_keys import code_key, party_key
 from services.engine.store import Conflict, Duplicate, new_request_key
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
 
@@ -54,14 +55,6 @@ CODE_TRIES = 20
 JOIN_ATTEMPTS = 30  # a join's tries against others joining at the same moment
 JOIN_PAUSE_S = 0.01  # the longest random pause grows by this with each try
 HOST_SEAT_LABEL = -1  # the host token of a host-only table is derived as this seat's
-
-
-def party_key(game_id: str) -> str:
-    return f"party:{{{game_id}}}"
-
-
-def code_key(code: str) -> str:
-    return f"party-code:{code}"
 
 
 def new_code() -> str:
@@ -240,7 +233,8 @@ class Parties:
         for attempt in range(JOIN_ATTEMPTS):
             try:
                 return await self.lobby.join(
-                    engine_pb2.JoinGameRequest(game_id=game_id, name=name, idempotency_key=key)
+                    engine_pb2.JoinGameRequest(game_id=game_id, name=name, idempotency_key=key),
+                    by_code=True,
                 )
             except ServiceError as err:
                 if err.reason == "no_open_seat":

@@ -15,6 +15,7 @@ from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
 from services.engine.access import Caller, ClaimedSeats, denied, own_seat, seat_of
 from services.engine.edge import failed, storage_unavailable
+from services.engine.party_keys import is_host_token
 from services.engine.store import STORAGE_ERRORS
 from services.engine.table import seat_view
 from services.engine.tables import Tables
@@ -33,7 +34,18 @@ class Watching:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = await seat_of(caller, self.claims, table.meta, game_id, requested, required=False)
+        try:
+            seat = await seat_of(
+                caller, self.claims, table.meta, game_id, requested, required=False
+            )
+        except ServiceError:
+            # A party table's host token (a host who only hosts holds no seat) reads the public
+            # view, as a spectator: never a seat's private fields.
+            if requested is not None or not await is_host_token(
+                self.tables.store.redis, game_id, caller.token
+            ):
+                raise
+            seat = None
         return seat_view(table, seat)
 
     async def legal(

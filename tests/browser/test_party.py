@@ -45,6 +45,26 @@ def choose_on_phone(page: Any) -> None:
     confirm(page, "confirm")
 
 
+def assert_big_card(page: Any, view: dict[str, Any]) -> None:
+    """The host screen's card: at least 250 px high at 1920x1080, worded (not its code), the
+    view's card."""
+    page.wait_for_function(
+        "code => document.querySelector('#party-turn').hidden === false && "
+        "document.querySelector('#party-card-words').textContent !== ''",
+        arg=view["card"],
+    )
+    height = page.eval_on_selector(
+        "#party-card .party-card-face > *", "e => e.getBoundingClientRect().height"
+    )
+    assert height >= 250, height
+    slot = page.eval_on_selector("#party-card", "e => e.getBoundingClientRect().toJSON()")
+    assert slot["height"] >= 250 and slot["bottom"] <= 1080, slot  # in sight, not cut off
+    words = page.inner_text("#party-card-words")
+    assert words.strip() and words.strip() != str(view["card"]), (words, view["card"])
+    label = page.get_attribute("#party-card .party-card-face > *", "aria-label") or ""
+    assert words in label, (words, label)
+
+
 def play_to_the_end(base: str, game: str, tokens: list[str]) -> None:
     """Every seat plays its first legal choice until the game is over (through the API)."""
     for turn in range(200):
@@ -103,6 +123,17 @@ def test_a_party_hosted_on_a_big_screen_and_played_on_a_phone(
     page.wait_for_selector("#party-timer-left:not([hidden])")
     page.wait_for_selector(".party-board .mx-map .mx-station")
 
+    # Each turn's card large, worded, with the turn's number and its timer: read across a room.
+    page.wait_for_selector("#party-card .party-card-face > *")
+    started = http(base, "GET", f"/api/games/{game}")
+    assert_big_card(page, started)
+    assert page.inner_text("#party-turn-number") == "Turn 1"
+    timer_box = page.eval_on_selector(
+        "#party-timer-left", "e => e.getBoundingClientRect().toJSON()"
+    )
+    assert timer_box["height"] >= 60, timer_box
+    shot(page, artifacts, "party-host-card")
+
     # The phone plays its own sheet: one choice, not yet resolved (Bea has not chosen).
     assert wait_choose_or_over(phone, -1) == "choose"
     board_before = page.inner_text(".party-board")
@@ -129,6 +160,10 @@ def test_a_party_hosted_on_a_big_screen_and_played_on_a_phone(
         token=other["token"],
     )
     page.wait_for_function("() => !document.querySelector('#party-players li.chosen')")
+    page.wait_for_function(
+        "() => document.querySelector('#party-turn-number').textContent === 'Turn 2'"
+    )
+    assert_big_card(page, http(base, "GET", f"/api/games/{game}"))
     wait_choose_or_over(phone, 0)
     shot(phone, artifacts, "party-phone-turn2")
     play_to_the_end(base, game, [mine["token"], other["token"]])

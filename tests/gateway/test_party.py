@@ -92,7 +92,7 @@ def test_host_starts_with_the_seats_taken_then_the_code_is_closed(api: GatewayAp
     status, body = join(api, code, "late")
     assert status == 409 and error(body)["code"] == "party_started", body
     status, body = api.post(f"/api/games/{game}/join", {"name": "late"})
-    assert status == 409, body  # nor by the game's invite link
+    assert status == 409 and error(body)["code"] == "join_by_code", body  # nor by its id
     status, again = api.post(f"/api/games/{game}/start", token=made["host_token"])
     assert status == 200 and again["status"] == "started"  # starting twice changes nothing
 
@@ -132,8 +132,15 @@ def test_the_host_view_never_holds_a_choice(api: GatewayApi) -> None:
     seen = public(api, game)
     assert seen["seat"] is None and seen["choice"] is None
     assert [s["chosen"] for s in seen["seats"]] == [True, False]
-    # The host's token reads nothing more: it is no seat's token.
-    status, body = api.get(f"/api/games/{game}", token=made["host_token"])
+    # The host's token reads the public view, as a spectator: nothing more (no seat's fields).
+    status, hosts = api.get(f"/api/games/{game}", token=made["host_token"])
+    assert status == 200 and hosts["seat"] is None and hosts["choice"] is None, hosts
+    assert without_chosen(hosts) == without_chosen(seen)
+    assert hosts["seats"] == seen["seats"]
+    # It is no seat's token: a seat's legal moves stay refused, as does a token of no one.
+    status, body = api.get(f"/api/games/{game}/legal", token=made["host_token"])
+    assert status == 403, body
+    status, body = api.get(f"/api/games/{game}", token="not-the-host-token")
     assert status == 403, body
     # Besides "chosen", the public view after the choice is the one before it: it says nothing
     # of what was chosen.
@@ -196,3 +203,29 @@ def test_a_join_repeated_with_its_key_answers_the_same_seat(api: GatewayApi) -> 
     assert status == 200 and again == first, again  # the same seat and token, no new seat
     status, body = join(api, code, "Cy")
     assert status == 409 and error(body)["code"] == "party_full", body
+
+
+def test_a_party_table_is_joined_by_its_code_only(api: GatewayApi) -> None:
+    made = party(api, host_only=True, rules={"players": 3})
+    game, code = made["game_id"], made["join_code"]
+    seats = [{"kind": "human", "name": "Cy"}, {"kind": "open"}]
+    status, plain = api.post(
+        "/api/games", {"game": "metrox", "rules": {"players": 2}, "seats": seats}
+    )
+    assert status == 201, plain
+    status, listed = api.get("/api/games?status=open&limit=200")
+    assert status == 200, listed
+    ids = {g["game_id"] for g in listed["games"]}
+    assert plain["game_id"] in ids and game not in ids, listed  # not among the open tables
+    status, listed = api.get("/api/games?status=open&game=metrox")
+    assert status == 200 and game not in {g["game_id"] for g in listed["games"]}
+    # Its game id is no way in: a clear refusal, and no seat taken.
+    status, body = api.post(f"/api/games/{game}/join", {"name": "Eve"})
+    assert status == 409 and error(body)["code"] == "join_by_code", body
+    assert "code" in error(body)["message"]
+    status, info = api.get(f"/api/games/{game}/party")
+    assert status == 200 and info["seats_taken"] == 0, info
+    status, joined = join(api, code, "Ada")  # the code still seats people
+    assert status == 200 and joined["seat"] == 0, joined
+    status, other = api.post(f"/api/games/{plain['game_id']}/join", {"name": "Bea"})
+    assert status == 200 and other["seat"] == 1, other  # an ordinary table as before

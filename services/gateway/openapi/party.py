@@ -65,7 +65,7 @@ def party_schemas() -> JSON:
                 "host_token": {
                     **string,
                     "description": "starts the table: keep it secret (it is no seat's token: "
-                    "the host screen reads the public view and events with no token at all)",
+                    "with it `GET /api/games/{game_id}` answers the public view, as a spectator)",
                 },
             },
             ["game_id", "seat", "token", "join_code", "host_token"],
@@ -155,4 +155,12 @@ def with_party_create(paths: JSON) -> JSON:
     created = create["responses"]["201"]["content"]["application/json"]
     created["schema"] = {"anyOf": [created["schema"], ref("PartyCreated")]}
     create["summary"] += ' With `"party": true`: a party table people join by code.'
+    # A party table is joined by its code only: unlisted, and its game id seats no one.
+    paths["/api/games"]["get"]["summary"] += " Party tables are not listed as open."
+    paths["/api/games/{game_id}/join"]["post"]["summary"] += (
+        " A party table answers 409 `join_by_code`: it is joined by its code only."
+    )
+    paths["/api/games/{game_id}"]["get"]["summary"] += (
+        " A party table's host token reads it as a spectator."
+    )
     return paths
