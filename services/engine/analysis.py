@@ -25,7 +25,7 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
-from services.engine.access import Caller
+from services.engine.access import Caller, ClaimedSeats, denied, own_seat
 from services.engine.edge import failed, not_found
 from services.engine.store import game_key
 from services.engine.tables import Tables
@@ -56,17 +56,29 @@ def analysis_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:analysis"
 
 
+async def analysing(tables: Tables, game_id: str) -> bool:
+    """Whether a worker holds this game's analysis now: the AI credential may then read a
+    private game's record (a daily attempt its own player asked to have analysed)."""
+    status = await tables.store.redis.hget(analysis_key(game_id), "status")
+    return _text(status) == "running"
+
+
 class Analyses:
     """RequestAnalysis, GetAnalysis (anyone, once the game is over) and the workers' calls."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
         self.tables = tables
+        self.claims = claims
         self.redis = tables.store.redis
         self._claim = self.redis.register_script(CLAIM_LUA)
 
-    async def _over(self, request: engine_pb2.AnalysisRequest) -> str:
+    async def _over(self, request: engine_pb2.AnalysisRequest, caller: Caller) -> str:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)  # NOT_FOUND for an unknown or expired game
+        if table.meta.private:  # a daily attempt: its moves name the day's cards, its player's
+            if caller.token is None or caller.is_ai_service:
+                raise denied(f"game {game_id} is private: its analysis needs its seat's token")
+            await own_seat(caller, self.claims, table.meta, game_id)
         if table.status != "over":
             raise failed(
                 "game_running",
@@ -86,10 +98,12 @@ class Analyses:
             error=fields.get("error", ""),
         )
 
-    async def request(self, request: engine_pb2.AnalysisRequest) -> engine_pb2.AnalysisState:
+    async def request(
+        self, request: engine_pb2.AnalysisRequest, caller: Caller
+    ) -> engine_pb2.AnalysisState:
         """Queue the analysis unless it is queued, running or done already (a failed one is
         asked for again)."""
-        game_id = await self._over(request)
+        game_id = await self._over(request, caller)
         key = analysis_key(game_id)
         created = await self.redis.hsetnx(key, "status", "queued")
         if not created:
@@ -104,8 +118,10 @@ class Analyses:
         await self.redis.zadd(QUEUE_KEY, {game_id: time.time() * 1000}, nx=True)
         return await self.state(game_id)
 
-    async def get(self, request: engine_pb2.AnalysisRequest) -> engine_pb2.AnalysisState:
-        return await self.state(await self._over(request))
+    async def get(
+        self, request: engine_pb2.AnalysisRequest, caller: Caller
+    ) -> engine_pb2.AnalysisState:
+        return await self.state(await self._over(request, caller))
 
     async def claim(
         self, request: engine_pb2.ClaimAnalysisRequest, caller: Caller

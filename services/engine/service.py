@@ -83,7 +83,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.players = PlayerCalls(self.tables, players, book)
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
-        self.analyses = Analyses(self.tables)
+        self.analyses = Analyses(self.tables, players)
         self._bot_accounts(settings, store, players, book, blocking)
         self.daily = DailyCalls(
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
@@ -353,12 +353,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def RequestAnalysis(
         self, request: engine_pb2.AnalysisRequest, context: Ctx
     ) -> engine_pb2.AnalysisState:
-        return await self.edge.unary(context, lambda: self.analyses.request(request))
+        return await self.edge.unary(
+            context, lambda: self.analyses.request(request, self.edge.caller(context))
+        )
 
     async def GetAnalysis(
         self, request: engine_pb2.AnalysisRequest, context: Ctx
     ) -> engine_pb2.AnalysisState:
-        return await self.edge.unary(context, lambda: self.analyses.get(request))
+        return await self.edge.unary(
+            context, lambda: self.analyses.get(request, self.edge.caller(context))
+        )
 
     async def ClaimAnalysis(
         self, request: engine_pb2.ClaimAnalysisRequest, context: Ctx

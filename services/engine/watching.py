@@ -14,6 +14,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
 from services.engine.access import Caller, ClaimedSeats, denied, own_seat, seat_of
+from services.engine.analysis import analysing
 from services.engine.edge import failed, storage_unavailable
 from services.engine.party_keys import is_host_token
 from services.engine.store import STORAGE_ERRORS
@@ -72,7 +73,8 @@ class Watching:
         if table.meta.private:  # a daily attempt's record (the day's deck) is its player's
             if caller is None or caller.token is None:
                 raise denied(f"game {game_id} is private: its record needs its seat's token")
-            await own_seat(caller, self.claims, table.meta, game_id)
+            if not (caller.is_ai_service and await analysing(self.tables, game_id)):
+                await own_seat(caller, self.claims, table.meta, game_id)
         if table.status != "over":
             raise failed(
                 "game_running",

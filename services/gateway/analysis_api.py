@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, Response
 from metro.v1 import engine_pb2
 
-from services.gateway.calls import clients, rpc
+from services.gateway.calls import bearer_token, clients, rpc
 
 bp = Blueprint("analysis", __name__, url_prefix="/api")
 
@@ -39,6 +39,7 @@ def request_analysis(game_id: str) -> Response:
     state = rpc(
         clients().engine.RequestAnalysis,
         engine_pb2.AnalysisRequest(game_id=game_id),
+        token=bearer_token(),  # a private game's (a daily attempt's) analysis is its seat's
         idempotent=True,
     )
     return _answer(state, game_id, 202)
@@ -51,6 +52,7 @@ def get_analysis(game_id: str) -> Response:
     state = rpc(
         clients().engine.GetAnalysis,
         engine_pb2.AnalysisRequest(game_id=game_id),
+        token=bearer_token(),  # a private game's (a daily attempt's) analysis is its seat's
         idempotent=True,
     )
     return _answer(state, game_id, 200)

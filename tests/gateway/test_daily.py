@@ -313,3 +313,24 @@ def test_an_attempt_the_ai_moved_in_is_not_a_result(api: GatewayApi) -> None:
     status, today = api.get("/api/daily/metrox", headers=gail)
     assert (today["counted"], today["streak"]) == (True, 1)
     assert "uncounted" not in results(api, gail)
+
+
+def test_a_daily_attempt_s_analysis_is_its_player_s_only(api: GatewayApi) -> None:
+    """An attempt's analysis names every card it judged, in order: the day's deck. Like its
+    record, it is its seat's alone (another player could otherwise read today's cards)."""
+    mine, other = player(api, "Dora"), player(api, "Eve")
+    status, attempt = start(api, mine)
+    assert status == 201, attempt
+    game = attempt["game_id"]
+    play_out(api, game, attempt["token"])
+    status, practice = start(api, other, date=(utc_today() - dt.timedelta(days=1)).isoformat())
+    assert status == 201, practice
+    for token in (None, practice["token"]):
+        for call in (api.post, api.get):
+            status, body = call(f"/api/games/{game}/analysis", token=token)
+            assert status == 403, (token, body)
+            assert ("private" if token is None else "not valid") in error(body)["message"]
+    status, body = api.post(f"/api/games/{game}/analysis", token=attempt["token"])
+    assert status == 202 and body["status"] in ("queued", "running", "done"), body
+    status, body = api.get(f"/api/games/{game}/analysis", token=attempt["token"])
+    assert status == 200, body
