@@ -28,6 +28,7 @@ import grpc
 import orjson
 from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
+from werkzeug.datastructures import Headers
 
 from services.common.grpc_util import bearer
 from services.gateway.calls import _TOKEN, clients, gateway, rpc
@@ -60,7 +61,9 @@ class StreamRequest:
     token: str | None
 
     @classmethod
-    def parse(cls, headers: Mapping[str, str], args: Mapping[str, str]) -> StreamRequest:
+    def parse(
+        cls, headers: Headers | Mapping[str, str], args: Mapping[str, str]
+    ) -> StreamRequest:
         """400 for a malformed Last-Event-ID or `delta`; 403 for a malformed Authorization."""
         after = (headers.get("Last-Event-ID") or args.get("last_event_id", "")).strip()
         if after and not valid_event_id(after):

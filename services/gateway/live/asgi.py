@@ -126,7 +126,7 @@ class GatewayAsgi:
             if found:
                 await self.stream(scope, receive, send, found.group(1))
                 return
-        await self.wsgi(scope, receive, send)
+        await self.wsgi(scope, receive, send)  # type: ignore[arg-type]
 
     async def lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -99,7 +99,7 @@ class GatewayHttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head, self._head = False, 0
         # The live stream handler bounds its connection's buffers (asgi.bound_buffers).
-        self.scope.setdefault("extensions", {})[TRANSPORT] = self.transport  # type: ignore[typeddict-item]
+        self.scope.setdefault("extensions", {})[TRANSPORT] = self.transport  # type: ignore[typeddict-item,assignment]
         super().on_headers_complete()
 
     def send_400_response(self, msg: str) -> None:

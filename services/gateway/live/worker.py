@@ -33,6 +33,7 @@ class QuietHealthChecks(logging.Filter):
 
 
 class GatewayWorker(UvicornWorker):
+    wsgi: Any  # gunicorn's loaded app: the Flask app, then the ASGI router around it
     CONFIG_KWARGS: dict[str, Any] = {  # noqa: RUF012 (uvicorn_worker's own class attribute)
         "loop": "asyncio",
         "http": "services.gateway.live.protocol:GatewayHttpProtocol",
