@@ -9,7 +9,7 @@ import { noteServerDate } from "./clock.js";
 /** Apply a JSON Patch of docs/api-deltas.md (replace, add, remove) to `view`; a new object, `view`
  *  is left as it was. Throws when the patch does not fit the view (the caller fetches it then). */
 export function applyPatch(view, patch) {
-  if (!Array.isArray(patch)) throw new Error("a patch is a list");
+  if (!Array.isArray(patch)) throw new Error("patch: not-an-array");
   const root = { "": structuredClone(view) };
   for (const op of patch) {
     if (!op || typeof op.path !== "string" || (op.path && !op.path.startsWith("/"))) throw new Error("bad path");
@@ -23,10 +23,10 @@ export function applyPatch(view, patch) {
     if (parent === null || typeof parent !== "object") throw new Error(`no ${op.path}`);
     if (op.op === "remove") {
       if (Array.isArray(parent)) {
-        if (Number(last) !== parent.length - 1) throw new Error(`remove ${op.path}: not the last item`);
+        if (Number(last) !== parent.length - 1) throw new Error(`remove ${op.path}: not-last-item`);
         parent.pop();
       } else {
-        if (!(last in parent)) throw new Error(`remove ${op.path}: no such key`);
+        if (!(last in parent)) throw new Error(`remove ${op.path}: no-such-key`);
         delete parent[last];
       }
     } else if (op.op === "add" || op.op === "replace") {
