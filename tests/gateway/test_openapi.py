@@ -202,6 +202,7 @@ class Target:
 
     game_id: str
     token: str | None
+    party: bool = False  # a party table (issue 23.2): what its own paths (.../party) aim at
 
 
 @pytest.fixture(scope="module")
@@ -241,6 +242,16 @@ def targets(fuzz_url: str) -> list[Target]:
                 for i in range(1, players - left_open):
                     joined = post(f"/api/games/{made['game_id']}/join", {"name": f"P{i}"})
                     out.append(Target(made["game_id"], joined["token"]))
+        # Party tables: one the host plays at, with people joined by code; one host only.
+        for host_only in (False, True):
+            host = {"host_only": True} if host_only else {"name": "Host"}
+            made = post("/api/games", {"game": "metrox", "party": True, "rules": {"players": 4},
+                                       **host})  # fmt: skip
+            out += [Target(made["game_id"], made["host_token"], True),
+                    Target(made["game_id"], None, True)]  # fmt: skip
+            for i in range(2 if host_only else 0):
+                joined = post(f"/api/join/{made['join_code']}", {"name": f"P{i}"})
+                out.append(Target(made["game_id"], joined["token"], True))
         # A finished game (AI seats only, random play), for records and final views.
         seats = [{"kind": "ai", "level": "random"}] * 2
         made = post("/api/games", {"game": "metro", "rules": {"players": 2}, "seats": seats})
@@ -318,6 +329,8 @@ def test_fuzz_operation(
     method, path = label.split(" ", 1)
     operation = schema[path][method]
     aimed = "{game_id}" in path
+    if path.endswith("/party"):  # a party's own paths: 404 on any other game
+        targets = [t for t in targets if t.party]
 
     @given(case=operation.as_strategy(generation_mode=mode), pick=st.integers(0, 2 * len(targets)))
     @settings(
