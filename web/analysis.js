@@ -2,7 +2,7 @@
 // the progress while the AI workers run it, then a value graph across the game (SVG: one line per
 // seat, a point per decision; a click goes to that move in the replay), each seat's summary, and a
 // log of every decision with its label in words, a colour AND a symbol, the move played and the
-// AI's best move. The replay controls (web/replay.js) drive it: at each position the decisions of
+// AI's best move, both in the game's own words (`steps.moveWords(move)`, never a code). The replay controls (web/replay.js) drive it: at each position the decisions of
 // the move just played are marked, and the page module draws the best move next to the one played
 // when it can (`steps.showBest(pos, decisions)`, optional).
 
@@ -32,13 +32,20 @@ function svg(tag, attrs = {}) {
   return node;
 }
 
-/** A move's JSON in a few words: its values in order ("place acbd23", "B", "rail red a b"). */
-export function moveText(move) {
-  if (!move || typeof move !== "object") return String(move ?? "");
-  return Object.values(move)
-    .map((v) => (Array.isArray(v) ? v.join("+") : String(v)))
-    .join(" ")
-    .replaceAll("_", " ");
+/** A move in words, as its game says it: the page's replay steps answer `moveWords(move)`
+ * (Metro: the tile and its square; Metro X: the line or station; Underground: the rail laid or
+ * the ride). A move the page cannot say reads "a move": an internal code never reaches a person
+ * (issue 19). */
+export function moveWords(steps, move) {
+  if (move && typeof move === "object" && typeof steps?.moveWords === "function") {
+    try {
+      const words = steps.moveWords(move);
+      if (typeof words === "string" && words) return words;
+    } catch (err) {
+      console.warn("analysis: move words:", err);
+    }
+  }
+  return t("analysis.a_move");
 }
 
 /** A loss in points, as precise as it needs to be to not read "0.0". */
@@ -144,6 +151,11 @@ export class AnalysisPanel {
     }
   }
 
+  /** A decision's move (or best move) in the game's words. */
+  words(move) {
+    return moveWords(this.controls.steps, move);
+  }
+
   seatName(seat) {
     return this.record?.seats?.[seat]?.name || t("analysis.seat", { n: seat + 1 });
   }
@@ -168,9 +180,9 @@ export class AnalysisPanel {
           { class: `an-move an-${m.label}`, "data-index": m.index, "data-entry": m.entry, "data-label": m.label },
           el("span", { class: "an-symbol", "aria-hidden": "true", text: SYMBOLS[m.label] }),
           el("span", { class: "an-label", text: t(`analysis.label.${m.label}`) }),
-          el("span", { class: "an-text", text: t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) }) }),
+          el("span", { class: "an-text", text: t("analysis.move", { name: this.seatName(m.seat), move: this.words(m.move) }) }),
         );
-        if (m.label !== "best") item.append(el("span", { class: "an-best", text: t("analysis.best", { move: moveText(m.best), loss: points(m.loss) }) }));
+        if (m.label !== "best") item.append(el("span", { class: "an-best", text: t("analysis.best", { move: this.words(m.best), loss: points(m.loss) }) }));
         item.tabIndex = 0;
         item.setAttribute("role", "button");
         const go = () => this.controls.go(m.entry + 1);
@@ -208,7 +220,7 @@ export class AnalysisPanel {
       const dot = svg("circle", { cx: x(m.index).toFixed(1), cy: y(m.value).toFixed(1), r: m.label === "best" || m.label === "good" ? 3 : 5,
         class: `an-point an-${m.label} an-seat-${m.seat}`, "data-index": m.index, "data-entry": m.entry });
       const title = svg("title");
-      title.textContent = `${t(`analysis.label.${m.label}`)} ${SYMBOLS[m.label]} — ${t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) })}`;
+      title.textContent = `${t(`analysis.label.${m.label}`)} ${SYMBOLS[m.label]} — ${t("analysis.move", { name: this.seatName(m.seat), move: this.words(m.move) })}`;
       dot.append(title);
       dot.addEventListener("click", () => this.controls.go(m.entry + 1));
       root.append(dot);
@@ -231,7 +243,7 @@ export class AnalysisPanel {
       this.cursor.setAttribute("visibility", "visible");
     } else if (this.cursor) this.cursor.setAttribute("visibility", "hidden");
     this.here.textContent = here.length
-      ? here.map((m) => `${SYMBOLS[m.label]} ${t(`analysis.label.${m.label}`)}: ${t("analysis.move", { name: this.seatName(m.seat), move: moveText(m.move) })}${m.label === "best" ? "" : ` — ${t("analysis.best", { move: moveText(m.best), loss: points(m.loss) })}`}`).join(" · ")
+      ? here.map((m) => `${SYMBOLS[m.label]} ${t(`analysis.label.${m.label}`)}: ${t("analysis.move", { name: this.seatName(m.seat), move: this.words(m.move) })}${m.label === "best" ? "" : ` — ${t("analysis.best", { move: this.words(m.best), loss: points(m.loss) })}`}`).join(" · ")
       : "";
     const current = this.log.querySelector(".an-current");
     if (current) current.scrollIntoView({ block: "nearest" });

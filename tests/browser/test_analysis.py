@@ -6,16 +6,27 @@ and My games offers *Analyse* for the finished game."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import requests
 
 from tests.browser.conftest import Tab, shot
+from tests.browser.test_no_codes import PLACEMENT, TILE, card_patterns, codes_shown
 
 TIMEOUT_S = 10
 LABEL_WORDS = {"best", "good", "inaccuracy", "mistake", "blunder"}
+A_MOVE = "a move"  # analysis.a_move: the words of a move its page could not say
+
+
+def move_texts(page: Any) -> list[str]:
+    """The log's words for every move played and every best move."""
+    return list(page.eval_on_selector_all(
+        "#analysis-log .an-text, #analysis-log .an-best", "els => els.map(e => e.textContent)"
+    ))  # fmt: skip
 
 
 def finished_metrox(url: str) -> tuple[str, str]:
@@ -73,6 +84,12 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     )
     assert all(symbols)
     assert page.locator("#analysis-summary tbody tr").count() == 2
+    # Each move in the game's words (issue 22.2): "Ada: line 3", "best was station Acorn ...",
+    # never a card code, in the log, the graph's titles or the summary (issue 19).
+    texts = move_texts(page)
+    assert texts and all(re.search(r"\b(line|station|pass)\b", x) for x in texts), texts[:6]
+    assert not any(A_MOVE in x for x in texts), texts[:6]
+    assert not codes_shown(page, card_patterns())
 
     # A click on a point of the graph moves the replay to that move (after its turn).
     point = page.locator("#analysis-graph .an-point").nth(6)
@@ -87,6 +104,7 @@ def test_analyse_a_finished_game_graph_log_and_replay(
         int(c) == entry for c in current.evaluate_all("els => els.map(e => e.dataset.entry)")
     )
     assert page.inner_text("#analysis-here")
+    assert not codes_shown(page, card_patterns())
     # A turn where both seats missed the best choice: the shown sheet marks the best one.
     both = page.evaluate(
         "() => { const by = {}; for (const li of document.querySelectorAll('#analysis-log li')) {"
@@ -95,7 +113,8 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     )
     if both is not None:
         page.locator(f"#analysis-log li[data-entry='{both}']").first.click()
-        page.wait_for_selector(".analysis-best")
+        # attached, not "visible": a straight vertical line's box has no width
+        page.wait_for_selector(".analysis-best", state="attached")
         shot(page, artifacts, "analysis-metrox-best")
     # The log goes there too (keyboard or click).
     first = page.locator("#analysis-log li").first
@@ -142,20 +161,23 @@ def test_metro_draws_the_best_placement_beside_the_one_played(
     page = tab.page
     page.click("#analysis-run")
     page.wait_for_selector("#analysis-graph svg .an-point", timeout=300_000)
+    # Every placement in words, the tile by its tracks and its square: never a tile code or a
+    # placement (issue 19), in the log, the graph's titles or anywhere else on the page.
+    texts = move_texts(page)
+    said = [("row" in x and "column" in x) or "Draw a tile" in x for x in texts]
+    assert texts and all(said), texts[:6]
+    assert not any(A_MOVE in x for x in texts), texts[:6]
+    assert not codes_shown(page, [TILE, PLACEMENT])
     # A placement that was not the best: its position shows the best one as a ghost tile (★).
-    entry = page.eval_on_selector_all(
-        "#analysis-log li",
-        "els => { const e = els.find((li) => li.dataset.label !== 'best'"
-        " && li.querySelector('.an-text').textContent.includes('place'));"
-        " return e ? e.dataset.entry : null; }",
-    )
-    assert entry is not None
     result = requests.get(f"{url}/api/games/{game}/analysis", timeout=TIMEOUT_S).json()
-    decision = [m for m in result["moves"] if m["entry"] == int(entry)][-1]
+    shown = {m["entry"]: m for m in result["moves"] if m["best"]["action"] == "place"}
+    decision = next(m for m in shown.values() if m["label"] != "best")
+    entry = decision["entry"]
     page.locator(f"#analysis-log li[data-entry='{entry}']").last.click()
     best = decision["best"]["placement"]
     page.wait_for_selector(f"#board .hint[data-hint='{best}'], svg .hint[data-hint='{best}']")
     assert page.inner_text("#analysis-here")
+    assert not codes_shown(page, [TILE, PLACEMENT])
     shot(page, artifacts, "analysis-metro")
     # At the start (no move played yet) no best move is drawn.
     page.click("#replay-first")

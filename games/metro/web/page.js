@@ -211,12 +211,21 @@ class MetroPage {
     this.#labelSquares();
   }
 
+  /** A move object in words (the post-game analysis says moves with it): the tile by its
+   * tracks and its square, or drawing a tile; never the placement code. */
+  moveWords(move) {
+    if (move?.action === "draw") return t("metro.draw_place_title");
+    const p = parsePlacement(move?.placement || "");
+    return p ? `${tileName(p.code)}, ${t("metro.square", { row: p.row + 1, col: p.col + 1 })}` : "";
+  }
+
   replay(record, view) {
     const moves = record?.moves || [];
     const seats = view.seats;
     const length = moves.length;
     return {
       length,
+      moveWords: (move) => this.moveWords(move),
       describe: (i) => {
         if (i <= 0) return t("metro.replay_start");
         const move = moves[Math.min(i, length) - 1];

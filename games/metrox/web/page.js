@@ -161,6 +161,13 @@ class MetroXPage {
     this.#render();
   }
 
+  /** A move object in words (the post-game analysis says moves with it): the line, the
+   * station by its name, or the pass; never a code. */
+  moveWords(move) {
+    const known = move && (move.pass || move.station !== undefined || move.line !== undefined);
+    return this.index && known ? moveWords(this.index, move) : "";
+  }
+
   replay(record, view) {
     if (view) this.view = view;
     const v = this.view;
@@ -175,6 +182,7 @@ class MetroXPage {
     const names = (p) => this.#seatName(p);
     return {
       length,
+      moveWords: (move) => this.moveWords(move),
       describe: (i) => {
         if (!positions.length) return "";
         i = Math.max(0, Math.min(length, i));

@@ -247,12 +247,27 @@ class UndergroundPage {
     this.#render();
   }
 
+  /** A move object in words (the post-game analysis says moves with it): the rail laid, the
+   * end of building, or the passenger's ride; stations by their names, never their ids. */
+  moveWords(move) {
+    if (!this.index) return "";
+    if (move?.step === "rail") return t("underground.laid", { rails: `${cw(move.colour)} ${this.#n(move.a)}–${this.#n(move.b)}` });
+    if (move?.step === "stop") return t("underground.end_building");
+    if (move?.step === "route") {
+      return move.lines?.length
+        ? t("underground.leg_by", { station: this.#n(move.to), lines: riding(move.lines) })
+        : t("underground.leg_on_foot", { station: this.#n(move.to) });
+    }
+    return "";
+  }
+
   replay(record, view) {
     const positions = this.index ? replayPositions(this.index, record) : null;
     const names = (i) => record.seats?.[i]?.name || seatName(view, i);
     const length = (record.moves || []).length;
     return {
       length,
+      moveWords: (move) => this.moveWords(move),
       describe: (i) => {
         if (i <= 0) return t("underground.replay_start", { station: this.index?.name(this.index.map.start) || "Euston" });
         const m = record.moves[i - 1];
