@@ -141,11 +141,11 @@ def sheet_value(
         chance = 1.0
         while missing:
             low = missing & -missing
-            miss = parts.get(low.bit_length() - 1)
-            if miss is None:
+            stays_empty = parts.get(low.bit_length() - 1)
+            if stays_empty is None:
                 chance = 0.0
                 break
-            chance *= 1.0 - miss
+            chance *= 1.0 - stays_empty
             missing ^= low
         if chance > 0.0:
             value += chance * (m.later_bonus[li] if taken >> li & 1 else m.first_bonus[li])

@@ -23,6 +23,7 @@ from metro.v1 import engine_pb2
 
 from services.gateway.calls import clients, gateway, json_body, only_fields
 from services.gateway.errors import bad_request, from_rpc_error
+from services.gateway.events import pump
 from services.gateway.limits import client_ip, guard
 from services.gateway.players_api import _call, _json, _player_key
 
@@ -146,18 +147,9 @@ def player_events() -> Response:
     return reply
 
 
-def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
-    try:
-        for event in call:
-            out.put(("event", event))
-        out.put(("end", None))
-    except grpc.RpcError as err:
-        out.put(("error", err))
-
-
 def _sse(call: Any, heartbeat_s: float, stop: threading.Event, player_id: str) -> Iterator[str]:
     items: queue.Queue[tuple[str, Any]] = queue.Queue()
-    threading.Thread(target=_pump, args=(call, items), name="player-sse", daemon=True).start()
+    threading.Thread(target=pump, args=(call, items), name="player-sse", daemon=True).start()
     try:
         yield f"retry: {RETRY_MS}\n: stream open\n\n"
         quiet = 0.0

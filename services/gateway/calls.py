@@ -82,7 +82,12 @@ def clients() -> Clients:
 
 def bearer_token() -> str | None:
     """The caller's seat token, None for a spectator; 403 for a malformed Authorization."""
-    header = request.headers.get("Authorization")
+    return bearer_token_of(request.headers.get("Authorization"))
+
+
+def bearer_token_of(header: str | None) -> str | None:
+    """The seat token of an Authorization header, outside a Flask request too (the live
+    streams' server): None without one; 403 when it is not 'Bearer <token>'."""
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")

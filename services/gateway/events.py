@@ -31,7 +31,7 @@ from metro.v1 import engine_pb2
 from werkzeug.datastructures import Headers
 
 from services.common.grpc_util import bearer
-from services.gateway.calls import _TOKEN, clients, gateway, rpc
+from services.gateway.calls import bearer_token_of, clients, gateway, rpc
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
 from services.gateway.limits import guard
 from services.gateway.live.wire import (
@@ -76,19 +76,6 @@ class StreamRequest:
         if flag not in ("0", "1"):
             raise bad_request("'delta' must be 1 (events carry a delta) or 0.", field="delta")
         return cls(after, flag == "1", bearer_token_of(headers.get("Authorization")))
-
-
-def bearer_token_of(header: str | None) -> str | None:
-    """The seat token of an Authorization header (calls.bearer_token's rule, any server)."""
-    if header is None:
-        return None
-    scheme, _, token = header.strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
-        raise ApiError(
-            403, "permission_denied", "The Authorization header must be 'Bearer <token>'."
-        )
-    return token
 
 
 def seat_denied() -> ApiError:
@@ -181,8 +168,9 @@ class SyncViews:
         return data
 
 
-def _pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
-    """Read the gRPC stream in its own thread, so the response can beat while it waits."""
+def pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
+    """Read a gRPC stream in its own thread, so the response can beat while it waits: each item
+    is ("event", event), then ("end", None) or ("error", the RpcError)."""
     try:
         for event in call:
             out.put(("event", event))
@@ -195,7 +183,7 @@ def _sse(
     call: Any, heartbeat_s: float, views: SyncViews | None, opening: Snapshot | None
 ) -> Iterator[bytes]:
     items: queue.Queue[tuple[str, Any]] = queue.Queue()
-    threading.Thread(target=_pump, args=(call, items), name="sse-pump", daemon=True).start()
+    threading.Thread(target=pump, args=(call, items), name="sse-pump", daemon=True).start()
     try:
         yield OPENING + (view_message(opening) if opening is not None else b"")
         while True:

