@@ -132,6 +132,20 @@ export function forgetSeat(id) {
 /** The shape of a game id (the engine's own rule): anything else names no game. */
 export const GAME_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The game id of the page's address (#/game/<id>): null for the lobby (or any other page),
+ *  undefined for a #/game address that names no game ("%00%ff" is not even text: never thrown). */
+export function addressedGame(hash = location.hash) {
+  if (hash === "" || hash === "#" || hash === "#/") return null;
+  const m = /^#\/game\/([^/?#]*)$/.exec(hash);
+  if (!m) return hash.startsWith("#/game") ? undefined : null;
+  try {
+    const id = decodeURIComponent(m[1]);
+    return GAME_ID.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Games this browser created (so only their creator is asked to share the invite). */
 export function markCreated(id) {
   try {

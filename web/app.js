@@ -2,7 +2,7 @@
 // address that names no game, a "No such game" page with the way back.
 // A game's address carries only its id, so sharing it shares no secret.
 
-import { GAME_ID } from "./api.js";
+import { addressedGame } from "./api.js";
 import { GameScreen } from "./game.js";
 import { initI18n, LANGUAGES, lang, setLanguage, t } from "./i18n.js";
 import { showLeaderboard } from "./leaderboard.js";
@@ -55,18 +55,7 @@ const go = (id) => {
 };
 
 /** The game id in the address, null for the lobby, undefined for an address that names none. */
-function addressed() {
-  const hash = location.hash;
-  if (hash === "" || hash === "#" || hash === "#/") return null;
-  const m = /^#\/game\/([^/?#]*)$/.exec(hash);
-  if (!m) return hash.startsWith("#/game") ? undefined : null;
-  try {
-    const id = decodeURIComponent(m[1]);
-    return GAME_ID.test(id) ? id : undefined;
-  } catch {
-    return undefined; // "%00%ff" and the like: not even text
-  }
-}
+const addressed = () => addressedGame();
 
 function route() {
   const learning = learnAddress(location.hash);

@@ -8,7 +8,7 @@
 // Which games have a daily puzzle is the server's to say: the lobby asks each game of the meta
 // once (a 404 means none), so nothing here names a game.
 
-import { loadSeat, saveSeat } from "./api.js";
+import { addressedGame, loadSeat, saveSeat } from "./api.js";
 import { ensureStylesheet, html, svg } from "./dom.js";
 import { t } from "./i18n.js";
 import { loadMeta } from "./meta.js";
@@ -228,8 +228,7 @@ function watchGameEnd() {
   const after = $("after");
   if (!after) return;
   const update = () => {
-    const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
-    const id = m ? decodeURIComponent(m[1]) : "";
+    const id = addressedGame() || "";
     const entry = id ? attempts()[id] : null;
     let link = $("daily-after");
     if (after.hidden || !entry || !KIND.test(entry.kind || "") || !DATE.test(entry.date || "")) {
@@ -474,8 +473,7 @@ function drawPractice(card, kind, today, go) {
 const hintsOff = new Map(); // game id -> Promise<boolean>: its view says "hints": false
 
 function shownGame() {
-  const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
-  return m ? decodeURIComponent(m[1]) : "";
+  return addressedGame() || "";
 }
 
 /** Whether `id`'s view turns hints off (asked once per game: a scored attempt stays one). */

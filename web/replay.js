@@ -4,6 +4,7 @@
 // tell `onStep(pos, scores)` (scores: the seats' scores at pos, or null) so the score table follows.
 
 import { AnalysisPanel } from "./analysis.js";
+import { addressedGame } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -106,6 +107,5 @@ export class ReplayControls {
 
 /** The game id of the page's address (#/game/<id>), for its analysis. */
 function gameOfAddress() {
-  const m = /^#\/game\/([^/?#]+)$/.exec(location.hash);
-  return m ? decodeURIComponent(m[1]) : null;
+  return addressedGame() || null;
 }
