@@ -279,7 +279,7 @@ def test_gateway_under_gunicorn_with_the_production_config(redis_url: str, start
     view = ok(base, "GET", f"/api/games/{created['game_id']}", token=created["token"])
     assert view["status"] == "playing"
     log = gateway.log_path.read_text()
-    assert "Using worker: gthread" in log
+    assert "Using worker: services.gateway.live.worker.GatewayWorker" in log
     assert log.count("Booting worker with pid") == 2
     assert gateway.stop() == 0  # SIGTERM: a graceful stop
 
