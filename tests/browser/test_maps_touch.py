@@ -106,14 +106,28 @@ def near_miss(page: Any, wanted: str, legal: str) -> tuple[str, float, float, fl
     return None
 
 
+def settled(page: Any) -> None:
+    """Until the map's camera and layout stop moving (a zoom or a pan still under way on a
+    loaded machine would move every station after its place was measured)."""
+    before = None
+    for _ in range(100):
+        now = (camera(page), page.locator(".ug-map").bounding_box())
+        if now == before:
+            return
+        before = now
+        page.wait_for_timeout(120)
+
+
 def zoom_in_until(page: Any, found: Callable[[], Any], steps: int = 5) -> Any:
     """Press "+" until `found()` finds something (stations too close together to miss one)."""
+    settled(page)
     hit = found()
     for _ in range(steps):
         if hit:
             return hit
         page.click(".ug-zoom-in")
         page.wait_for_timeout(400)
+        settled(page)
         hit = found()
     assert hit, "no station could be told apart even zoomed in"
     return hit
