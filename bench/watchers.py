@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from gateway import Client, cpu_seconds, percentile  # noqa: E402
+from gateway import Board, Client, cpu_seconds, percentile  # noqa: E402
 
 from services.cli.up import gateway_argv  # noqa: E402
 from services.common.config import DEFAULT_GATEWAY_THREADS  # noqa: E402
@@ -259,7 +259,10 @@ def redis_connections(url: str) -> dict[str, int]:
 
 
 class Games:
-    """Two-seat games and their moves: each game is moved by one thread at a time."""
+    """Two-seat games and their moves: each game is moved by one thread at a time. The mover
+    knows the rules (bench/gateway.py's `Board`): it lists a seat's placements from the latest
+    view's board and that seat's own last view's hand, so a move is one request (the POST,
+    whose answer is the mover's new view), and the server's work is the move and its fan-out."""
 
     def __init__(self, url: str, count: int) -> None:
         self.url = url
@@ -271,7 +274,10 @@ class Games:
                 "seats": [{"kind": "human", "name": "a"}, {"kind": "open"}],
             })  # fmt: skip
             joined = client.call("POST", f"/api/games/{made['game_id']}/join", {"name": "b"})
-            self.games.append({"id": made["game_id"], "tokens": [made["token"], joined["token"]],
+            tokens = [made["token"], joined["token"]]
+            views = [client.call("GET", f"/api/games/{made['game_id']}", token=t) for t in tokens]
+            self.games.append({"id": made["game_id"], "tokens": tokens, "views": views,
+                               "latest": views[1], "board": Board(views[0]["rules"]),
                                "lock": threading.Lock()})  # fmt: skip
         self.local = threading.local()
 
@@ -284,17 +290,19 @@ class Games:
         try:
             client = getattr(self.local, "client", None) or Client(self.url)
             self.local.client = client
-            view = client.call("GET", f"/api/games/{game['id']}")
+            view = game["latest"]
             if view["status"] != "playing":
                 return None
-            (seat,) = view["to_move"]
-            token = game["tokens"][seat]
-            legal = client.call("GET", f"/api/games/{game['id']}/legal", token=token)["moves"]
-            move = next((m for m in legal if m["action"] == "place"), legal[0])
+            seat = view["turn"]
+            legal = game["board"].moves(view, game["views"][seat]["hand"], seat)
+            move = legal[k % len(legal)]
             body = {**move, "expected_version": view["version"], "move_id": f"w{k}"}
             t0 = time.monotonic()
-            answer = client.call("POST", f"/api/games/{game['id']}/moves", body, token=token)
-            return game["id"], int(answer["version"]), t0, time.monotonic() - t0
+            answer = client.call("POST", f"/api/games/{game['id']}/moves", body,
+                                 token=game["tokens"][seat])  # fmt: skip
+            elapsed = time.monotonic() - t0
+            game["views"][seat] = game["latest"] = answer
+            return game["id"], int(answer["version"]), t0, elapsed
         finally:
             game["lock"].release()
 

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import orjson
 from metro.v1 import engine_pb2
 
 from games.base import GameState
@@ -44,6 +45,10 @@ class Table:
     # The views built from this table, by seat (None: the public one). Never passed on by
     # `replace`: a changed table starts empty, so a view is only ever its own version's.
     views: dict[int | None, engine_pb2.GameView] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    # The legal moves listed from this table, by seat (as `views`).
+    legal: dict[int, engine_pb2.ListLegalMovesResponse] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -82,6 +87,20 @@ def seat_view(table: Table, seat: int | None) -> engine_pb2.GameView:
             turn_version=table.turn_version,
         ),
     )
+
+
+def legal_of(table: Table, seat: int) -> engine_pb2.ListLegalMovesResponse:
+    """`seat`'s legal moves at `table`'s version (none unless the game is being played), listed
+    once per table like `view_of`. Shared: callers must not change it."""
+    listed = table.legal.get(seat)
+    if listed is None:
+        listed = engine_pb2.ListLegalMovesResponse(seat=seat, version=table.version)
+        if table.status == "playing":
+            listed.moves.extend(
+                orjson.dumps(m.to_json()).decode() for m in table.state.legal_moves(seat)
+            )
+        table.legal[seat] = listed
+    return listed
 
 
 class TableCache:

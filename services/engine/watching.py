@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 from metro.v1 import engine_pb2
 
+from services.common.auth import MAX_TOKEN_LENGTH
 from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
 from services.engine.access import Caller, ClaimedSeats, denied, own_seat, seat_of
@@ -18,7 +19,7 @@ from services.engine.analysis import analysing
 from services.engine.edge import failed, storage_unavailable
 from services.engine.party_keys import is_host_token
 from services.engine.store import STORAGE_ERRORS
-from services.engine.table import seat_view
+from services.engine.table import legal_of, seat_view
 from services.engine.tables import Tables
 
 WATCH_SLICE_MS = 5000
@@ -57,13 +58,30 @@ class Watching:
         requested = request.seat if request.HasField("seat") else None
         seat = await seat_of(caller, self.claims, table.meta, game_id, requested, required=True)
         assert seat is not None
-        out = engine_pb2.ListLegalMovesResponse(seat=seat, version=table.version)
-        if table.status == "playing":
-            out.moves.extend(
-                json.dumps(m.to_json(), separators=(",", ":"))
-                for m in table.state.legal_moves(seat)
-            )
-        return out
+        return legal_of(table, seat)
+
+    async def attach_views(
+        self, message: engine_pb2.GameEvent, request: engine_pb2.WatchGameRequest
+    ) -> None:
+        """The views a live event carries (WatchGameRequest): read at the game's version now,
+        each seat's only for a token that proves that seat now. Both come from the table's
+        own caches, so every subscriber of a game shares one build of each."""
+        table = await self.tables.load(message.game_id)
+        if request.public_view:
+            message.views.append(seat_view(table, None))
+        for token in request.seat_tokens:
+            if not token or len(token) > MAX_TOKEN_LENGTH:
+                continue
+            caller = Caller(token=token, is_ai_service=False)
+            try:
+                seat = await seat_of(
+                    caller, self.claims, table.meta, message.game_id, None, required=True
+                )
+            except ServiceError:
+                continue  # proves no seat (any more): that audience reads its view itself
+            assert seat is not None
+            message.views.append(seat_view(table, seat))
+            message.legal.append(legal_of(table, seat))
 
     async def record(
         self, request: engine_pb2.GetRecordRequest, caller: Caller | None = None
@@ -108,12 +126,16 @@ class Watching:
         try:
             while True:  # what was missed, in pages
                 batch = await store.events_after(game_id, last, EVENT_PAGE)
-                for event_id, event in batch:
-                    yield messages.game_event(game_id, event_id, event)
+                final = len(batch) < EVENT_PAGE  # the last page: up to now, as a live batch
+                for index, (event_id, event) in enumerate(batch):
+                    message = messages.game_event(game_id, event_id, event)
+                    if final and index == 0 and (request.public_view or request.seat_tokens):
+                        await self.attach_views(message, request)
+                    yield message
                     last = event_id
                     if event.get("status") == "over":
                         return
-                if len(batch) < EVENT_PAGE:
+                if final:
                     break
             if table.status == "over":
                 return
@@ -127,8 +149,11 @@ class Watching:
                     if await store.version_of(game_id) is None:
                         return  # expired
                     continue
-                for event_id, event in batch:
-                    yield messages.game_event(game_id, event_id, event)
+                for index, (event_id, event) in enumerate(batch):
+                    message = messages.game_event(game_id, event_id, event)
+                    if index == 0 and (request.public_view or request.seat_tokens):
+                        await self.attach_views(message, request)
+                    yield message
                     last = event_id
                     if event.get("status") == "over":
                         return

@@ -107,7 +107,18 @@ def test_one_engine_subscription_per_game_however_many_watch(
                 if stream_game == game:
                     assert [stream.next_event().id for _ in range(4)] == moved
         assert blocked_reads(s.redis) == 2
-        assert s.asgi.hub.stats()["subscriptions"] == 2
+        stats = s.asgi.hub.stats()
+        assert stats["subscriptions"] == 2
+        # The audiences (public, seat 0, seat 1) joined after each feed had subscribed: each
+        # feed asked again as each came (at most 3 a game), for its views to come with the
+        # events; so every event carried them, and no view was read for one.
+        assert stats["widenings"] <= 6 and stats["view_reads"] == 0, stats
+        for game, tokens in games:
+            moved = [play_one(s.api, game, tokens, rng)["last_event_id"] for _ in range(4)]
+            for stream_game, stream in streams:
+                if stream_game == game:
+                    assert [stream.next_event().id for _ in range(4)] == moved
+        assert s.asgi.hub.stats() == {**stats, "watchers": 24}
 
 
 def _ids_of(stream: Any, count: int) -> list[str]:

@@ -115,6 +115,8 @@ class GatewayAsgi:
         )  # fmt: skip
         self.slots = StreamSlots(limits.max_streams, limits.per_client)
         self.proxies: int = app.extensions["metro_limits"].settings.proxies
+        self.pumping: set[Watcher] = set()  # streams past their catch-up, for the ticker
+        self.ticker: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -134,6 +136,8 @@ class GatewayAsgi:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if self.ticker is not None:
+                    self.ticker.cancel()
                 await self.hub.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -218,24 +222,55 @@ class GatewayAsgi:
 
     async def _pump(self, send: Send, watcher: Watcher) -> None:
         """The watcher's messages as they come, a keep-alive after each quiet spell, until the
-        stream ends (the game ended, the client left or lagged, or WATCH_MAX_S passed)."""
-        heartbeat_s, until = self.state.heartbeat_s, time.monotonic() + self.state.watch_max_s
-        while True:
-            if watcher.pending:
-                await _body(send, watcher.take())
-            if watcher.ended is not None:
-                if watcher.ended in ("over", "failure", "closed"):
-                    await send({"type": "http.response.body", "body": watcher.final,
+        stream ends (the game ended, the client left or lagged, or WATCH_MAX_S passed).
+
+        It waits on the watcher's own wake-up only: the process's one ticker (`_tick`) wakes
+        it when a keep-alive or its end is due. A timer per stream per wait made each event
+        cost every stream a new task, the most of what fanning out cost."""
+        heartbeat_s = self.state.heartbeat_s
+        now = time.monotonic()
+        watcher.until, watcher.quiet_until = now + self.state.watch_max_s, now + heartbeat_s
+        self.pumping.add(watcher)
+        self._start_ticker()
+        try:
+            while True:
+                watcher.wake.clear()
+                if watcher.pending:
+                    await _body(send, watcher.take())
+                    watcher.quiet_until = time.monotonic() + heartbeat_s
+                    continue  # more may have come while writing
+                if watcher.ended is not None:
+                    if watcher.ended in ("over", "failure", "closed"):
+                        await send({"type": "http.response.body", "body": watcher.final,
+                                    "more_body": False})  # fmt: skip
+                    return
+                now = time.monotonic()
+                if now >= watcher.until:
+                    await send({"type": "http.response.body", "body": RECONNECT,
                                 "more_body": False})  # fmt: skip
-                return
-            left = until - time.monotonic()
-            if left <= 0:
-                await send({"type": "http.response.body", "body": RECONNECT, "more_body": False})
-                return
-            try:
-                await asyncio.wait_for(watcher.wake.wait(), min(heartbeat_s, left))
-            except TimeoutError:
-                await _body(send, KEEP_ALIVE)
+                    return
+                if now >= watcher.quiet_until:
+                    await _body(send, KEEP_ALIVE)
+                    watcher.quiet_until = now + heartbeat_s
+                    continue
+                await watcher.wake.wait()
+        finally:
+            self.pumping.discard(watcher)
+
+    def _start_ticker(self) -> None:
+        if self.ticker is None or self.ticker.done():
+            self.ticker = asyncio.get_running_loop().create_task(self._tick())
+
+    async def _tick(self) -> None:
+        """Wake the streams whose keep-alive or end is due (twice a heartbeat: a keep-alive
+        goes out between one and one and a half heartbeats of silence)."""
+        period = max(0.05, self.state.heartbeat_s / 2)
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for watcher in self.pumping:
+                if now >= watcher.quiet_until or now >= watcher.until:
+                    watcher.wake.set()
 
 
 # A stream's bytes not yet taken by its client, beyond the hub's own buffer: the socket's send

@@ -64,6 +64,7 @@ class Watcher:
         self.ended: str | None = None  # "slow", "over", "failure" or "closed"
         self.final = b""  # written last before the stream closes (a failure message)
         self.task: asyncio.Task[Any] | None = None  # the stream's task, while it writes
+        self.until = self.quiet_until = 0.0  # when the stream ends, when a keep-alive is due
 
     def offer(self, key: Key, data: bytes) -> None:
         if self.ended is not None or key <= self.floor:
@@ -122,25 +123,55 @@ class Feed:
         self.task: asyncio.Task[None] | None = None
         self.linger: asyncio.TimerHandle | None = None
         self.finished = False
+        # The subscription now and the audiences whose views it asked the engine for; a new
+        # audience cancels it (`widen_now`), and `run` asks again with that one included.
+        self.call: Any = None
+        self.asked: set[int | None] = set()
+        self.widen_now = False
 
     # ---- the subscription ------------------------------------------------------------------
 
     async def run(self) -> None:
         """Read the game's events until it ends (or expires), subscribing again after a
-        deadline or a lost engine; watchers get a failure message when it stays lost."""
+        deadline, a lost engine or a new audience; watchers get a failure message when it
+        stays lost."""
         failures = 0
+        widened = False
         while True:
+            if widened:
+                self.hub.widenings += 1
+            else:
+                self.hub.subscriptions += 1
+            asked = set(self.audiences)  # the views the engine will carry with the events
             call = self.hub.engine().WatchGame(
-                engine_pb2.WatchGameRequest(game_id=self.game_id, after_event_id=self.last_id),
+                engine_pb2.WatchGameRequest(
+                    game_id=self.game_id, after_event_id=self.last_id,
+                    public_view=None in asked,
+                    seat_tokens=[a.token for a in self.audiences.values()
+                                 if a.seat is not None and a.token],
+                ),
                 timeout=self.hub.watch_max_s,
-            )
-            self.hub.subscriptions += 1
+            )  # fmt: skip
+            widened = False
+            self.call, self.asked = call, asked
             try:
                 async for event in call:
                     failures = 0
                     await self.publish(event)
-                break  # the game ended (over, or expired): the engine closed the stream
+                    if not set(self.audiences) <= asked:
+                        widened = True  # a new audience: ask for its views too
+                        break
+                if not widened:
+                    break  # the game ended (over, or expired): the engine closed the stream
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not self.widen_now or (task is not None and task.cancelling()):
+                    raise
+                widened = True  # `add` cancelled the call for a new audience
             except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.CANCELLED and self.widen_now:
+                    widened = True
+                    continue
                 if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                     continue
                 if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
@@ -151,14 +182,19 @@ class Feed:
                 return
             finally:
                 call.cancel()
+                self.call, self.widen_now = None, False
         self.close_all("over")
 
     async def publish(self, event: engine_pb2.GameEvent) -> None:
-        """One event to every watcher: the views read once per audience, the bytes made once."""
+        """One event to every watcher: each audience's view taken from the event when the engine
+        carried it (else read once), the bytes made once."""
+        carried = carried_snapshots(event)
         reading = [
             a for a in self.audiences.values()
-            if a.watchers and (a.snap is None or a.snap.version < event.version)
+            if a.watchers and a.seat not in carried
+            and (a.snap is None or a.snap.version < event.version)
         ]  # fmt: skip
+        self.hub.view_reads += len(reading)
         fresh = await asyncio.gather(
             *(self.hub.snapshot(self.game_id, a.seat, a.token) for a in reading),
             return_exceptions=True,
@@ -167,11 +203,17 @@ class Feed:
         key = id_key(event.event_id)
         plain = format_event(event.event_id, event.json)
         made: dict[int | None, bytes] = {}
-        read = dict(zip((a.seat for a in reading), fresh, strict=True))
+        read: dict[int | None, Snapshot | BaseException | None] = dict(
+            zip((a.seat for a in reading), fresh, strict=True)
+        )
         for seat, audience in self.audiences.items():
             if not audience.watchers:
                 continue
             new = read.get(seat, audience.snap)
+            ahead = carried.get(seat)
+            if ahead is not None and (new is None or isinstance(new, BaseException)
+                                      or ahead.version > new.version):  # fmt: skip
+                new = ahead
             if isinstance(new, BaseException) or new is None:
                 made[seat] = plain  # no view: the client fetches, as without deltas
                 continue
@@ -208,6 +250,9 @@ class Feed:
         audience = self.audiences.get(watcher.seat)
         if audience is None:
             audience = self.audiences[watcher.seat] = Audience(watcher.seat, token, first)
+            if self.call is not None and watcher.seat not in self.asked and not self.widen_now:
+                self.widen_now = True
+                self.call.cancel()
         elif audience.snap is None:
             audience.snap = first
         audience.watchers += 1
@@ -275,6 +320,8 @@ class Hub:
         self._channel: grpc.aio.Channel | None = None
         self._stub: engine_pb2_grpc.EngineStub | None = None
         self.subscriptions = 0  # WatchGame calls the feeds made (tests and the bench read it)
+        self.widenings = 0  # ... and made again to have the views of a new audience carried
+        self.view_reads = 0  # audiences' views read for an event that did not carry them
         self.catch_ups = 0  # WatchGame calls made for one resuming watcher
 
     def engine(self) -> engine_pb2_grpc.EngineStub:
@@ -357,6 +404,8 @@ class Hub:
             "games": len(self.feeds),
             "watchers": sum(len(f.watchers) for f in self.feeds.values()),
             "subscriptions": self.subscriptions,
+            "widenings": self.widenings,
+            "view_reads": self.view_reads,
             "catch_ups": self.catch_ups,
         }
 
@@ -407,6 +456,22 @@ class _Failed(grpc.RpcError, grpc.Call):  # type: ignore[misc]
 def api_error(err: grpc.aio.AioRpcError) -> ApiError:
     """The HTTP answer for a failed asyncio call to the engine (as for a blocking one)."""
     return from_rpc_error(_Failed(err), "engine")
+
+
+def carried_snapshots(event: engine_pb2.GameEvent) -> dict[int | None, Snapshot]:
+    """The audiences' snapshots an event carries (WatchGameRequest's views): the public one
+    under None, a seat's only with its legal moves of the same version."""
+    legal = {listed.seat: listed for listed in event.legal}
+    out: dict[int | None, Snapshot] = {}
+    for view in event.views:
+        if not view.HasField("seat"):
+            out[None] = Snapshot(view.version, orjson.loads(view.json))
+            continue
+        listed = legal.get(view.seat)
+        if listed is not None and listed.version == view.version:
+            moves = legal_text(listed.seat, listed.version, list(listed.moves))
+            out[view.seat] = Snapshot(view.version, orjson.loads(view.json), moves)
+    return out
 
 
 def failure_message(err: grpc.aio.AioRpcError | None) -> bytes:
