@@ -37,6 +37,7 @@ from services.gateway.live.wire import Snapshot, format_event, id_key, legal_tex
 log = logging.getLogger(__name__)
 
 RING = 512  # recent events a feed keeps for streams that resume (a whole Metro game fits)
+WIDEN_AFTER_S = 0.25  # a new audience's views are asked for this long after it came
 LINGER_S = 5.0  # a feed outlives its last watcher this long (a page reloading comes back)
 RESUBSCRIBE_S = (0.2, 0.5, 1.0, 2.0, 4.0)  # waits before a lost subscription is made again
 Key = tuple[int, int]
@@ -128,6 +129,7 @@ class Feed:
         self.call: Any = None
         self.asked: set[int | None] = set()
         self.widen_now = False
+        self.widening: asyncio.TimerHandle | None = None
 
     # ---- the subscription ------------------------------------------------------------------
 
@@ -250,13 +252,20 @@ class Feed:
         audience = self.audiences.get(watcher.seat)
         if audience is None:
             audience = self.audiences[watcher.seat] = Audience(watcher.seat, token, first)
-            if self.call is not None and watcher.seat not in self.asked and not self.widen_now:
-                self.widen_now = True
-                self.call.cancel()
+            if watcher.seat not in self.asked and self.widening is None:
+                self.widening = asyncio.get_running_loop().call_later(WIDEN_AFTER_S, self.widen)
         elif audience.snap is None:
             audience.snap = first
         audience.watchers += 1
         return audience.snap
+
+    def widen(self) -> None:
+        """Ask the engine again, now with the views of the audiences that came since (those
+        that came together, one new subscription); until then their views are read."""
+        self.widening = None
+        if self.call is not None and not set(self.audiences) <= self.asked and not self.widen_now:
+            self.widen_now = True
+            self.call.cancel()
 
     def remove(self, watcher: Watcher) -> None:
         if watcher not in self.watchers:
@@ -274,6 +283,9 @@ class Feed:
         """No watcher came back: cancel the subscription."""
         if self.watchers:
             return
+        if self.widening is not None:
+            self.widening.cancel()
+            self.widening = None
         if self.task is not None:
             self.task.cancel()
         if self.hub.feeds.get(self.game_id) is self:
@@ -372,6 +384,8 @@ class Hub:
         feed = self.feeds.get(watcher.game_id)
         if feed is None or feed.finished:
             feed = self.feeds[watcher.game_id] = Feed(self, watcher.game_id, last_event_id)
+            if watcher.deltas:  # its first subscription asks for this watcher's views already
+                feed.audiences[watcher.seat] = Audience(watcher.seat, token, None)
             feed.task = asyncio.get_running_loop().create_task(self._run(feed))
         if not feed.ready.is_set():
             try:
@@ -406,6 +420,8 @@ class Hub:
             "subscriptions": self.subscriptions,
             "widenings": self.widenings,
             "view_reads": self.view_reads,
+            # audiences whose views the feeds' subscriptions do not ask for yet
+            "unasked": sum(len(set(f.audiences) - f.asked) for f in self.feeds.values()),
             "catch_ups": self.catch_ups,
         }
 
