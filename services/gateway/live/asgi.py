@@ -59,6 +59,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 EVENTS_PATH = re.compile(r"/api/games/([^/]+)/events")
 STREAM_HEADERS = [
     (b"Content-Type", b"text/event-stream; charset=utf-8"),
+    (b"Transfer-Encoding", b"chunked"),  # said, not left to the server: the hub writes chunks
     (b"Cache-Control", b"no-cache"),
     (b"X-Accel-Buffering", b"no"),
     (b"X-Content-Type-Options", b"nosniff"),
@@ -192,7 +193,7 @@ class GatewayAsgi:
             await answer_error(send, retry_later(
                 503, "unavailable", "the game's events could not be read in time", 2))  # fmt: skip
             return
-        bound_buffers(scope)
+        watcher.transport = bound_buffers(scope)
         listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
         watcher.task = asyncio.current_task()
         try:
@@ -227,7 +228,7 @@ class GatewayAsgi:
         It waits on the watcher's own wake-up only: the process's one ticker (`_tick`) wakes
         it when a keep-alive or its end is due. A timer per stream per wait made each event
         cost every stream a new task, the most of what fanning out cost."""
-        heartbeat_s = self.state.heartbeat_s
+        heartbeat_s = watcher.heartbeat_s = self.state.heartbeat_s
         now = time.monotonic()
         watcher.until, watcher.quiet_until = now + self.state.watch_max_s, now + heartbeat_s
         self.pumping.add(watcher)
@@ -253,7 +254,11 @@ class GatewayAsgi:
                     await _body(send, KEEP_ALIVE)
                     watcher.quiet_until = now + heartbeat_s
                     continue
-                await watcher.wake.wait()
+                watcher.parked = True  # from here the hub may write to the socket itself
+                try:
+                    await watcher.wake.wait()
+                finally:
+                    watcher.parked = False
         finally:
             self.pumping.discard(watcher)
 
@@ -281,16 +286,18 @@ SOCKET_SEND_BUFFER = 16 * 1024  # (Linux doubles it)
 TRANSPORT_HIGH_WATER = 16 * 1024
 
 
-def bound_buffers(scope: Scope) -> None:
-    """Shrink the stream's connection buffers (when the server says which they are)."""
+def bound_buffers(scope: Scope) -> Any:
+    """Shrink the stream's connection buffers (when the server says which they are); the
+    transport, or None under a server that does not say."""
     transport = (scope.get("extensions") or {}).get(TRANSPORT)
     if transport is None:
-        return
+        return None
     transport.set_write_buffer_limits(high=TRANSPORT_HIGH_WATER)
     sock = transport.get_extra_info("socket")
     if sock is not None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_SEND_BUFFER)
+    return transport
 
 
 async def _body(send: Send, data: bytes) -> None:
