@@ -29,19 +29,22 @@ def move_texts(page: Any) -> list[str]:
     ))  # fmt: skip
 
 
-def finished_metrox(url: str) -> tuple[str, str]:
-    """A 2-player Metro X game against the random AI, seat 0 choosing at random: id, token."""
+def finished_game(url: str, kind: str, seed: int, rules: dict[str, Any] | None = None) -> str:
+    """A 2-player game of `kind` against the random AI, seat 0 choosing at random (from `seed`):
+    its id."""
     seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]
-    made = requests.post(f"{url}/api/games", json={"game": "metrox", "rules": {"players": 2},
-                         "seats": seats}, timeout=TIMEOUT_S).json()  # fmt: skip
-    game, token = made["game_id"], made["token"]
+    spec: dict[str, Any] = {"game": kind, "seats": seats}
+    if rules is not None:
+        spec["rules"] = rules
+    made = requests.post(f"{url}/api/games", json=spec, timeout=TIMEOUT_S).json()
+    game, token = str(made["game_id"]), made["token"]
     auth = {"Authorization": f"Bearer {token}"}
-    rng = random.Random(5)
+    rng = random.Random(seed)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         view = requests.get(f"{url}/api/games/{game}", headers=auth, timeout=TIMEOUT_S).json()
         if view["status"] == "over":
-            return game, token
+            return game
         if 0 not in view["to_move"]:
             time.sleep(0.1)
             continue
@@ -57,7 +60,7 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
 ) -> None:
     url = gateway_process
-    game, _ = finished_metrox(url)
+    game = finished_game(url, "metrox", 5, {"players": 2})
     tab = open_tab(f"{url}/#/game/{game}")
     page = tab.page
     page.wait_for_selector("#replay:not([hidden])")
@@ -129,34 +132,11 @@ def test_analyse_a_finished_game_graph_log_and_replay(
     assert again.status_code == 202 and again.json()["status"] == "done"
 
 
-def finished_metro(url: str) -> str:
-    """A 2-player Metro game against the random AI, seat 0 placing at random: its id."""
-    seats = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "random"}]
-    made = requests.post(f"{url}/api/games", json={"game": "metro", "seats": seats},
-                         timeout=TIMEOUT_S).json()  # fmt: skip
-    game, auth = made["game_id"], {"Authorization": f"Bearer {made['token']}"}
-    rng = random.Random(3)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        view = requests.get(f"{url}/api/games/{game}", headers=auth, timeout=TIMEOUT_S).json()
-        if view["status"] == "over":
-            return str(game)
-        if 0 not in view["to_move"]:
-            time.sleep(0.1)
-            continue
-        legal = requests.get(f"{url}/api/games/{game}/legal", headers=auth, timeout=TIMEOUT_S)
-        body = {**rng.choice(legal.json()["moves"]), "expected_version": view["version"]}
-        reply = requests.post(f"{url}/api/games/{game}/moves", json=body, headers=auth,
-                              timeout=TIMEOUT_S)  # fmt: skip
-        assert reply.status_code in (200, 409), reply.text
-    raise AssertionError("the game did not end in time")
-
-
 def test_metro_draws_the_best_placement_beside_the_one_played(
     open_tab: Callable[..., Tab], gateway_process: str, artifacts: Path
 ) -> None:
     url = gateway_process
-    game = finished_metro(url)
+    game = finished_game(url, "metro", 3)
     tab = open_tab(f"{url}/#/game/{game}")
     page = tab.page
     page.click("#analysis-run")

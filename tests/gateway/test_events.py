@@ -9,54 +9,32 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 from tests.fixtures.gateway import GatewayApi
+from tests.live.sse import Stream, open_stream
 
 
-class SseReader:
-    """Reads one event stream line by line; `next_event` returns (id, data) or a comment."""
+class Events:
+    """The live tests' stream read here as (id, data) per message of any kind (a `?delta=1` stream
+    opens with `event: view`), with its keep-alive comments and the raw reply for errors."""
 
-    def __init__(self, reply: http.client.HTTPResponse) -> None:
-        self.reply = reply
-        self.comments: list[str] = []
+    def __init__(self, live: Stream) -> None:
+        self.live = live
+        self.reply = live.reply
+        self.comments = live.comments
 
-    def next_event(self, timeout: float = 10.0) -> tuple[str, dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        fields: dict[str, str] = {}
-        while time.monotonic() < deadline:
-            line = self.reply.readline().decode()
-            if line == "":
-                raise EOFError("the stream ended")
-            line = line.rstrip("\n")
-            if line.startswith(":"):
-                self.comments.append(line[1:].strip())
-            elif line == "":
-                if "data" in fields:
-                    return fields.get("id", ""), json.loads(fields["data"])
-                fields = {}
-            else:
-                key, _, value = line.partition(":")
-                fields[key] = value.removeprefix(" ")
-        raise TimeoutError("no event in time")
+    def next_event(self, timeout: float = 10.0) -> tuple[str, Any]:
+        message = self.live.next(timeout)
+        return message.id, message.data
 
 
 @contextmanager
 def stream(
     base: str, game: str, last_event_id: str | None = None, query: str = ""
-) -> Iterator[tuple[int, dict[str, str], SseReader]]:
-    parts = urlsplit(base)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-    headers = {"Accept": "text/event-stream"}
-    if last_event_id is not None:
-        headers["Last-Event-ID"] = last_event_id
-    conn.request("GET", f"/api/games/{game}/events{query}", headers=headers)
-    reply = conn.getresponse()
-    try:
-        # (header names are case-insensitive: uvicorn writes them in lower case)
-        yield reply.status, reply.headers, SseReader(reply)  # type: ignore[misc]
-    finally:
-        conn.close()
+) -> Iterator[tuple[int, http.client.HTTPMessage, Events]]:
+    # (header names are case-insensitive: uvicorn writes them in lower case)
+    with open_stream(base, game, query=query, last_event_id=last_event_id, timeout=10) as live:
+        yield live.status, live.headers, Events(live)
 
 
 def first_move(api: GatewayApi, game: str, token: str, version: int) -> dict[str, Any]:

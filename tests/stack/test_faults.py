@@ -6,14 +6,12 @@ Real processes throughout: the supervisor, Redis, the engine, two AI workers and
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
 import subprocess
 import time
 import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +21,7 @@ import pytest
 
 import games
 from tests.fixtures.processes import free_port
-from tests.stack.test_stack import children_of, proc_stat
+from tests.stack.test_stack import call, children_of, proc_stat
 from tests.stack.test_up import up_argv, up_env, wait_none_marked
 
 RECOVER_S = 20.0  # a part may take this long to be back (the test's bound, not the usual)
@@ -33,17 +31,8 @@ def request(
     base: str, method: str, path: str, body: Any = None, token: str | None = None
 ) -> tuple[int, Any]:
     """One JSON request: (status, body); (0, reason) when nothing answered (connection refused)."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(req, timeout=30) as reply:
-            return reply.status, json.loads(reply.read() or b"null")
-    except urllib.error.HTTPError as err:
-        with err:
-            return err.code, json.loads(err.read() or b"null")
+        return call(base, method, path, body, token, timeout=30)
     except (urllib.error.URLError, ConnectionError, TimeoutError) as err:
         return 0, str(err)
 

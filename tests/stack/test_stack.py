@@ -30,7 +30,12 @@ from tests.fixtures.processes import ROOT, ServiceProcess, free_port, python_mod
 
 
 def call(
-    base: str, method: str, path: str, body: Any = None, token: str | None = None
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    timeout: float = 60,
 ) -> tuple[int, Any]:
     """One JSON request; (status, decoded body) for success and error answers alike."""
     data = None if body is None else json.dumps(body).encode()
@@ -39,7 +44,7 @@ def call(
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=60) as reply:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
             return reply.status, json.loads(reply.read() or b"null")
     except urllib.error.HTTPError as err:
         with err:
