@@ -18,10 +18,13 @@ export class ApiError extends Error {
     // A refused field: its path and why (a code the page words: web/words.js fieldErrorWords).
     this.field = typeof detail.field === "string" ? detail.field : "";
     this.reason = typeof detail.reason === "string" ? detail.reason : "";
+    // Seconds the server asked the page to wait (its Retry-After header; 0 when it named none).
+    this.retryAfter = 0;
   }
 }
 
-async function call(method, path, { body, token } = {}) {
+/** One API request: the answer's JSON (null for an empty body), or an ApiError thrown. */
+export async function call(method, path, { body, token } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -41,7 +44,9 @@ async function call(method, path, { body, token } = {}) {
   }
   if (!res.ok) {
     const err = data?.error;
-    throw new ApiError(res.status, err?.code || "http_" + res.status, err?.message || `HTTP ${res.status}`, err || {});
+    const error = new ApiError(res.status, err?.code || "http_" + res.status, err?.message || `HTTP ${res.status}`, err || {});
+    error.retryAfter = Number(res.headers.get("Retry-After")) || 0;
+    throw error;
   }
   return data;
 }

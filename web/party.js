@@ -16,7 +16,7 @@
 // the board is the game's own page module, mounted as the game page mounts it; the large card is
 // its `cardFace(code)` (when it draws cards), scaled up, and worded by the face's own title.
 
-import { ApiError, api, rememberName, saveSeat, savedName } from "./api.js";
+import { ApiError, api, call, rememberName, saveSeat, savedName } from "./api.js";
 import { duration, msLeft } from "./clock.js";
 import { ensureStylesheet, html, seatGlyph } from "./dom.js";
 import { formatNumber, t } from "./i18n.js";
@@ -33,25 +33,6 @@ const POLL_MS = 5000; // besides the live stream, in case it is down
 const CARD_HEIGHT = 0.34; // of the screen's height: the turn's card, read from across a room
 
 // ---- the HTTP calls ------------------------------------------------------------------------------
-
-async function call(method, path, { body, token } = {}) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let res;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, "network", t("error.network"));
-  }
-  const data = await res.json().catch(() => null);
-  if (!res.ok) {
-    const err = data?.error || {};
-    const wait = Number(res.headers.get("Retry-After")) || 0;
-    throw Object.assign(new ApiError(res.status, err.code || `http_${res.status}`, err.message || `HTTP ${res.status}`, err), { wait });
-  }
-  return data;
-}
 
 const g = (id) => `/api/games/${encodeURIComponent(id)}`;
 export const partyApi = {
@@ -112,7 +93,7 @@ function partyError(err) {
     rate_limited: "party.error_rate",
     permission_denied: "party.error_not_host",
   };
-  if (err instanceof ApiError && known[err.code]) return t(known[err.code], { seconds: err.wait || 60 });
+  if (err instanceof ApiError && known[err.code]) return t(known[err.code], { seconds: err.retryAfter || 60 });
   if (err instanceof ApiError && err.status === 400 && err.field === "code") return t("party.error_code");
   return t("party.error", { message: err?.message || String(err) });
 }

@@ -31,7 +31,7 @@ from services.gateway.calls import (
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip, guard
-from services.gateway.party_api import create_party
+from services.gateway.party_api import create_party, join_name, joined
 
 bp = Blueprint("games", __name__, url_prefix="/api")
 
@@ -164,16 +164,10 @@ def _in_game(body: dict[str, Any]) -> None:
 
 @bp.post("/games/<game_id>/join")
 def join_game(game_id: str) -> Response:
-    body = json_body(optional=True)
-    only_fields(body, {"name"})
-    name = body.get("name", "")
-    if not isinstance(name, str):
-        raise bad_request("'name' must be a string.", field="name")
     message = engine_pb2.JoinGameRequest(
-        game_id=game_id, name=name, idempotency_key=idempotency_key()
+        game_id=game_id, name=join_name(), idempotency_key=idempotency_key()
     )
-    reply = rpc(clients().engine.JoinGame, message, idempotent=True)
-    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+    return joined(rpc(clients().engine.JoinGame, message, idempotent=True))
 
 
 def _since() -> int | None:

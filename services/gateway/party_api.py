@@ -48,6 +48,21 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(text, status=status, mimetype="application/json")
 
 
+def join_name() -> str:
+    """The body of a join (by game id or by code): only an optional `name`, a string."""
+    body = json_body(optional=True)
+    only_fields(body, {"name"})
+    name = body.get("name", "")
+    if not isinstance(name, str):
+        raise bad_request("'name' must be a string.", field="name")
+    return name
+
+
+def joined(reply: engine_pb2.JoinGameResponse) -> Response:
+    """The answer to a join: the game, the seat taken and its token."""
+    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+
+
 def create_party(body: dict[str, Any]) -> Response:
     """`POST /api/games` with `"party": true`: no seat list (people join by code); `name` is
     the host's seat name, `host_only` leaves the host without a seat."""
@@ -99,18 +114,13 @@ def create_party(body: dict[str, Any]) -> Response:
 
 @bp.post("/join/<code>")
 def join_by_code(code: str) -> Response:
-    body = json_body(optional=True)
-    only_fields(body, {"name"})
-    name = body.get("name", "")
-    if not isinstance(name, str):
-        raise bad_request("'name' must be a string.", field="name")
+    name = join_name()
     if not _TYPED_CODE.fullmatch(code):
         raise bad_request("A join code is 6 letters and digits, as the host's screen shows it.",
                           field="code")  # fmt: skip
     message = engine_pb2.JoinPartyRequest(code=code, name=name, idempotency_key=idempotency_key())
     # The key makes a second try answer the first one's seat, never take another.
-    reply = rpc(clients().engine.JoinParty, message, idempotent=True)
-    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+    return joined(rpc(clients().engine.JoinParty, message, idempotent=True))
 
 
 def _info_json(info: engine_pb2.PartyInfo) -> dict[str, Any]:
