@@ -41,7 +41,7 @@ from services.engine.clocks import REAL_TIME, ClockRules
 from services.engine.invitations import Invitations
 from services.engine.lobby import Lobby
 from services.engine.meta import AI, OPEN, SeatInfo
-from services.engine.player_feed import Feed
+from services.engine.player_feed import publish
 from services.engine.players import Players, player_key, presented_key
 from services.engine.ratings import RatingBook
 from services.engine.shards import new_game_id
@@ -68,9 +68,8 @@ def strikes_key(player_id: str) -> str:
 class Pauses:
     """Counts a bot's time-outs and illegal moves in a row; pauses it at the threshold."""
 
-    def __init__(self, redis: Any, feed: Feed, bots: BotAccounts, settings: BotSettings):
-        self.redis = redis
-        self.feed = feed
+    def __init__(self, redis: Any, bots: BotAccounts, settings: BotSettings):
+        self.redis = redis  # the players' streams' client too: `paused` and `resumed` go there
         self.bots = bots
         self.settings = settings
 
@@ -92,7 +91,7 @@ class Pauses:
         await self.redis.hset(
             player_key(player_id), mapping={"paused_until": until, "paused_reason": reason}
         )
-        await self.feed.publish(player_id, {"type": "paused", "reason": reason, "until": until})
+        await publish(self.redis, player_id, {"type": "paused", "reason": reason, "until": until})
         log.info("bot %s paused: %s", player_id, reason)
 
     async def played(self, player_id: str) -> None:
@@ -110,7 +109,7 @@ class Pauses:
         if int(until) > time.time() * 1000:
             return reason or "", int(until)
         if await self.redis.hdel(player_key(player_id), "paused_until", "paused_reason"):
-            await self.feed.publish(player_id, {"type": "resumed"})
+            await publish(self.redis, player_id, {"type": "resumed"})
         return "", 0
 
 

@@ -30,6 +30,7 @@ from services.common.levels import DEFAULT_LEVEL
 from services.engine import timeouts, validation
 from services.engine.clocks import Clock, ClockError, ClockRules
 from services.engine.edge import aborted, failed, not_found
+from services.engine.invitations import Invitations
 from services.engine.meta import AI, HUMAN, OPEN, SEAT_KINDS, GameMeta, SeatInfo
 from services.engine.party_keys import is_party_table, party_tables
 from services.engine.shards import new_game_id
@@ -76,10 +77,10 @@ def _clock_rules(clock_json: str) -> ClockRules | None:
 
 
 class Lobby:
-    def __init__(self, tables: Tables, store: GameStore) -> None:
+    def __init__(self, tables: Tables, store: GameStore, invitations: Invitations) -> None:
         self.tables = tables
         self.store = store
-        self.invitations: Any = None  # invitations.Invitations: seats of kind "bot" (issue 24)
+        self.invitations = invitations  # seats of kind "bot" (issue 24)
 
     async def open_table(
         self,
@@ -165,7 +166,7 @@ class Lobby:
             elif spec.kind == AI:
                 level = validation.level(spec.level or DEFAULT_LEVEL, f"{field}.level")
                 seats.append(SeatInfo(AI, name or f"AI {index + 1}", level))
-            elif spec.kind == BOT_SEAT and self.invitations is not None:
+            elif spec.kind == BOT_SEAT:
                 bot_id, bot_name = await self.invitations.resolve(name, f"{field}.name")
                 seats.append(SeatInfo(OPEN, bot_name, bot=True, invited=bot_id))
                 invited.append(index)

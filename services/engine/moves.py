@@ -51,12 +51,14 @@ def made_by(caller: Caller) -> str:
 
 
 class Moves:
-    def __init__(self, tables: Tables, claims: ClaimedSeats) -> None:
+    def __init__(
+        self, tables: Tables, claims: ClaimedSeats, refused: Callable[[str, int], None]
+    ) -> None:
         self.tables = tables
         self.claims = claims
         # Told of each move the rules refused (game id, seat): a bot that keeps sending
         # illegal moves is paused (player_feed.py, ladder.py).
-        self.refused: Callable[[str, int], None] | None = None
+        self.refused = refused
 
     async def apply(self, request: engine_pb2.ApplyMoveRequest, caller: Caller) -> Answer:
         """The mover's view after the move, and whether it answers a repeated move_id."""
@@ -129,7 +131,6 @@ class Moves:
                 isinstance(err, GameError)
                 and not isinstance(err, NotYourTurnError)  # a race, not a broken bot
                 and not table.from_cache
-                and self.refused
             ):
                 self.refused(game_id, seat)
             raise

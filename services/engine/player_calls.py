@@ -3,15 +3,15 @@ a player's games across devices, a seat token for another device. Storage: playe
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, own_seat
+from services.engine.bot_accounts import BotAccounts
 from services.engine.edge import failed
+from services.engine.invitations import Invitations
 from services.engine.lobby import summary
 from services.engine.meta import AI
 from services.engine.players import PlayerInfo, Players, ai_player, client_id, presented_key
@@ -26,12 +26,19 @@ NOT_MOVES = frozenset({"join", "create"})
 
 
 class PlayerCalls:
-    def __init__(self, tables: Tables, players: Players, rating_book: RatingBook) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        players: Players,
+        rating_book: RatingBook,
+        bots: BotAccounts,
+        invitations: Invitations,
+    ) -> None:
         self.tables = tables
         self.players = players
         self.rating_book = rating_book
-        self.bots: Any = None  # bot_accounts.BotAccounts (issue 24)
-        self.invitations: Any = None  # invitations.Invitations
+        self.bots = bots  # (issue 24)
+        self.invitations = invitations
 
     async def who(self, context: grpc.aio.ServicerContext) -> PlayerInfo:
         return await self.players.who(presented_key(context.invocation_metadata()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import orjson
@@ -25,10 +25,14 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError
 from services.engine import validation
+from services.engine.bot_accounts import BotAccounts
 from services.engine.edge import storage_unavailable
 from services.engine.players import Players, presented_key
 from services.engine.store import STORAGE_ERRORS
 from services.engine.table import Table
+
+if TYPE_CHECKING:  # ladder.py imports this module (publish)
+    from services.engine.ladder import Pauses
 
 log = logging.getLogger("metro.engine.feed")
 
@@ -43,26 +47,33 @@ def feed_key(player_id: str) -> str:
     return f"feed:{{{player_id}}}"
 
 
+async def publish(redis: Any, player_id: str, doc: dict[str, Any]) -> str:
+    """Append one event to the player's stream; its id."""
+    key = feed_key(player_id)
+    pipe = redis.pipeline(transaction=False)
+    pipe.xadd(key, {"json": orjson.dumps(doc)}, maxlen=FEED_MAXLEN, approximate=True)
+    pipe.expire(key, FEED_TTL_S)
+    event_id, _ = await pipe.execute()
+    return str(event_id)
+
+
 class Feed:
     """Writes and reads the players' streams."""
 
-    def __init__(self, redis: Any, blocking: Any, players: Players) -> None:
+    def __init__(
+        self, redis: Any, blocking: Any, players: Players, bots: BotAccounts, pauses: Pauses
+    ) -> None:
         self.redis = redis
         self.blocking = blocking  # the client for XREAD BLOCK
         self.players = players
-        self.pauses: Any = None  # ladder.Pauses, set by the service (it publishes through here)
-        self.bots: Any = None  # bot_accounts.BotAccounts
+        self.bots = bots
+        self.pauses = pauses  # counts a bot's time-outs and illegal moves (publishes by `publish`)
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self._worker: asyncio.Task[None] | None = None
 
     async def publish(self, player_id: str, doc: dict[str, Any]) -> str:
         """Append one event to the player's stream; its id."""
-        key = feed_key(player_id)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(key, {"json": orjson.dumps(doc)}, maxlen=FEED_MAXLEN, approximate=True)
-        pipe.expire(key, FEED_TTL_S)
-        event_id, _ = await pipe.execute()
-        return str(event_id)
+        return await publish(self.redis, player_id, doc)
 
     # ---- after commits (never in a move's way) -------------------------------------------
 
@@ -117,10 +128,7 @@ class Feed:
                     {"type": "game_over", "game_id": after.game_id, "game": meta.kind,
                      "seat": seat, "scores": scores},
                 )  # fmt: skip
-                if self.bots is not None:
-                    await self.bots.game_over(player, after.game_id)
-        if self.pauses is None:
-            return
+                await self.bots.game_over(player, after.game_id)
         if event.get("action") == "timeout":
             for seat in event.get("seats") or ():
                 if seat in holders:
@@ -131,7 +139,7 @@ class Feed:
 
     async def _after_illegal(self, game_id: str, seat: int) -> None:
         player = (await self.players.table(game_id)).get(f"p{seat}")
-        if player and self.pauses is not None:
+        if player:
             await self.pauses.strike(player, "illegal", game_id)
 
     # ---- reading: WatchPlayer -------------------------------------------------------------
@@ -143,7 +151,7 @@ class Feed:
         try:
             after = validation.event_id(request.after_event_id)
             me = await self.players.who(presented_key(context.invocation_metadata()))
-            if self.bots is not None and await self.bots.is_bot(me.player_id):
+            if await self.bots.is_bot(me.player_id):
                 await self.bots.require(me, "the event stream")  # counts the bot's calls
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())

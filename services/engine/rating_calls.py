@@ -19,6 +19,7 @@ from metro.v1 import engine_pb2
 import games
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
+from services.engine.bot_accounts import BotAccounts
 from services.engine.meta import AI, SeatInfo
 from services.engine.players import Players, ai_player
 from services.engine.ratings import SWEEP_BATCH, RatingBook, mostly_ai
@@ -35,11 +36,13 @@ EVENT_PAGE = 500  # events read at once when counting who made a finished game's
 
 
 class Ratings:
-    def __init__(self, players: Players, rating_book: RatingBook) -> None:
+    def __init__(
+        self, players: Players, rating_book: RatingBook, tables: Tables, bots: BotAccounts
+    ) -> None:
         self.players = players
         self.rating_book = rating_book
-        self.tables: Tables | None = None  # set once the tables exist (they call game_ended)
-        self.bots: Any = None  # bot_accounts.BotAccounts: entries of bot accounts are marked
+        self.tables = tables
+        self.bots = bots  # entries of bot accounts are marked
         self._running: set[asyncio.Task[None]] = set()
 
     def game_ended(self, game_id: str, kind: str) -> None:
@@ -66,7 +69,7 @@ class Ratings:
         out = engine_pb2.GetLeaderboardResponse(game=kind)
         limit = request.limit or BOARD_LIMIT_DEFAULT
         board = await self.rating_book.board(kind, BOARD_LIMIT_MAX if request.hide_bots else limit)
-        bots = await self.bots.which([p for p, _ in board]) if self.bots is not None else set()
+        bots = await self.bots.which([p for p, _ in board])
         if request.hide_bots:
             board = [(p, r) for p, r in board if p not in bots][:limit]
         for player, rating in board:
@@ -87,7 +90,6 @@ class Ratings:
     async def rate_game(self, game_id: str, kind: str) -> bool:
         """Rate `game_id` if it is a rated table that is over; True when it is settled (rated
         now or before, or never to be rated), False while it still runs."""
-        assert self.tables is not None
         table = await self.players.table(game_id)
         if table.get("rated") != "1":
             return True
@@ -140,7 +142,6 @@ class Ratings:
         from the game's whole story of events."""
         if not seats:
             return set()
-        assert self.tables is not None
         events: list[dict[str, Any]] = []
         after = ""
         while True:

@@ -73,18 +73,28 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.edge = Edge(settings)
         players = Players(store.redis)
         book = RatingBook(store.redis)
-        self.ratings = Ratings(players, book)
-        self.tables = Tables(settings, store, self._game_ended)
-        self.ratings.tables = self.tables
-        self.lobby = Lobby(self.tables, store)
-        self.moves = Moves(self.tables, players)
+        # Bot accounts, their pauses and the players' own streams (issue 24) come first: the
+        # tables tell the streams of each commit, and the moves tell them of each refused move.
+        bot_settings = BotSettings.from_env()
+        self.bot_accounts = BotAccounts(store.redis, players, bot_settings)
+        pauses = Pauses(store.redis, self.bot_accounts, bot_settings)
+        self.feed = Feed(store.redis, blocking, players, self.bot_accounts, pauses)
+        # `_game_ended` calls back into `ratings` and `daily`, made below; a commit runs only
+        # once this constructor has returned.
+        self.tables = Tables(settings, store, self._game_ended, self.feed.committed)
+        self.ratings = Ratings(players, book, self.tables, self.bot_accounts)
+        self.invitations = Invitations(self.tables, players, self.bot_accounts, self.feed)
+        self.lobby = Lobby(self.tables, store, self.invitations)
+        self.moves = Moves(self.tables, players, self.feed.illegal)
         self.watching = Watching(self.tables, players, blocking)
         self.away = Away(self.tables, players)
-        self.players = PlayerCalls(self.tables, players, book)
+        self.players = PlayerCalls(self.tables, players, book, self.bot_accounts, self.invitations)
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
         self.analyses = Analyses(self.tables, players)
-        self._bot_accounts(settings, store, players, book, blocking)
+        self.ladder = Ladder(
+            bot_settings, players, self.bot_accounts, pauses, self.lobby, self.invitations, book
+        )
         self.daily = DailyCalls(
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
         )
@@ -94,28 +104,6 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
         self.ratings.game_ended(game_id, kind)
         self.daily.game_ended(game_id, kind)
-
-    def _bot_accounts(
-        self, settings: Settings, store: GameStore, players: Players, book: RatingBook,
-        blocking: aioredis.Redis,
-    ) -> None:  # fmt: skip
-        """Bot accounts, invitations, the players' own streams and the ladder (issue 24)."""
-        bot_settings = BotSettings.from_env()
-        self.bot_accounts = BotAccounts(store.redis, players, bot_settings)
-        self.feed = Feed(store.redis, blocking, players)
-        self.feed.bots = self.bot_accounts
-        self.feed.pauses = Pauses(store.redis, self.feed, self.bot_accounts, bot_settings)
-        self.tables.committed = self.feed.committed
-        self.moves.refused = self.feed.illegal
-        self.invitations = Invitations(self.tables, players, self.bot_accounts, self.feed)
-        self.lobby.invitations = self.invitations
-        self.players.bots = self.bot_accounts
-        self.players.invitations = self.invitations
-        self.ratings.bots = self.bot_accounts
-        self.ladder = Ladder(
-            bot_settings, players, self.bot_accounts, self.feed.pauses, self.lobby,
-            self.invitations, book,
-        )  # fmt: skip
 
     # ---- for the server's background tasks (server.py, timeouts.ClockKeeper) ----------------
 

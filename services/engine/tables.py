@@ -36,6 +36,8 @@ log = logging.getLogger("metro.engine")
 COMMIT_ATTEMPTS = 5  # internal retries of a join, a create or a clock's settling
 
 Ended = Callable[[str, str], None]  # (game id, kind) of a game a commit just ended
+# (before, after, event) of each commit; `before` is None for a new game
+OnCommit = Callable[[Table | None, Table, dict[str, Any]], None]
 
 
 def state_json(state: GameState) -> str:
@@ -67,14 +69,16 @@ def start_fields(state: GameState, status: str) -> dict[str, Any]:
 class Tables:
     """Every table this engine reads or writes, through this replica's cache."""
 
-    def __init__(self, settings: Settings, store: GameStore, ended: Ended) -> None:
+    def __init__(
+        self, settings: Settings, store: GameStore, ended: Ended, committed: OnCommit
+    ) -> None:
         self.settings = settings
         self.store = store
         self.cache = TableCache()
         self._ended = ended
         # Called after each commit (before, after, event): the players' own streams
         # (player_feed.py), written in the background, never in a move's way.
-        self.committed: Callable[[Table | None, Table, dict[str, Any]], None] | None = None
+        self.committed = committed
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -164,8 +168,7 @@ class Tables:
             turn_version=result.version,
         )
         self.cache.put(table)
-        if self.committed is not None:
-            self.committed(None, table, event)
+        self.committed(None, table, event)
         return table
 
     async def commit(
@@ -217,8 +220,7 @@ class Tables:
             from_cache=False,
         )
         self.cache.put(committed)
-        if self.committed is not None:
-            self.committed(table, committed, event)
+        self.committed(table, committed, event)
         if status == "over" and table.status != "over":
             self._ended(table.game_id, changed.kind)  # rated after this call answers
         return committed
