@@ -27,10 +27,16 @@ def _first_live_event(engine: RunningEngine, request: engine_pb2.WatchGameReques
     return got[0]
 
 
-def test_a_live_event_carries_each_proven_audience_view(engine: RunningEngine) -> None:
-    client = engine.client()
+def _two_games(client: Any) -> tuple[str, list[str], list[str]]:
+    """A running two-seat game (its id and tokens) and the tokens of another one."""
     game_id, tokens = client.create_full({"players": 2})
     _, other_tokens = client.create_full({"players": 2})
+    return game_id, tokens, other_tokens
+
+
+def test_a_live_event_carries_each_proven_audience_view(engine: RunningEngine) -> None:
+    client = engine.client()
+    game_id, tokens, other_tokens = _two_games(client)
     start = client.view(game_id)
     legal = client.legal(game_id, tokens[0])
     request = engine_pb2.WatchGameRequest(
@@ -59,8 +65,7 @@ def test_a_live_event_carries_each_proven_audience_view(engine: RunningEngine) -
 
 def test_nothing_is_carried_unless_asked_or_proven(engine: RunningEngine) -> None:
     client = engine.client()
-    game_id, tokens = client.create_full({"players": 2})
-    _, other_tokens = client.create_full({"players": 2})
+    game_id, tokens, other_tokens = _two_games(client)
     start = client.view(game_id)
     legal = client.legal(game_id, tokens[0])
     plain = engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=start.last_event_id)
