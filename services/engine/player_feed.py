@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 import orjson
@@ -31,8 +31,14 @@ from services.engine.players import Players, presented_key
 from services.engine.store import STORAGE_ERRORS
 from services.engine.table import Table
 
-if TYPE_CHECKING:  # ladder.py imports this module (publish)
-    from services.engine.ladder import Pauses
+
+class Strikes(Protocol):
+    """What the feed's task tells about a bot's moves (ladder.Pauses; a protocol here, as
+    ladder.py imports this module for `publish`)."""
+
+    async def strike(self, player_id: str, what: str, game_id: str) -> None: ...
+
+    async def played(self, player_id: str) -> None: ...
 
 log = logging.getLogger("metro.engine.feed")
 
@@ -61,7 +67,7 @@ class Feed:
     """Writes and reads the players' streams."""
 
     def __init__(
-        self, redis: Any, blocking: Any, players: Players, bots: BotAccounts, pauses: Pauses
+        self, redis: Any, blocking: Any, players: Players, bots: BotAccounts, pauses: Strikes
     ) -> None:
         self.redis = redis
         self.blocking = blocking  # the client for XREAD BLOCK

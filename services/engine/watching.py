@@ -66,7 +66,10 @@ class Watching:
         """The views a live event carries (WatchGameRequest): read at the game's version now,
         each seat's only for a token that proves that seat now. Both come from the table's
         own caches, so every subscriber of a game shares one build of each."""
-        table = await self.tables.load(message.game_id)
+        try:
+            table = await self.tables.load(message.game_id)
+        except ServiceError:
+            return  # gone meanwhile (expired): the event goes as it is, the stream ends after
         if request.public_view:
             message.views.append(seat_view(table, None))
         for token in request.seat_tokens:
