@@ -60,6 +60,17 @@ class Watching:
         assert seat is not None
         return legal_of(table, seat)
 
+    async def event_message(
+        self, game_id: str, event_id: str, event: dict[str, Any],
+        carry: engine_pb2.WatchGameRequest | None,
+    ) -> engine_pb2.GameEvent:  # fmt: skip
+        """A stored event as WatchGame sends it; `carry`: the request whose views it carries
+        (given for the first event of a batch read up to now)."""
+        message = messages.game_event(game_id, event_id, event)
+        if carry is not None and (carry.public_view or carry.seat_tokens):
+            await self.attach_views(message, carry)
+        return message
+
     async def attach_views(
         self, message: engine_pb2.GameEvent, request: engine_pb2.WatchGameRequest
     ) -> None:
@@ -131,10 +142,8 @@ class Watching:
                 batch = await store.events_after(game_id, last, EVENT_PAGE)
                 final = len(batch) < EVENT_PAGE  # the last page: up to now, as a live batch
                 for index, (event_id, event) in enumerate(batch):
-                    message = messages.game_event(game_id, event_id, event)
-                    if final and index == 0 and (request.public_view or request.seat_tokens):
-                        await self.attach_views(message, request)
-                    yield message
+                    carry = request if final and index == 0 else None
+                    yield await self.event_message(game_id, event_id, event, carry)
                     last = event_id
                     if event.get("status") == "over":
                         return
@@ -153,10 +162,8 @@ class Watching:
                         return  # expired
                     continue
                 for index, (event_id, event) in enumerate(batch):
-                    message = messages.game_event(game_id, event_id, event)
-                    if index == 0 and (request.public_view or request.seat_tokens):
-                        await self.attach_views(message, request)
-                    yield message
+                    carry = request if index == 0 else None
+                    yield await self.event_message(game_id, event_id, event, carry)
                     last = event_id
                     if event.get("status") == "over":
                         return

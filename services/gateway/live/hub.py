@@ -109,7 +109,6 @@ class Watcher:
         data = b"".join(self.pending)
         self.pending.clear()
         self.size = 0
-        self.wake.clear()
         return data
 
 
@@ -176,11 +175,7 @@ class Feed:
                 async for event in call:
                     failures = 0
                     await self.publish(event)
-                    if not set(self.audiences) <= asked:
-                        widened = True  # a new audience: ask for its views too
-                        break
-                if not widened:
-                    break  # the game ended (over, or expired): the engine closed the stream
+                break  # the game ended (over, or expired): the engine closed the stream
             except asyncio.CancelledError:
                 task = asyncio.current_task()
                 if not self.widen_now or (task is not None and task.cancelling()):
