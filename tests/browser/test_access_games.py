@@ -16,8 +16,10 @@ from typing import Any
 from tests.browser.conftest import NARROW, Tab, shot
 from tests.browser.steps import (
     board_tiles,
+    click_square,
     create_game,
     legal_squares,
+    selected_code,
     simulate_deuteranopia,
     wait_my_turn_or_end,
 )
@@ -133,6 +135,46 @@ def test_a_whole_metro_game_with_the_keyboard_only(
     assert len(board_tiles(page)) == 60
     assert page.locator("#final-scores li").count() == 2
     assert game
+    tab.check_clean()
+
+
+def test_a_reply_that_arrives_before_the_answer_to_ones_own_move_stays_outlined(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """The live stream can bring the AI's reply before the answer to the move it replies to (the
+    CI run that found this lost the outline that way). The answer is held here until the stream
+    has shown both tiles; once it is let through, the reply must still be outlined and remembered
+    as "since your move": the page counts from the tile placed, not from the board's length."""
+    tab = open_tab(gateway_process)
+    page = tab.page
+    page.wait_for_selector("#open-list li")
+    game = create_game(page, "Ada", [("ai", "random")])
+    assert wait_my_turn_or_end(page)
+    held: list[tuple[Any, Any]] = []
+    page.route("**/moves*", lambda route: held.append((route, route.fetch())))
+    earlier = set(board_tiles(page))
+    before = len(earlier)
+    square = legal_squares(page)[0]
+    mine = selected_code(page) + square
+    click_square(page, square)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-tile]').length >= {before + 2}", timeout=60_000
+    )
+    assert page.is_disabled("#draw-button"), "the move's answer is still held"
+    assert len(held) == 1
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    # The answer handled: the page is no longer waiting on its move and the draw button is back.
+    page.wait_for_selector("#draw-button:not([disabled])")
+    theirs = sorted(t[-2:] for t in set(board_tiles(page)) - earlier - {mine})
+    assert len(theirs) == 1, theirs
+    recent = page.eval_on_selector_all("[data-recent]", "els => els.map(e => e.dataset.recent)")
+    assert recent == theirs, (recent, theirs)
+    assert page.locator(".move-log-list li.recent").count() >= 1
+    seen = page.evaluate(
+        "(key) => JSON.parse(sessionStorage.getItem(key) || 'null')", f"seen.metro.{game}.0"
+    )
+    assert seen and seen["placed"] == board_tiles(page).index(mine) + 1, seen
     tab.check_clean()
 
 

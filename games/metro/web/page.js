@@ -750,16 +750,31 @@ class MetroPage {
       if (this.view) this.#renderHand();
     }
     if (ok && move.action !== "draw" && this.view) {
-      // Remember where "since your last move" starts, also for a reload.
-      const placed = (this.view.board || []).length;
+      // Remember where "since your last move" starts, also for a reload: just after this tile,
+      // not at the end of the board, since the live stream may already have brought the next
+      // player's reply before this request's answer came back.
+      const placed = placedThrough(this.view.board || [], move.placement);
+      const me = this.host.seat;
       this.recentFrom = placed;
-      saveLastSeen("metro", this.view.game_id, this.host.seat, { version: this.view.version, placed });
-      this.log.markRecent(() => false);
+      saveLastSeen("metro", this.view.game_id, me, { version: this.view.version, placed });
+      this.log.markRecent((e) => e.index >= placed && e.seat !== me);
       if (!this.replaying) this.#drawLive();
       if (document.activeElement === this.svg) this.#boardFocus();
     }
     return ok;
   }
+}
+
+/** How many placements of `board` there are up to and including the tile on `placement`'s square
+ *  (all of them when that square is not on the board). */
+function placedThrough(board, placement) {
+  const p = parsePlacement(placement || "");
+  if (!p) return board.length;
+  const at = board.findIndex((text) => {
+    const q = parsePlacement(text);
+    return q !== null && q.row === p.row && q.col === p.col;
+  });
+  return at < 0 ? board.length : at + 1;
 }
 
 /** Points completed, in words: "4 points for Ada (yellow ●), 2 for Bob (blue ▲)". */
