@@ -8,6 +8,7 @@ both answer the table just committed, so a caller never reads its own write back
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -75,6 +76,9 @@ class Tables:
         self.settings = settings
         self.store = store
         self.cache = TableCache()
+        # The commits this replica has in flight, by game: a live event can be read back from
+        # the store before its commit's own coroutine has put the new table in the cache.
+        self._in_flight: dict[str, set[asyncio.Future[None]]] = {}
         self._ended = ended
         # Called after each commit (before, after, event): the players' own streams
         # (player_feed.py), written in the background, never in a move's way.
@@ -86,6 +90,23 @@ class Tables:
         """This replica's last table of the game (no read), marked as such."""
         table = self.cache.get(game_id)
         return None if table is None else replace(table, from_cache=True)
+
+    def at_least(self, game_id: str, version: int) -> Table | None:
+        """This replica's own table of the game when it is at `version` or later (no read),
+        else None. A table is cached only once stored, so it is never ahead of the store; a
+        live event's views need no newer one than the event's (the next event brings more)."""
+        table = self.cache.get(game_id)
+        return table if table is not None and table.version >= version else None
+
+    async def settled(self, game_id: str, version: int) -> Table | None:
+        """`at_least`, once the commits of the game this replica has in flight now are done
+        (the event at `version` is often one of them, read back before its commit's answer)."""
+        table = self.at_least(game_id, version)
+        flights = self._in_flight.get(game_id)
+        if table is None and flights:
+            await asyncio.wait(set(flights))
+            table = self.at_least(game_id, version)
+        return table
 
     async def load(self, game_id: str) -> Table:
         """The game as stored now, its pending choices applied (a read: never a write)."""
@@ -188,6 +209,32 @@ class Tables:
         `meta`: the game's meta after the change, when it changes. The table's clock (if any)
         moves on here: `moved` seats made this change (default: the seats that were to move,
         when `new_turn`); `event` gets the new status."""
+        flight: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        flights = self._in_flight.setdefault(table.game_id, set())
+        flights.add(flight)
+        try:
+            return await self._commit(
+                table, state, event, request_key,
+                meta=meta, new_turn=new_turn, moved=moved, resumed=resumed,
+            )  # fmt: skip
+        finally:
+            flight.set_result(None)
+            flights.discard(flight)
+            if not flights and self._in_flight.get(table.game_id) is flights:
+                del self._in_flight[table.game_id]
+
+    async def _commit(
+        self,
+        table: Table,
+        state: GameState,
+        event: dict[str, Any],
+        request_key: str,
+        *,
+        meta: GameMeta | None,
+        new_turn: bool,
+        moved: Iterable[int] | None,
+        resumed: tuple[int, ...],
+    ) -> Table | Duplicate | Conflict:
         changed = meta or table.meta
         status = status_of(changed, state)
         if changed.clock is not None:

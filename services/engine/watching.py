@@ -62,25 +62,31 @@ class Watching:
 
     async def event_message(
         self, game_id: str, event_id: str, event: dict[str, Any],
-        carry: engine_pb2.WatchGameRequest | None,
+        carry: engine_pb2.WatchGameRequest | None, newest: int = 0,
     ) -> engine_pb2.GameEvent:  # fmt: skip
         """A stored event as WatchGame sends it; `carry`: the request whose views it carries
-        (given for the first event of a batch read up to now)."""
+        (given for the first event of a batch read up to now, whose last event is at version
+        `newest`)."""
         message = messages.game_event(game_id, event_id, event)
         if carry is not None and (carry.public_view or carry.seat_tokens):
-            await self.attach_views(message, carry)
+            await self.attach_views(message, carry, newest)
         return message
 
     async def attach_views(
-        self, message: engine_pb2.GameEvent, request: engine_pb2.WatchGameRequest
+        self, message: engine_pb2.GameEvent, request: engine_pb2.WatchGameRequest, newest: int
     ) -> None:
-        """The views a live event carries (WatchGameRequest): read at the game's version now,
-        each seat's only for a token that proves that seat now. Both come from the table's
-        own caches, so every subscriber of a game shares one build of each."""
-        try:
-            table = await self.tables.load(message.game_id)
-        except ServiceError:
-            return  # gone meanwhile (expired): the event goes as it is, the stream ends after
+        """The views a live event carries (WatchGameRequest): at the batch's `newest` version
+        or later, each seat's only for a token that proves that seat now. The table is this
+        replica's own when it has committed that version (every subscriber of a game after a
+        move here: no read, after that commit's own answer if need be), and every view and
+        legal list comes from the table's own caches, so all subscribers of a game share one
+        build of each."""
+        table = await self.tables.settled(message.game_id, newest)
+        if table is None:
+            try:
+                table = await self.tables.load(message.game_id)
+            except ServiceError:
+                return  # gone meanwhile (expired): the event goes as it is, the stream ends
         if request.public_view:
             message.views.append(seat_view(table, None))
         for token in request.seat_tokens:
@@ -141,9 +147,10 @@ class Watching:
             while True:  # what was missed, in pages
                 batch = await store.events_after(game_id, last, EVENT_PAGE)
                 final = len(batch) < EVENT_PAGE  # the last page: up to now, as a live batch
+                newest = _newest(batch)
                 for index, (event_id, event) in enumerate(batch):
                     carry = request if final and index == 0 else None
-                    yield await self.event_message(game_id, event_id, event, carry)
+                    yield await self.event_message(game_id, event_id, event, carry, newest)
                     last = event_id
                     if event.get("status") == "over":
                         return
@@ -161,9 +168,10 @@ class Watching:
                     if await store.version_of(game_id) is None:
                         return  # expired
                     continue
+                newest = _newest(batch)
                 for index, (event_id, event) in enumerate(batch):
                     carry = request if index == 0 else None
-                    yield await self.event_message(game_id, event_id, event, carry)
+                    yield await self.event_message(game_id, event_id, event, carry, newest)
                     last = event_id
                     if event.get("status") == "over":
                         return
@@ -171,3 +179,8 @@ class Watching:
             await storage_unavailable(
                 context, f"the game store (Redis) stopped answering; resume after event {last}"
             )
+
+
+def _newest(batch: list[tuple[str, dict[str, Any]]]) -> int:
+    """The version of a batch's last event (0 for none)."""
+    return int(batch[-1][1].get("version", 0)) if batch else 0
