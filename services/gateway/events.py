@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-import orjson
 from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
 from werkzeug.datastructures import Headers
@@ -41,7 +40,7 @@ from services.gateway.live.wire import (
     RETRY_MS,
     Snapshot,
     format_event,
-    legal_text,
+    snapshot_of,
     valid_event_id,
     view_message,
     with_delta,
@@ -133,20 +132,18 @@ class SyncViews:
         return self.last
 
     def _snapshot(self, reply: engine_pb2.GameView) -> Snapshot | None:
-        view = orjson.loads(reply.json)
         if self.token is None:
-            return Snapshot(reply.version, view)
+            return snapshot_of(reply)
         for _ in range(3):  # the view and the legal moves of one version
             legal = self.engine.ListLegalMoves(
                 engine_pb2.ListLegalMovesRequest(game_id=self.game_id),
                 metadata=bearer(self.token),
                 timeout=self.deadline_s,
             )
-            if legal.version == reply.version:
-                return Snapshot(reply.version, view, legal_text(legal.seat, legal.version,
-                                                               list(legal.moves)))  # fmt: skip
+            snap = snapshot_of(reply, legal)
+            if snap is not None:
+                return snap
             reply = self._view()
-            view = orjson.loads(reply.json)
         return None
 
     def _view(self) -> engine_pb2.GameView:

@@ -33,7 +33,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.grpc_util import aio_insecure_channel, bearer
 from services.gateway.errors import ApiError, from_rpc_error
-from services.gateway.live.wire import Snapshot, format_event, id_key, legal_text, with_delta
+from services.gateway.live.wire import Snapshot, format_event, id_key, snapshot_of, with_delta
 
 log = logging.getLogger(__name__)
 
@@ -371,17 +371,16 @@ class Hub:
         for _ in range(3):
             if reply is None:
                 reply = await self.view(game_id, token)
-            view = orjson.loads(reply.json)
             if seat is None or token is None:
-                return Snapshot(reply.version, view)
+                return snapshot_of(reply)
             legal = await self.engine().ListLegalMoves(
                 engine_pb2.ListLegalMovesRequest(game_id=game_id),
                 metadata=bearer(token),
                 timeout=self.deadline_s,
             )
-            if legal.version == reply.version:
-                moves = legal_text(legal.seat, legal.version, list(legal.moves))
-                return Snapshot(reply.version, view, moves)
+            snap = snapshot_of(reply, legal)
+            if snap is not None:
+                return snap
             reply = None
         return None
 
@@ -492,13 +491,12 @@ def carried_snapshots(event: engine_pb2.GameEvent) -> dict[int | None, Snapshot]
     legal = {listed.seat: listed for listed in event.legal}
     out: dict[int | None, Snapshot] = {}
     for view in event.views:
-        if not view.HasField("seat"):
-            out[None] = Snapshot(view.version, orjson.loads(view.json))
+        seat = view.seat if view.HasField("seat") else None
+        if seat is not None and seat not in legal:
             continue
-        listed = legal.get(view.seat)
-        if listed is not None and listed.version == view.version:
-            moves = legal_text(listed.seat, listed.version, list(listed.moves))
-            out[view.seat] = Snapshot(view.version, orjson.loads(view.json), moves)
+        snap = snapshot_of(view, None if seat is None else legal[seat])
+        if snap is not None:
+            out[seat] = snap
     return out
 
 

@@ -51,6 +51,17 @@ def legal_text(seat: int, version: int, moves: list[str]) -> str:
     return f'{{"moves":[{",".join(moves)}],"seat":{seat},"version":{version}}}'
 
 
+def snapshot_of(view: Any, legal: Any = None) -> Snapshot | None:
+    """An audience's snapshot from the engine's `GameView` and, for a seat, its
+    `ListLegalMovesResponse`; None when the two are not of one version."""
+    if legal is None:
+        return Snapshot(view.version, orjson.loads(view.json))
+    if legal.version != view.version:
+        return None
+    moves = legal_text(legal.seat, legal.version, list(legal.moves))
+    return Snapshot(view.version, orjson.loads(view.json), moves)
+
+
 def format_event(event_id: str, data: str | bytes) -> bytes:
     """One SSE message: the id to resume from, then the event's JSON (one line: the engine
     writes it compact, and JSON text never holds a raw newline)."""
