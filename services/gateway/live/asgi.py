@@ -39,12 +39,13 @@ from services.gateway.calls import EXTENSION, Gateway
 from services.gateway.errors import ApiError, retry_later
 from services.gateway.events import StreamRequest, seat_denied
 from services.gateway.limits import STREAM_RETRY_AFTER_S
-from services.gateway.live.hub import BufferLimits, Hub, Watcher, api_error
+from services.gateway.live.hub import BufferLimits, Feed, Hub, Watcher, api_error
 from services.gateway.live.protocol import TRANSPORT
 from services.gateway.live.wire import (
     KEEP_ALIVE,
     OPENING,
     RECONNECT,
+    Snapshot,
     format_event,
     view_message,
     with_delta,
@@ -175,14 +176,7 @@ class GatewayAsgi:
     ) -> None:
         hub = self.hub
         try:
-            # Before the stream opens: an unknown game is a 404, a wrong token a 403.
-            reply = await hub.view(game_id, asked.token)
-            if asked.token is not None and not reply.HasField("seat"):
-                raise seat_denied()
-            seat = reply.seat if reply.HasField("seat") else None
-            first = await hub.snapshot(game_id, seat, asked.token, reply) if asked.deltas else None
-            watcher = Watcher(game_id, seat, asked.deltas, asked.after, hub.limits)
-            feed, opening, upto = await hub.join(watcher, asked.token, first, reply.last_event_id)
+            watcher, feed, opening, upto = await self._join(game_id, asked)
         except grpc.aio.AioRpcError as err:
             await answer_error(send, api_error(err))
             return
@@ -198,14 +192,10 @@ class GatewayAsgi:
         watcher.task = asyncio.current_task()
         try:
             await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
-            head = OPENING + (view_message(opening) if opening is not None else b"")
-            await _body(send, head)
-            async for event_id, data in feed.missed(asked.after or "0-0", upto):
-                if opening is not None:
-                    data = with_delta(data, opening, opening)  # the opening view holds it
-                await _body(send, format_event(event_id, data))
-                if watcher.ended in ("slow", "closed"):
-                    break
+            await self._catch_up(send, watcher, feed, opening, asked.after or "0-0", upto)
+            # The opening view is the audience's to keep, not this stream's: a stream holds
+            # no view of its own while it waits (memory, and objects every full GC walks).
+            opening = None
             await self._pump(send, watcher)
         except asyncio.CancelledError:
             if watcher.ended != "slow":
@@ -220,6 +210,34 @@ class GatewayAsgi:
         if watcher.ended == "slow":
             # Returning with the response unfinished makes the server close the connection.
             log.warning("live stream of game %s dropped: its client stopped reading", game_id)
+
+    async def _join(
+        self, game_id: str, asked: StreamRequest
+    ) -> tuple[Watcher, Feed, Snapshot | None, str]:
+        """Check the stream may open (an unknown game is a 404, a wrong token a 403) and join
+        the game's feed: the watcher, the feed, its opening snapshot, the feed's last event."""
+        hub = self.hub
+        reply = await hub.view(game_id, asked.token)
+        if asked.token is not None and not reply.HasField("seat"):
+            raise seat_denied()
+        seat = reply.seat if reply.HasField("seat") else None
+        first = await hub.snapshot(game_id, seat, asked.token, reply) if asked.deltas else None
+        watcher = Watcher(game_id, seat, asked.deltas, asked.after, hub.limits)
+        feed, opening, upto = await hub.join(watcher, asked.token, first, reply.last_event_id)
+        return watcher, feed, opening, upto
+
+    async def _catch_up(
+        self, send: Send, watcher: Watcher, feed: Feed, opening: Snapshot | None,
+        after: str, upto: str,
+    ) -> None:  # fmt: skip
+        """The stream's head (with `?delta=1` the opening view), then what it missed."""
+        await _body(send, OPENING + (view_message(opening) if opening is not None else b""))
+        async for event_id, data in feed.missed(after, upto):
+            if opening is not None:
+                data = with_delta(data, opening, opening)  # the opening view holds it
+            await _body(send, format_event(event_id, data))
+            if watcher.ended in ("slow", "closed"):
+                return
 
     async def _pump(self, send: Send, watcher: Watcher) -> None:
         """The watcher's messages as they come, a keep-alive after each quiet spell, until the
