@@ -17,6 +17,7 @@ const $ = (id) => document.getElementById(id);
 const KEYS = { key: "player.key", id: "player.id", code: "player.code", name: "player.own_name" };
 const REMATCH_POLL_MS = 3000;
 const MAX_NAME = 40;
+const SIT_TRIES = 4; // seating the player after a seat is saved: this many tries at most
 
 // ---- the HTTP calls ------------------------------------------------------------------------------
 
@@ -34,7 +35,9 @@ async function call(method, path, { body, token, key } = {}) {
   const data = await res.json().catch(() => null);
   if (!res.ok) {
     const err = data?.error;
-    throw new ApiError(res.status, err?.code || `http_${res.status}`, err?.message || `HTTP ${res.status}`, err || {});
+    const error = new ApiError(res.status, err?.code || `http_${res.status}`, err?.message || `HTTP ${res.status}`, err || {});
+    error.retryAfter = Number(res.headers.get("Retry-After")) || 0;
+    throw error;
   }
   return data;
 }
@@ -116,17 +119,33 @@ async function seated(ev) {
   const { id, token } = ev.detail || {};
   if (!id || !token) return;
   const rated = !$("lobby").hidden && $("rated-pick")?.checked === true;
-  try {
-    const mine = await ensurePlayer(savedName() || $("your-name")?.value || $("join-name")?.value);
-    if (!mine) return;
-    await playersApi.sit(id, token, mine.key, rated);
-  } catch (err) {
-    if (err.code === "bad_player_key") {
-      keep({ key: "", id: "", code: "" }); // forgotten: start anew
-      changed();
+  const name = savedName() || $("your-name")?.value || $("join-name")?.value;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const mine = await ensurePlayer(name);
+      if (!mine) return;
+      await playersApi.sit(id, token, mine.key, rated);
+      return;
+    } catch (err) {
+      if (err.code === "bad_player_key") {
+        keep({ key: "", id: "", code: "" }); // forgotten: start anew
+        changed();
+      }
+      // A busy or unreachable server is asked again (a rated table counts only seated
+      // players); a refusal is final.
+      if (attempt < SIT_TRIES && transient(err)) {
+        await new Promise((done) => setTimeout(done, Math.max(err.retryAfter || 0, attempt) * 1000));
+        continue;
+      }
+      console.warn(`players: could not seat the player in ${id}: ${err.message}`);
+      return;
     }
-    console.warn(`players: could not seat the player in ${id}: ${err.message}`);
   }
+}
+
+/** An answer worth asking again: no answer at all, too many requests, or the server's fault. */
+function transient(err) {
+  return err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500);
 }
 
 // ---- the player menu in the lobby -----------------------------------------------------------------

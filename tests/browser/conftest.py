@@ -53,6 +53,7 @@ class Tab:
     errors: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
     event_requests: list[Any] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)  # every console message, "type: text"
 
     def check_clean(self) -> None:
         assert not self.errors, f"the page reported errors: {self.errors}"
@@ -80,6 +81,7 @@ def open_tab(browser: Any) -> Iterator[Callable[..., Tab]]:
                 else None
             ),
         )
+        page.on("console", lambda msg: tab.console.append(f"{msg.type}: {msg.text}"))
         page.on("request", lambda req: tab.urls.append(req.url))
         page.on(
             "request",
