@@ -24,10 +24,11 @@ export class ApiError extends Error {
 }
 
 /** One API request: the answer's JSON (null for an empty body), or an ApiError thrown. */
-export async function call(method, path, { body, token } = {}) {
+export async function call(method, path, { body, token, key } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (key) headers["X-Player-Key"] = key; // a player's device key (players.js), never in a URL
   let res;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

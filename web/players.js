@@ -7,7 +7,7 @@
 // announces every seat it saves with a `metro:seat` event, and this module seats the player there.
 // The rematch row lives in the after-game panel and shows while that panel does.
 
-import { ApiError, loadSeat, saveSeat } from "./api.js";
+import { ApiError, call, loadSeat, saveSeat } from "./api.js";
 import { ensureStylesheet } from "./dom.js";
 import { formatList, t } from "./i18n.js";
 import { plainError, seatLabel } from "./panel.js";
@@ -20,27 +20,6 @@ const MAX_NAME = 40;
 const SIT_TRIES = 4; // seating the player after a seat is saved: this many tries at most
 
 // ---- the HTTP calls ------------------------------------------------------------------------------
-
-async function call(method, path, { body, token, key } = {}) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (key) headers["X-Player-Key"] = key;
-  let res;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, "network", t("players.offline"));
-  }
-  const data = await res.json().catch(() => null);
-  if (!res.ok) {
-    const err = data?.error;
-    const error = new ApiError(res.status, err?.code || `http_${res.status}`, err?.message || `HTTP ${res.status}`, err || {});
-    error.retryAfter = Number(res.headers.get("Retry-After")) || 0;
-    throw error;
-  }
-  return data;
-}
 
 const g = (id) => `/api/games/${encodeURIComponent(id)}`;
 

@@ -22,7 +22,8 @@ def rules_main(stdin=sys.stdin, stdout=sys.stdout) -> int:  # type: ignore[no-un
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog="metro", description=__doc__)
+    # Named as it was run (pyproject's [project.scripts] installs it as `metro`).
+    parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("rules", help="answer JSON-lines position queries on stdin (rules files)")
     sub.add_parser("up", help="run the whole stack: Redis, engine, AI, gateway", add_help=False)

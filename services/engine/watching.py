@@ -62,7 +62,7 @@ class Watching:
 
     async def event_message(
         self, game_id: str, event_id: str, event: dict[str, Any],
-        carry: engine_pb2.WatchGameRequest | None, newest: int = 0,
+        carry: engine_pb2.WatchGameRequest | None, newest: int,
     ) -> engine_pb2.GameEvent:  # fmt: skip
         """A stored event as WatchGame sends it; `carry`: the request whose views it carries
         (given for the first event of a batch read up to now, whose last event is at version

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from metro.v1 import engine_pb2
 
 from services.gateway.delta import diff
 
@@ -51,7 +52,9 @@ def legal_text(seat: int, version: int, moves: list[str]) -> str:
     return f'{{"moves":[{",".join(moves)}],"seat":{seat},"version":{version}}}'
 
 
-def snapshot_of(view: Any, legal: Any = None) -> Snapshot | None:
+def snapshot_of(
+    view: engine_pb2.GameView, legal: engine_pb2.ListLegalMovesResponse | None = None
+) -> Snapshot | None:
     """An audience's snapshot from the engine's `GameView` and, for a seat, its
     `ListLegalMovesResponse`; None when the two are not of one version."""
     if legal is None:
