@@ -30,7 +30,6 @@ const TIMERS = [0, 20, 30, 45, 60, 90, 120]; // seconds a turn; 0: no timer
 const DEFAULT_TIMER = 30;
 const REFRESH_MS = 150; // events come in bursts (50 phones choosing): one view fetch per burst
 const POLL_MS = 5000; // besides the live stream, in case it is down
-const CARD_HEIGHT = 0.34; // of the screen's height: the turn's card, read from across a room
 
 // ---- the HTTP calls ------------------------------------------------------------------------------
 
@@ -277,14 +276,19 @@ class HostScreen {
     this.turnEl = html("p", { className: "party-turn-number", id: "party-turn-number" }, turnInfo);
     this.cardWords = html("p", { className: "party-card-words", id: "party-card-words" }, turnInfo);
     this.shownCard = null;
-    this.onResize = () => this.#scaleCard();
-    window.addEventListener("resize", this.onResize);
+    // The card's slot is sized by party.css (a share of the screen's height); the face inside is
+    // scaled to fit it whenever either box changes size: when the game's stylesheet arrives after
+    // the face was drawn, when the slot is first shown, on a resize. A size read once, before the
+    // layout settles, drew the card 104 px high or 2,000 px over the map (issue 35).
+    this.cardSizer = typeof ResizeObserver === "function" ? new ResizeObserver(() => this.#scaleCard()) : null;
+    this.cardSizer?.observe(this.cardSlot);
     this.board = html("div", { className: "party-board", hidden: true }, this.main);
     const side = html("aside", { className: "party-side" }, root);
     this.title = html("h1", { className: "party-title" }, side);
     this.status = html("p", { className: "party-status", id: "party-status", role: "status" }, side);
     this.timer = html("p", { className: "party-timer", id: "party-timer-left", hidden: true }, turnInfo);
-    this.startButton = html("button", { type: "button", className: "primary party-start", id: "party-start" }, side, t("party.start"));
+    // Disabled until the view says who has joined (a click before that would start an empty table).
+    this.startButton = html("button", { type: "button", className: "primary party-start", id: "party-start", disabled: true, hidden: !this.token }, side, t("party.start"));
     this.startButton.addEventListener("click", () => this.#start());
     this.message = html("p", { className: "party-message", role: "alert" }, side);
     this.players = html("ol", { className: "party-players", id: "party-players" }, side);
@@ -297,7 +301,7 @@ class HostScreen {
 
   close() {
     this.closed = true;
-    window.removeEventListener("resize", this.onResize);
+    this.cardSizer?.disconnect();
     for (const id of this.timers) clearInterval(id);
     clearTimeout(this.pending);
     this.stream?.close();
@@ -396,22 +400,25 @@ class HostScreen {
     if (!face) return;
     const inner = html("div", { className: "party-card-face" }, this.cardSlot);
     inner.append(face);
+    this.cardSizer?.observe(inner); // its own size, before the transform: the game's drawing
     this.#scaleCard();
   }
 
-  /** The game's own card face, scaled to a third of the screen's height (a transform: the face
-   *  keeps its own proportions and drawing). */
+  /** The game's own card face, scaled to fit the slot party.css sizes (a transform: the face
+   *  keeps its own proportions and drawing, and the layout around it never depends on it). Both
+   *  sizes are read as they are now; the observer calls this again whenever either changes. */
   #scaleCard() {
     const inner = this.cardSlot.firstElementChild;
     if (!inner) return;
-    inner.style.transform = "";
-    const w = inner.offsetWidth;
+    const w = inner.offsetWidth; // layout sizes: the transform does not change them
     const h = inner.offsetHeight;
-    if (!w || !h) return;
-    const k = (window.innerHeight * CARD_HEIGHT) / h;
-    inner.style.transform = `scale(${k})`;
-    this.cardSlot.style.width = `${Math.ceil(w * k)}px`;
-    this.cardSlot.style.height = `${Math.ceil(h * k)}px`;
+    const room = this.cardSlot.clientWidth;
+    const high = this.cardSlot.clientHeight;
+    if (!w || !h || !room || !high) return;
+    const k = Math.min(room / w, high / h);
+    const left = (room - w * k) / 2;
+    const top = (high - h * k) / 2;
+    inner.style.transform = `translate(${left}px, ${top}px) scale(${k})`;
   }
 
   #render() {
