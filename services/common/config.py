@@ -135,6 +135,15 @@ class GatewayLimits:
     seats: str = "60/minute"  # claim, leave, return, sit, rematch
     recover_at_once: int = 1  # recovery codes checked at once over all gateways (a slow hash)
     bots: str = "300/minute"  # the bot API: invitations, ladder, the player's event stream
+    # Bounded costs (issue 30): what one address, and every address together, may store or spend.
+    create_quota: str = "400/day"  # games created by one address (a day's share of the store)
+    create_all: str = "600/minute"  # games created by every address together
+    players: str = "30/hour"  # players created by one address (a slow hash each)
+    players_all: str = "300/minute"  # ... by every address together
+    analyses: str = "30/hour"  # analyses queued by one address
+    analyses_all: str = "120/minute"  # ... by every address together
+    rules: str = "60/minute"  # position queries (POST /api/rules) of one address
+    rules_at_once: int = 1  # position queries worked out at once by one gateway process
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
@@ -158,6 +167,14 @@ class GatewayLimits:
             seats=_rate("RATE_LIMIT_SEATS", "60/minute"),
             recover_at_once=max(1, _int("RECOVER_AT_ONCE", 1)),
             bots=_rate("RATE_LIMIT_BOTS", "300/minute"),
+            create_quota=_rate("RATE_LIMIT_CREATE_QUOTA", "400/day"),
+            create_all=_rate("RATE_LIMIT_CREATE_ALL", "600/minute"),
+            players=_rate("RATE_LIMIT_PLAYERS", "30/hour"),
+            players_all=_rate("RATE_LIMIT_PLAYERS_ALL", "300/minute"),
+            analyses=_rate("RATE_LIMIT_ANALYSES", "30/hour"),
+            analyses_all=_rate("RATE_LIMIT_ANALYSES_ALL", "120/minute"),
+            rules=_rate("RATE_LIMIT_RULES", "60/minute"),
+            rules_at_once=max(1, _int("RULES_AT_ONCE", 1)),
         )
 
 

@@ -344,5 +344,12 @@ def _safe_name(game_id: str) -> str:
 def rules_query() -> Response:
     """One `metro rules` query (a game's map, a replay's scores, ...): pure, no game state. The
     answer is the query's own, as the command line gives it (a refused query says why in its
-    `error`), so that scripts get the same answers from both doors."""
-    return _json(answer_query(json_body()))
+    `error`), so that scripts get the same answers from both doors.
+
+    Anyone may ask, so the work is bounded three ways (issue 30): a body of at most 64 KB (the
+    app's cap), a work budget inside the query (an Underground `routes` search past it answers
+    an `error`), and a turn of this process's WorkGate (`RULES_AT_ONCE` at once, a few waiting,
+    the rest `503 busy`), besides the per-address rate."""
+    body = json_body()
+    with guard().rules.hold():
+        return _json(answer_query(body))

@@ -48,6 +48,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from services.common.config import GatewayLimits
 from services.common.redis_url import SENTINEL, SINGLE, parse, redacted, sync_client
+from services.gateway.costs import FairTurns, WorkGate
 from services.gateway.errors import ApiError, retry_later
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,10 @@ REDIS_ERRORS = (redis.RedisError, RedisClusterException)
 KEY_PREFIX = "metro:limits"
 
 RECOVER_RETRY_AFTER_S = 2
+SLOT_POLL_S = 0.02  # how often a recovery code waiting for the shared slot asks again
+RECOVER_QUEUE = 2  # recovery codes of one address waiting for a turn, per process
+RECOVER_WAIT_S = 10.0  # the longest a code waits for its turn and then for the shared slot
+RULES_QUEUE = 8  # position queries waiting for a turn, per process
 
 OPEN_GAMES_ENDPOINT = "games.create_game"
 # Endpoint -> which rate of GatewayLimits applies (endpoints of one rate share its count).
@@ -97,7 +102,19 @@ RATED_ENDPOINTS = {
     "daily.daily_today": "reads",
     "daily.daily_results": "reads",
     "daily.start_daily": "create",
+    "games.rules_query": "rules",
+    "players.create_player": "players",
+    "analysis.request_analysis": "analyses",
 }
+# Endpoint -> its quotas beyond its rate (issue 30: bounded costs): GatewayLimits fields counted
+# per address, or for every address together (the `_all` ones), each with its own 429.
+QUOTAS = {
+    "games.create_game": ("create_quota", "create_all"),
+    "daily.start_daily": ("create_quota", "create_all"),
+    "players.create_player": ("players_all",),
+    "analysis.request_analysis": ("analyses_all",),
+}
+EVERYONE = "every client"  # the key of the quotas counted for every address together
 
 # KEYS: the slot sets (game, client); ARGV: member, hold in ms, then each set's capacity.
 # Expired members go first, so a slot left by a dead gateway frees itself. Returns 0 when the
@@ -137,6 +154,10 @@ class Guard:
         )
         self.streams = StreamSlots(settings.max_streams)
         self.recoveries = RecoverySlots(settings.storage_url, settings.recover_at_once, hint_hold_s)
+        # Whose recovery code is checked next (per process, addresses in turn) and the position
+        # queries worked out at once (services/gateway/costs.py).
+        self.recovery_turns = FairTurns(RECOVER_QUEUE, RECOVER_WAIT_S, RECOVER_RETRY_AFTER_S)
+        self.rules = WorkGate("position queries", settings.rules_at_once, RULES_QUEUE, 5.0)
 
 
 def install(app: Flask, settings: GatewayLimits, *, hint_hold_s: float) -> Guard:
@@ -197,8 +218,17 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
             view = limiter.limit(  # type: ignore[assignment]
                 settings.open_games, scope="open_games", exempt_when=lambda: not _lists_open_seat()
             )(view)
+        for quota in QUOTAS.get(endpoint, ()):
+            everyone = quota.endswith("_all")
+            view = limiter.shared_limit(  # type: ignore[assignment]
+                getattr(settings, quota), scope=quota, key_func=_everyone if everyone else None
+            )(view)
         app.view_functions[endpoint] = limit(view)  # type: ignore[assignment]
     return limiter
+
+
+def _everyone() -> str:
+    return EVERYONE
 
 
 def _lists_open_seat() -> bool:
@@ -232,8 +262,9 @@ def _storage(url: str) -> tuple[str, dict[str, Any]]:
 def _breached(limit: RequestLimit) -> Response:
     what = limit.limit
     wait = max(1, math.ceil(limit.reset_at - time.time()))
+    who = "from all clients together" if EVERYONE in limit.request_args else "from one client"
     message = (
-        f"Too many requests: at most {what.amount} per {_window(what)} from one client here. "
+        f"Too many requests: at most {what.amount} per {_window(what)} {who} here. "
         f"Try again in {wait} s."
     )
     return too_many(message, wait)
@@ -368,9 +399,18 @@ class RecoverySlots(HintSlots):
         self.cap = cap
 
     @contextlib.contextmanager
-    def hold_one(self) -> Iterator[None]:
-        """A slot while the block runs; 429 when every slot is taken."""
-        release = self._take_slot([self.KEY])
+    def hold_one(self, wait_s: float = 0.0) -> Iterator[None]:
+        """A slot while the block runs, waited for up to `wait_s` (another gateway's check ends
+        within a hash's time); 429 when every slot is still taken then."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                release = self._take_slot([self.KEY])
+                break
+            except ApiError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(SLOT_POLL_S)
         try:
             yield
         finally:

@@ -20,7 +20,7 @@ from metro.v1 import engine_pb2
 from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.games_api import _summary_json
-from services.gateway.limits import client_ip, guard
+from services.gateway.limits import RECOVER_WAIT_S, client_ip, guard
 
 R = TypeVar("R")
 
@@ -131,7 +131,10 @@ def recover_player() -> Response:
             f"a recovery code is {CODE_LENGTH} letters and digits, such as ABCDE-12345",
             field="recovery_code",
         )
-    with guard().recoveries.hold_one():
+    # This address's turn in this process (addresses in turn: a flood from one waits behind
+    # everyone else's codes), then the slot shared by every gateway.
+    limits = guard()
+    with limits.recovery_turns.turn(client_ip()), limits.recoveries.hold_one(RECOVER_WAIT_S):
         reply = _call(
             clients().engine.RecoverPlayer, engine_pb2.RecoverPlayerRequest(recovery_code=code)
         )

@@ -1,0 +1,346 @@
+"""The compact record format: a finished game's record in a few dozen bytes (docs/archive.md).
+
+Why: the archive keeps every game for good, so a record's size is paid a billion times. As
+lichess does, a move is stored as its index in that position's legal-move list and decoded by
+replay through the rules core; chance (deck orders, revealed cards) is stored as the rank of
+each item among those still left; the rules as each option's index in the game's option table.
+Seats are not stored: names live apart (and change when a player deletes their account).
+
+Every symbol is coded exactly (no tables to train) into one big integer by range coding with
+unbounded precision (rANS over Python ints): a symbol of frequency f out of a total T costs
+log2(T/f) bits, a uniform choice among n costs log2(n). Layout:
+
+    byte 0     VERSION
+    byte 1     the game's tag (`RecordCodec.tag`, from the game's own codec)
+    bytes 2..  the coded integer, little-endian, minimal length (no trailing zero byte)
+    last 4     CRC-32 of everything before it
+
+The game-agnostic part lives here (the framing, the rules by option table, moves by legal
+index, permutations); each game's own part (its chance, its retirements, how its record walks)
+is its package's `compact.py`, reached through one hook, `Game.record_codec()`, so that nothing
+here names a game. Decoding re-checks everything: bad bytes raise `RecordError`, never a wrong
+record; encoding checks that the bytes give back the very record it was handed.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from games import registry
+from games.base import JSON, Game, GameState
+from games.errors import GameError, RecordError
+
+VERSION = 1
+_HEAD = 2  # version and tag
+_CRC = 4
+
+
+class Writer:
+    """Collects symbols in order; `finish()` codes them (last first, as rANS does)."""
+
+    __slots__ = ("_syms",)
+
+    def __init__(self) -> None:
+        self._syms: list[tuple[int, int, int]] = []  # (cumulative, frequency, total)
+
+    def put(self, value: int, radix: int) -> None:
+        """A uniform choice: `value` among `radix` (0 <= value < radix)."""
+        if radix > 1:
+            self._syms.append((value, 1, radix))
+
+    def put_weighted(self, cum: int, freq: int, total: int) -> None:
+        """A symbol whose interval is [cum, cum + freq) out of `total`."""
+        if freq != total:
+            self._syms.append((cum, freq, total))
+
+    def put_uint(self, value: int) -> None:
+        """A non-negative integer of any size: its bit length (< 64), then its low bits."""
+        n = value.bit_length()
+        if n >= 64:
+            raise RecordError("a number in the record is too large")
+        self.put(n, 64)
+        if n > 1:
+            self.put(value - (1 << (n - 1)), 1 << (n - 1))
+
+    def put_text(self, text: str) -> None:
+        data = text.encode()
+        self.put_uint(len(data))
+        for b in data:
+            self.put(b, 256)
+
+    def put_perm(self, items: Sequence[Hashable], pool: Counter[Any]) -> None:
+        """`items` in order, each drawn from `pool` (a multiset, consumed): log2 of the number of
+        distinct orders in all. The caller has checked that `items` is exactly `pool`."""
+        keys = sorted(pool)
+        counts = [pool[k] for k in keys]
+        index = {k: i for i, k in enumerate(keys)}
+        total = len(items)
+        syms = self._syms
+        for item in items:
+            i = index[item]
+            f = counts[i]
+            if f != total:
+                syms.append((sum(counts[:i]), f, total))
+            counts[i] = f - 1
+            total -= 1
+
+    def finish(self) -> int:
+        x = 0
+        for cum, freq, total in reversed(self._syms):
+            q, r = divmod(x, freq)
+            x = q * total + cum + r
+        return x
+
+
+class Reader:
+    """Takes the symbols back in the order they were put."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x: int) -> None:
+        self._x = x
+
+    def take(self, radix: int) -> int:
+        if radix <= 1:
+            return 0
+        self._x, value = divmod(self._x, radix)
+        return value
+
+    def take_weighted(self, cums: Sequence[int], freqs: Sequence[int], total: int) -> int:
+        """The index of the interval the next symbol falls in."""
+        q, r = divmod(self._x, total)
+        i = 0
+        while cums[i] + freqs[i] <= r:
+            i += 1
+        self._x = freqs[i] * q + r - cums[i]
+        return i
+
+    def take_uint(self) -> int:
+        n = self.take(64)
+        return n if n < 2 else (1 << (n - 1)) + self.take(1 << (n - 1))
+
+    def take_text(self, limit: int = 4096) -> str:
+        n = self.take_uint()
+        if n > limit:
+            raise RecordError("compact record: a text field is too long")
+        try:
+            return bytes(self.take(256) for _ in range(n)).decode()
+        except UnicodeDecodeError:
+            raise RecordError("compact record: a text field is not UTF-8") from None
+
+    def take_perm(self, pool: Counter[Any]) -> list[Any]:
+        """The items of `pool` in the order `Writer.put_perm` put them."""
+        keys = sorted(pool)
+        counts = [pool[k] for k in keys]
+        total = sum(counts)
+        out = []
+        while total:
+            if len(keys) == 1:
+                i = 0
+            else:
+                cums, acc = [], 0
+                for c in counts:
+                    cums.append(acc)
+                    acc += c
+                i = self.take_weighted(cums, counts, total)
+            out.append(keys[i])
+            counts[i] -= 1
+            total -= 1
+            if not counts[i]:
+                del keys[i], counts[i]
+        return out
+
+    @property
+    def empty(self) -> bool:
+        return self._x == 0
+
+
+# ---- moves by their index among the legal moves (the protocol's fast door) -----------------------
+
+
+def put_move(out: Writer, state: GameState, seat: int, move: Any, escape: bool) -> None:
+    """Write `move` as its index in `state.legal_moves(seat)` and apply it by the fast door;
+    RecordError when it is not legal. `escape`: one more symbol is possible here (`put_escape`:
+    an event of the game's own, such as a retirement)."""
+    legal = state.legal_moves(seat)
+    try:
+        i = legal.index(move)
+    except ValueError:
+        raise RecordError(f"move {move!r} of seat {seat} is not legal here") from None
+    out.put(i, len(legal) + escape)
+    state.apply(seat, legal[i])
+
+
+def put_escape(out: Writer, state: GameState, seat: int) -> None:
+    """Instead of a move of `seat`: the game's own event comes next."""
+    n = len(state.legal_moves(seat))
+    out.put(n, n + 1)
+
+
+def take_move(inp: Reader, state: GameState, seat: int, escape: bool) -> Any:
+    """The move `put_move` wrote, applied; None for an escape (`put_escape`)."""
+    legal = state.legal_moves(seat)
+    i = inp.take(len(legal) + escape)
+    if i == len(legal):
+        if not escape:
+            raise RecordError(f"compact record: seat {seat} has no legal move here")
+        return None
+    move = legal[i]
+    state.apply(seat, move)
+    return move
+
+
+# ---- the hook: a game's own part ------------------------------------------------------------------
+
+
+class RecordCodec(Protocol):
+    """A game's part of the format (`Game.record_codec()`, in the game's package)."""
+
+    @property
+    def tag(self) -> int:
+        """The game's byte in the format (1-255; never reused for another game)."""
+
+    def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> GameState:
+        """Write the record's chance and decisions (after the rules, already written); return the
+        final state, played through the fast door. RecordError for a record it cannot hold."""
+
+    def decode(self, rules: JSON, inp: Reader) -> GameState:
+        """Read back what `encode` wrote; the final state. RecordError for bad input."""
+
+
+def _codec(game: Game) -> RecordCodec:
+    codec = game.record_codec()
+    if codec is None:
+        raise RecordError(f"game {game.kind!r} has no compact record format")
+    return codec  # type: ignore[no-any-return]
+
+
+def _by_tag(tag: int) -> tuple[Game, RecordCodec]:
+    for game in registry.all_games():
+        codec = game.record_codec()
+        if codec is not None and codec.tag == tag:
+            return game, codec
+    raise RecordError(f"compact record: no game has tag {tag}")
+
+
+def _kind_of(record: Mapping[str, Any]) -> Game:
+    kind = record.get("game")
+    if kind is None:  # a record from before records named their game: the default game's
+        return registry.default()
+    try:
+        return registry.get(kind)
+    except GameError:
+        raise RecordError(f"unknown game {kind!r} in the record") from None
+
+
+# ---- the rules, by the game's option table ---------------------------------------------------------
+
+
+def _put_rules(game: Game, rules: Any, out: Writer) -> JSON:
+    if not isinstance(rules, Mapping):
+        raise RecordError("the record's 'rules' must be a JSON object")
+    try:
+        normal = game.normalise_rules(rules)
+    except GameError as err:
+        raise RecordError(str(err)) from None
+    if normal != dict(rules):
+        raise RecordError("the record's rules are not in their normal form")
+    names = {o.name for o in game.options}
+    if not set(normal) <= names:
+        raise RecordError("the record's rules name options the game does not list")
+    for o in game.options:
+        value = normal.get(o.name)
+        if o.kind == "int" and o.minimum is not None and o.maximum is not None:
+            out.put(value - o.minimum, o.maximum - o.minimum + 1)
+        elif o.kind == "bool":
+            out.put(int(value), 2)
+        elif o.kind == "choice":
+            out.put([v for v, _ in o.choices].index(value), len(o.choices))
+        else:  # free text, absent when None
+            out.put(value is not None, 2)
+            if value is not None:
+                out.put_text(str(value))
+    return normal
+
+
+def _take_rules(game: Game, inp: Reader) -> JSON:
+    rules: JSON = {}
+    for o in game.options:
+        if o.kind == "int" and o.minimum is not None and o.maximum is not None:
+            rules[o.name] = o.minimum + inp.take(o.maximum - o.minimum + 1)
+        elif o.kind == "bool":
+            rules[o.name] = bool(inp.take(2))
+        elif o.kind == "choice":
+            rules[o.name] = o.choices[inp.take(len(o.choices))][0]
+        elif inp.take(2):
+            rules[o.name] = inp.take_text()
+    try:
+        return game.normalise_rules(rules)
+    except GameError as err:
+        raise RecordError(f"compact record: bad rules: {err}") from None
+
+
+# ---- the two doors ---------------------------------------------------------------------------------
+
+
+def encode_record(record: Mapping[str, Any]) -> bytes:
+    """A finished game's record (as `Game.record` gives it) in the compact format, without its
+    seats. RecordError for a record that is malformed, unfinished, breaks a rule, or holds
+    anything the format would not give back."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object")
+    game = _kind_of(record)
+    codec = _codec(game)
+    out = Writer()
+    rules = _put_rules(game, record.get("rules"), out)
+    try:
+        state = codec.encode(record, rules, out)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        raise RecordError(f"the record is malformed: {err!r}") from None
+    if not state.is_over:
+        raise RecordError("only a finished game's record is archived")
+    seats = record.get("seats")
+    if not isinstance(seats, list) or game.record(state, seats) != dict(record):
+        raise RecordError("the record does not replay to itself (extra fields, or other seats)")
+    x = out.finish()
+    body = bytes((VERSION, codec.tag)) + x.to_bytes((x.bit_length() + 7) // 8, "little")
+    return body + zlib.crc32(body).to_bytes(_CRC, "little")
+
+
+def decode_record(data: bytes, seats: Sequence[Mapping[str, Any]]) -> JSON:
+    """The record `encode_record` was given, naming `seats`; RecordError for bad bytes."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise RecordError("compact record: bytes expected")
+    data = bytes(data)
+    if len(data) < _HEAD + _CRC:
+        raise RecordError("compact record: too short")
+    body, crc = data[:-_CRC], data[-_CRC:]
+    if zlib.crc32(body).to_bytes(_CRC, "little") != crc:
+        raise RecordError("compact record: checksum mismatch (corrupt bytes)")
+    if body[0] != VERSION:
+        raise RecordError(f"compact record: unknown version {body[0]} (this code reads {VERSION})")
+    game, codec = _by_tag(body[1])
+    payload = body[_HEAD:]
+    if payload and payload[-1] == 0:
+        raise RecordError("compact record: not in its shortest form")
+    inp = Reader(int.from_bytes(payload, "little"))
+    try:
+        rules = _take_rules(game, inp)
+        state = codec.decode(rules, inp)
+    except RecordError:
+        raise
+    except (GameError, KeyError, TypeError, ValueError, IndexError) as err:
+        raise RecordError(f"compact record: does not replay: {err}") from None
+    if not state.is_over or not inp.empty:
+        raise RecordError("compact record: the moves do not end with the game")
+    if len(seats) != state.seat_count:
+        raise RecordError(f"compact record: {len(seats)} seats given for {state.seat_count}")
+    return game.record(state, seats)
+
+
+def pool_of(items: Iterable[Hashable]) -> Counter[Any]:
+    """The multiset of `items` (for `put_perm` / `take_perm`)."""
+    return Counter(items)

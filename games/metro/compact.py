@@ -1,0 +1,160 @@
+"""Metro's part of the compact record format (games/compact.py, docs/archive.md).
+
+What it writes after the rules: whether any seat retired (1 symbol); the deck as a permutation
+of the 60-tile set (log2 of its distinct orders, ~245 bits); then, replaying the record through
+the fast door, each decision as its index among `legal_codes()` (a draw is a decision, so a
+`draw_place` is two), with one extra "escape" symbol when the game has retirements: a
+retirement comes next (its seat; whether it left during another seat's draw). After a move or
+retirement that reshuffled the deck, the new order (`redeck`) as a permutation of the deck.
+
+Decoding plays the same decisions and exports the record from the final state (record.export),
+so what comes back is exactly what the game's own replay would have made.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from games.base import JSON
+from games.compact import Reader, Writer
+from games.errors import GameError, RecordError
+from games.metro.moves import DRAW, MetroMove
+from games.metro.position import (
+    RETIRED_DURING_DRAW,
+    RETIRED_OTHER,
+    RETIRED_OWN,
+    RETIRED_OWN_DRAWN,
+)
+from games.metro.record import _deck, _set_redeck
+from games.metro.rules import MetroRules
+from games.metro.state import MetroState
+from games.metro.tiles import INDEX, SET_COUNTER
+
+_SET = Counter({INDEX[c]: n for c, n in SET_COUNTER.items()})
+_CODE_OF: dict[str, int] = {}  # placement text -> move code, filled as met
+
+
+def _code(text: Any) -> int:
+    code = _CODE_OF.get(text)  # type: ignore[arg-type]
+    if code is None:
+        code = MetroMove.parse({"action": "place", "placement": text}).code
+        _CODE_OF[text] = code
+    return code
+
+
+def _put_code(out: Writer, state: MetroState, code: int, escape: bool) -> None:
+    legal = state.legal_codes()
+    try:
+        i = legal.index(code)
+    except ValueError:
+        raise RecordError(f"move {code} is not legal for seat {state.seat} here") from None
+    out.put(i, len(legal) + escape)
+    state.apply_code(code)
+
+
+class MetroCodec:
+    """The hook (`Game.record_codec()`)."""
+
+    tag = 1
+
+    def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> MetroState:
+        state = MetroState.deal(MetroRules.parse(rules), _deck(record))
+        moves = record["moves"]
+        if not isinstance(moves, list):
+            raise RecordError("the record's 'moves' must be a list")
+        escape = any(m.get("action") == "retire" for m in moves)
+        out.put(escape, 2)
+        out.put_perm(state.deck, Counter(_SET))
+        n = state.rules.players
+        for i, entry in enumerate(moves):
+            try:
+                self._put_entry(out, state, entry, escape, n)
+            except GameError as err:
+                raise RecordError(f"move {i}: {err}", move=i) from None
+        return state
+
+    def _put_entry(self, out: Writer, state: MetroState, entry: Any, escape: bool, n: int) -> None:
+        seat, action = entry["seat"], entry["action"]
+        if state.seat < 0 or (seat != state.seat and action != "retire"):
+            raise RecordError(f"it is not seat {seat}'s turn")
+        if action == "retire":
+            if entry.get("drawn") is True:
+                if seat != state.seat:
+                    raise RecordError("'drawn': only the seat to move draws")
+                _put_code(out, state, DRAW, escape)
+            out.put(len(state.legal_codes()), len(state.legal_codes()) + 1)  # the escape
+            if type(seat) is not int or not 0 <= seat < n or state.retired_mask >> seat & 1:
+                raise RecordError(f"seat {seat!r} cannot retire here")
+            out.put(seat, n)
+            during = entry.get("during_draw", False) is True
+            if seat == state.seat:
+                if during or entry.get("drawn", False) is not (state.drawn >= 0):
+                    raise RecordError("a retirement's flags do not fit its turn")
+                when = RETIRED_OWN_DRAWN if state.drawn >= 0 else RETIRED_OWN
+            else:
+                if "drawn" in entry or state.drawn >= 0:
+                    raise RecordError("a retirement's flags do not fit its turn")
+                out.put(during, 2)
+                when = RETIRED_DURING_DRAW if during else RETIRED_OTHER
+            before = state.reshuffles
+            state._retire(seat, when)
+            if _set_redeck(state, entry.get("redeck"), before, "this retirement puts tiles back"):
+                s, at, w, _ = state.retirements[-1]
+                state.retirements = (*state.retirements[:-1], (s, at, w, tuple(state.deck)))
+                out.put_perm(state.deck, Counter(state.deck))
+            return
+        if action == "draw_place":
+            _put_code(out, state, DRAW, escape)
+        elif action != "place":
+            raise RecordError(f"unknown action {action!r}")
+        before = state.reshuffles
+        _put_code(out, state, _code(entry["placement"]), escape)
+        if _set_redeck(state, entry.get("redeck"), before, "this move retires a player"):
+            self._fix_history(state)
+            out.put_perm(state.deck, Counter(state.deck))
+
+    @staticmethod
+    def _fix_history(state: MetroState) -> None:
+        prev, (s, m, phys, from_draw, _) = state.history  # type: ignore[misc]
+        state.history = (prev, (s, m, phys, from_draw, tuple(state.deck)))
+
+    def decode(self, rules: JSON, inp: Reader) -> MetroState:
+        parsed = MetroRules.parse(rules)
+        n = parsed.players
+        escape = bool(inp.take(2))
+        state = MetroState.deal(parsed, inp.take_perm(Counter(_SET)))
+        while state.seat >= 0:
+            legal = state.legal_codes()
+            i = inp.take(len(legal) + escape)
+            before = state.reshuffles
+            if i < len(legal):
+                state.apply_code(legal[i])
+                if state.reshuffles != before:
+                    self._redeck(state, inp)
+                    self._fix_history(state)
+                continue
+            seat = inp.take(n)
+            if state.retired_mask >> seat & 1:
+                raise RecordError(f"compact record: seat {seat} retires twice")
+            if seat == state.seat:
+                when = RETIRED_OWN_DRAWN if state.drawn >= 0 else RETIRED_OWN
+            else:
+                if state.drawn >= 0:
+                    raise RecordError("compact record: a retirement while a tile is drawn")
+                when = RETIRED_DURING_DRAW if inp.take(2) else RETIRED_OTHER
+            state._retire(seat, when)
+            if state.reshuffles != before:
+                self._redeck(state, inp)
+                s, at, w, _ = state.retirements[-1]
+                state.retirements = (*state.retirements[:-1], (s, at, w, tuple(state.deck)))
+        return state
+
+    @staticmethod
+    def _redeck(state: MetroState, inp: Reader) -> None:
+        state.deck = inp.take_perm(Counter(state.deck))
+        state.deck_pos = 0
+
+
+CODEC = MetroCodec()
