@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 
 def _int(name: str, default: int) -> int:
@@ -35,11 +36,16 @@ class Settings:
     waiting_ttl_s: int
     rpc_deadline_s: float
     daily_secret: str = ""  # what the daily puzzles derive from ("": one kept in Redis)
+    # The address people reach the site at: links the server makes (the party QR code) start
+    # with it, never with a request's Host header, which anyone can set.
+    public_url: str = "http://127.0.0.1:8000"
 
     @classmethod
     def from_env(cls) -> Settings:
         engine_port = _int("ENGINE_PORT", 50051)
         ai_port = _int("AI_PORT", 50052)
+        gateway_host = os.environ.get("GATEWAY_HOST", "127.0.0.1")
+        gateway_port = _int("GATEWAY_PORT", 8000)
         return cls(
             redis_url=_redis_url("REDIS_URL", "redis://127.0.0.1:6379/0"),
             engine_host=os.environ.get("ENGINE_HOST", "127.0.0.1"),
@@ -47,8 +53,8 @@ class Settings:
             engine_target=os.environ.get("ENGINE_TARGET", f"127.0.0.1:{engine_port}"),
             ai_port=ai_port,
             ai_target=os.environ.get("AI_TARGET", f"127.0.0.1:{ai_port}"),
-            gateway_host=os.environ.get("GATEWAY_HOST", "127.0.0.1"),
-            gateway_port=_int("GATEWAY_PORT", 8000),
+            gateway_host=gateway_host,
+            gateway_port=gateway_port,
             ai_service_token=os.environ.get("AI_SERVICE_TOKEN", ""),
             finished_ttl_s=_int("GAME_TTL_FINISHED_S", 24 * 3600),
             idle_ttl_s=_int("GAME_TTL_IDLE_S", 7 * 24 * 3600),
@@ -56,7 +62,30 @@ class Settings:
             waiting_ttl_s=_int("GAME_TTL_WAITING_S", 3600),
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
             daily_secret=os.environ.get("DAILY_SECRET", ""),
+            public_url=_public_url(gateway_host, gateway_port),
         )
+
+
+def _public_url(host: str, port: int) -> str:
+    """PUBLIC_URL without its trailing slash, checked; by default what `metro up` serves (and
+    prints): the gateway's own address, 127.0.0.1 for one that listens on every interface."""
+    raw = os.environ.get("PUBLIC_URL", "").strip()
+    if not raw:
+        shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+        return f"http://{shown}:{port}"
+    parts = urlsplit(raw)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or any(c.isspace() for c in raw)
+        or parts.query
+        or parts.fragment
+    ):
+        raise SystemExit(
+            f"configuration: PUBLIC_URL must be the site's address, such as "
+            f"https://metro.example.org (got {raw!r})"
+        )
+    return raw.rstrip("/")
 
 
 def _redis_url(name: str, default: str) -> str:

@@ -50,7 +50,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     RPC_DEADLINE_S, RPC_RETRY_WAIT_S and CIRCUIT_OPEN_S (calls.py), SSE_HEARTBEAT_S (seconds of
     silence before a keep-alive), WATCH_MAX_S
     (longest life of one event stream), WEB_ROOT, LIMITS (a GatewayLimits, else the
-    environment's: rates, hints at once, live streams) and any Flask setting."""
+    environment's: rates, hints at once, live streams), PUBLIC_URL and any Flask setting."""
     options = dict(config or {})
     settings = Settings.from_env()
     limit_settings = options.pop("LIMITS", None) or GatewayLimits.from_env()
@@ -70,6 +70,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         retry_wait_s=options.pop("RPC_RETRY_WAIT_S", None) or env_seconds("RPC_RETRY_WAIT_S"),
     )
     app.config.update(options)
+    app.config.setdefault("PUBLIC_URL", settings.public_url)  # links the server makes
     app.extensions[EXTENSION] = state
 
     app.register_blueprint(games_api.bp)

@@ -32,6 +32,7 @@ import grpc
 import orjson
 from flask import current_app, request
 from google.protobuf.message import Message
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from services.common.grpc_util import OUTCOME_UNKNOWN_REASON, bearer, error_details
 from services.gateway.backends import Backends, Circuit, Clients
@@ -117,6 +118,11 @@ def idempotency_key() -> str:
 def json_body(*, optional: bool = False) -> dict[str, Any]:
     """The request's JSON object; `optional` allows no body at all (then {})."""
     raw = request.get_data(cache=True)
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        # A body without a Content-Length (`Transfer-Encoding: chunked`) is read up to the
+        # limit and no further: one that fills it is refused as one that says it is larger.
+        raise RequestEntityTooLarge()
     if not raw.strip():
         if optional:
             return {}

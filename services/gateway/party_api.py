@@ -4,7 +4,7 @@
   POST /api/join/{code}                take a seat by code: {"game_id", "seat", "token"}
   POST /api/games/{id}/start           the host starts the table (Authorization: host token)
   GET  /api/games/{id}/party           the code and where the party stands (public)
-  GET  /api/join/{code}/qr.svg         a QR code of the join page `<origin>/#/join/<code>`
+  GET  /api/join/{code}/qr.svg         a QR code of the join page `<PUBLIC_URL>/#/join/<code>`
   GET  /api/party/games                the games that offer party tables (the host's form)
 
 The host screen reads the game's public view and events like any spectator: nothing here
@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app
 from metro.v1 import engine_pb2
 
 import games
@@ -161,11 +161,13 @@ def party_info(game_id: str) -> Response:
 @bp.get("/join/<code>/qr.svg")
 def join_qr(code: str) -> Response:
     """The join page's address as a QR code (SVG, drawn here by segno): a phone's camera opens
-    `<origin>/#/join/<code>` with the code filled in."""
+    `<PUBLIC_URL>/#/join/<code>` with the code filled in."""
     code = normal_code(code) or ""
     if not code:
         raise bad_request(f"A join code is {CODE_LENGTH} of {ALPHABET}.", field="code")
-    url = f"{request.host_url.rstrip('/')}/#/join/{code}"
+    # The configured public address, never the request's Host header: anyone can send a
+    # request with `Host: evil.example`, and this answer is cached publicly.
+    url = f"{str(current_app.config['PUBLIC_URL']).rstrip('/')}/#/join/{code}"
     out = io.BytesIO()
     # A viewBox with no fixed size: the page scales it to the room's screen.
     segno.make(url, error="m").save(out, kind="svg", border=2, dark="#000", light="#fff",

@@ -103,6 +103,19 @@ class StreamSlots:
         return give_back
 
 
+def terminated(app: Flask) -> Callable[[dict[str, Any], Any], Any]:
+    """The Flask app, told that its input ends where the body does: a2wsgi's `wsgi.input` is
+    the ASGI body, read to its end, so a body without a Content-Length (`Transfer-Encoding:
+    chunked`) is read too, still bounded by MAX_CONTENT_LENGTH (werkzeug otherwise reads such a
+    body as empty). gunicorn's and werkzeug's own servers say the same for chunked bodies."""
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
+        environ["wsgi.input_terminated"] = True
+        return app(environ, start_response)
+
+    return wsgi
+
+
 class GatewayAsgi:
     """The router: the stream path to `stream`, lifespan here, the rest to Flask."""
 
@@ -110,7 +123,7 @@ class GatewayAsgi:
         self.flask = app
         state: Gateway = app.extensions[EXTENSION]
         self.state = state
-        self.wsgi = WSGIMiddleware(app, workers=limits.threads)  # type: ignore[arg-type]
+        self.wsgi = WSGIMiddleware(terminated(app), workers=limits.threads)  # type: ignore[arg-type]
         self.hub = Hub(
             state.backends.engine_target, state.deadline_s, state.watch_max_s,
             BufferLimits(limits.buffer_kb * 1024, limits.buffer_events),
