@@ -310,6 +310,11 @@ class Game:
         """The replayable record of `state` (GameState.record), naming `seats` when given."""
         raise NotImplementedError
 
+    def record_codec(self) -> Any:
+        """The game's own part of the compact record format (a `games.compact.RecordCodec`:
+        its chance, retirements and record walk), or None when its records are not archived."""
+        return None
+
     # ---- moves --------------------------------------------------------------------------------
 
     def parse_move(self, data: Any) -> Any:

@@ -87,6 +87,15 @@ class Writer:
             counts[i] = f - 1
             total -= 1
 
+    def put_pick(self, item: Hashable, pool: Counter[Any]) -> None:
+        """One `item` drawn from `pool` (not consumed): log2(total / its count) bits."""
+        cum = total = 0
+        for k in sorted(pool):
+            if k == item:
+                cum = total
+            total += pool[k]
+        self.put_weighted(cum, pool[item], total)
+
     def finish(self) -> int:
         x = 0
         for cum, freq, total in reversed(self._syms):
@@ -152,6 +161,18 @@ class Reader:
             if not counts[i]:
                 del keys[i], counts[i]
         return out
+
+    def take_pick(self, pool: Counter[Any]) -> Any:
+        """The item `Writer.put_pick` put, from the same `pool`."""
+        keys = sorted(k for k in pool if pool[k] > 0)
+        if not keys:
+            raise RecordError("compact record: nothing left to draw")
+        freqs = [pool[k] for k in keys]
+        cums, acc = [], 0
+        for f in freqs:
+            cums.append(acc)
+            acc += f
+        return keys[self.take_weighted(cums, freqs, acc) if len(keys) > 1 else 0]
 
     @property
     def empty(self) -> bool:

@@ -40,6 +40,12 @@ class MetroGame(Game):
     def state_from_dict(self, data: Mapping[str, Any]) -> MetroState:
         return MetroState.from_dict(data)
 
+    def record_codec(self) -> Any:
+        """This game's part of the compact record format (games/compact.py)."""
+        from games.metro.compact import CODEC
+
+        return CODEC
+
     def replay(self, record: Mapping[str, Any]) -> MetroState:
         return replay(record)
 

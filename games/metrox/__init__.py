@@ -56,6 +56,12 @@ class MetroXGame(Game):
     def state_from_dict(self, data: Mapping[str, Any]) -> MetroXState:
         return MetroXState.from_dict(data)
 
+    def record_codec(self) -> Any:
+        """This game's part of the compact record format (games/compact.py)."""
+        from games.metrox.compact import CODEC
+
+        return CODEC
+
     def replay(self, record: Mapping[str, Any]) -> MetroXState:
         return replay(record)
 

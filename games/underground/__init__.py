@@ -44,6 +44,12 @@ class UndergroundGame(Game):
     def state_from_dict(self, data: Mapping[str, Any]) -> UndergroundState:
         return UndergroundState.from_dict(data)
 
+    def record_codec(self) -> Any:
+        """This game's part of the compact record format (games/compact.py)."""
+        from games.underground.compact import CODEC
+
+        return CODEC
+
     def replay(self, record: Mapping[str, Any]) -> UndergroundState:
         return replay_record(record)
 
