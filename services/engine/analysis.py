@@ -36,6 +36,9 @@ LEASE_MS = 120_000  # a worker silent this long has died: its analysis is handed
 MAX_RESULT_BYTES = 2_000_000
 MAX_ATTEMPTS = 3  # an analysis that kills its worker this often is marked failed
 STATUSES = ("queued", "running", "done", "failed")
+# An archived game's analysis (its live copy expired: the gateway sends the record) lives this
+# long in Redis; the archive keeps it for good once done.
+ARCHIVED_TTL_MS = 24 * 3600 * 1000
 
 # Take the job whose lease ran out first (its worker died), else the oldest queued one, and
 # lease it: KEYS = queue, running; ARGV = now_ms, lease_ms. Answers the game id or nil.
@@ -63,6 +66,13 @@ async def analysing(tables: Tables, game_id: str) -> bool:
     return _text(status) == "running"
 
 
+async def archived_record(tables: Tables, game_id: str) -> str | None:
+    """The record an archived game's analysis was queued with (None: not such a game), for the
+    AI workers' GetRecord once the game's live copy has expired."""
+    kept = await tables.store.redis.hget(analysis_key(game_id), "record")
+    return _text(kept) or None
+
+
 class Analyses:
     """RequestAnalysis, GetAnalysis (anyone, once the game is over) and the workers' calls."""
 
@@ -74,6 +84,8 @@ class Analyses:
 
     async def _over(self, request: engine_pb2.AnalysisRequest, caller: Caller) -> str:
         game_id = validation.game_id(request.game_id)
+        if request.record_json and not await self.redis.exists(game_key(game_id)):
+            return game_id  # an archived game: the gateway checked who may ask
         table = await self.tables.load(game_id)  # NOT_FOUND for an unknown or expired game
         if table.meta.private:  # a daily attempt: its moves name the day's cards, its player's
             if caller.token is None or caller.is_ai_service:
@@ -113,7 +125,10 @@ class Analyses:
             await self.redis.delete(key)
             if not await self.redis.hsetnx(key, "status", "queued"):
                 return await self.state(game_id)
-        await self.redis.hset(key, mapping={"done": 0, "total": 0, "attempt": 0})
+        fields: dict[str, Any] = {"done": 0, "total": 0, "attempt": 0}
+        if request.record_json and not await self.redis.exists(game_key(game_id)):
+            fields["record"] = request.record_json[:MAX_RESULT_BYTES]
+        await self.redis.hset(key, mapping=fields)
         await self._expire_with_game(game_id)
         await self.redis.zadd(QUEUE_KEY, {game_id: time.time() * 1000}, nx=True)
         return await self.state(game_id)
@@ -208,6 +223,8 @@ class Analyses:
     async def _expire_with_game(self, game_id: str) -> None:
         """The analysis is the game's: it goes when the game goes."""
         ttl = await self.redis.pttl(game_key(game_id))
+        if ttl == -2 and await self.redis.hexists(analysis_key(game_id), "record"):
+            ttl = ARCHIVED_TTL_MS  # an archived game's: no live copy to go with
         if ttl is None or ttl < 0:
             raise (
                 not_found(game_id)

@@ -76,6 +76,14 @@ class PlayerCalls:
         bot = await self.bots.is_bot(me.player_id)
         return engine_pb2.Player(player_id=me.player_id, name=me.name, bot=bot)
 
+    async def delete(self, context: grpc.aio.ServicerContext) -> engine_pb2.Player:
+        """Erase the key's player (DeletePlayer): who it was comes back, then it is gone."""
+        me = await self.who(context)
+        bot = await self.bots.is_bot(me.player_id)
+        await self.rating_book.forget_name(me.player_id)
+        await self.players.erase(me.player_id)
+        return engine_pb2.Player(player_id=me.player_id, name=me.name, bot=bot)
+
     async def sit(
         self,
         request: engine_pb2.SitPlayerRequest,

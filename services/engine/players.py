@@ -219,6 +219,18 @@ class Players:
             raise bad_key("the player key is not valid (unknown player or device)")
         return PlayerInfo(player_id, name)
 
+    async def erase(self, player_id: str) -> None:
+        """Forget the player: name, device keys, recovery code and games index. The tables it
+        sat at keep its id (ratings and opponents' histories need it), never its name."""
+        recovery = await self.redis.hget(player_key(player_id), "recovery")
+        pipe = self.redis.pipeline(transaction=False)
+        if recovery:
+            pipe.delete(recovery_key(recovery if isinstance(recovery, str) else recovery.decode()))
+        pipe.delete(player_key(player_id))
+        pipe.delete(games_key(player_id))
+        pipe.delete(seats_key(player_id))
+        await pipe.execute()
+
     async def name_of(self, player_id: str) -> str:
         return str(await self.redis.hget(player_key(player_id), "name") or "")
 

@@ -34,6 +34,7 @@ MODEL = PlackettLuce()
 DONE_KEEP_MS = 60 * 24 * 3600 * 1000
 RATE_ATTEMPTS = 8
 SWEEP_BATCH = 100
+DELETED_NAME = "deleted player"  # an erased player's name wherever it is shown
 
 # KEYS: ratings, board, done, due. ARGV: game id, now ms, keep ms, n, then n times: player id,
 # the JSON read before ("" for none), the new JSON, the new rating. 1: rated now; 0: rated
@@ -170,6 +171,17 @@ class RatingBook:
     def __init__(self, redis: Any) -> None:
         self.redis = redis
         self._rate = redis.register_script(_RATE_LUA)
+
+    async def forget_name(self, player_id: str, kinds: Iterable[str] | None = None) -> None:
+        """An erased player (DeletePlayer) stays on the boards as "deleted player"."""
+        import games  # (the registry: every kind a player may be rated in)
+
+        for kind in kinds if kinds is not None else games.kinds():
+            text = await self.redis.hget(ratings_key(kind), player_id)
+            if text:
+                data = json.loads(text)
+                data["name"] = DELETED_NAME
+                await self.redis.hset(ratings_key(kind), player_id, json.dumps(data))
 
     async def make_due(self, kind: str, game_id: str) -> None:
         await self.redis.zadd(due_key(kind), {game_id: int(time.time() * 1000)})

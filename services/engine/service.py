@@ -233,6 +233,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.Player:
         return await self.edge.unary(context, lambda: self.players.get(context))
 
+    async def DeletePlayer(
+        self, request: engine_pb2.GetPlayerRequest, context: Ctx
+    ) -> engine_pb2.Player:
+        return await self.edge.unary(context, lambda: self.players.delete(context))
+
     async def SitPlayer(
         self, request: engine_pb2.SitPlayerRequest, context: Ctx
     ) -> engine_pb2.SitPlayerResponse:

@@ -19,6 +19,7 @@ from games.errors import GameError
 from services.common.config import GatewayLimits, Settings
 from services.gateway import (
     analysis_api,
+    archive_api,
     bots_api,
     daily_api,
     errors,
@@ -55,6 +56,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     settings = Settings.from_env()
     limit_settings = options.pop("LIMITS", None) or GatewayLimits.from_env()
     web_root = Path(options.pop("WEB_ROOT", WEB_ROOT))
+    # The archive of finished games (PostgreSQL; None: DATABASE_URL from the environment).
+    options_url = options.pop("DATABASE_URL", None)
     app = Flask(__name__, static_folder=str(web_root), static_url_path="")
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # every request body of the API is small
@@ -84,6 +87,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(learn_api.bp)
     app.register_blueprint(daily_api.bp)
     app.register_blueprint(party_api.bp)
+    archive_api.install(app, options_url)
     errors.register(app)
     # A hint's slot is held at most as long as its call may take, plus a margin.
     limits.install(app, limit_settings, hint_hold_s=state.deadline_s + 5.0)

@@ -19,6 +19,7 @@ from metro.v1 import ai_pb2, engine_pb2
 import games
 from games.queries import answer as answer_query
 from services.common.levels import level_table
+from services.gateway.archive_view import archived_record, archived_view, gone
 from services.gateway.calls import (
     bearer_token,
     clients,
@@ -204,13 +205,19 @@ def _view_answer(game_id: str, reply: engine_pb2.GameView, since: int | None) ->
 @bp.get("/games/<game_id>")
 def get_view(game_id: str) -> Response:
     since = _since()
-    reply = rpc(
-        clients().engine.GetView,
-        engine_pb2.GetViewRequest(game_id=game_id),
-        token=bearer_token(),
-        idempotent=True,
-    )
+    try:
+        reply = rpc(
+            clients().engine.GetView,
+            engine_pb2.GetViewRequest(game_id=game_id),
+            token=bearer_token(),
+            idempotent=True,
+        )
+    except ApiError as err:
+        if not gone(err):
+            raise
+        reply = archived_view(game_id, err)  # a finished game whose live copy expired
     return _view_answer(game_id, reply, since)
+
 
 
 @bp.get("/games/<game_id>/legal")
@@ -322,13 +329,18 @@ def _suggestion_json(s: ai_pb2.Suggestion) -> dict[str, Any]:
 
 @bp.get("/games/<game_id>/record")
 def record(game_id: str) -> Response:
-    reply = rpc(
-        clients().engine.GetRecord,
-        engine_pb2.GetRecordRequest(game_id=game_id),
-        token=bearer_token(),
-        idempotent=True,
-    )
-    resp = _raw(reply.record_json)
+    try:
+        text = rpc(
+            clients().engine.GetRecord,
+            engine_pb2.GetRecordRequest(game_id=game_id),
+            token=bearer_token(),
+            idempotent=True,
+        ).record_json
+    except ApiError as err:
+        if not gone(err):
+            raise
+        text = archived_record(game_id, err)
+    resp = _raw(text)
     resp.headers["Content-Disposition"] = f'inline; filename="{_safe_name(game_id)}.json"'
     return resp
 

@@ -18,6 +18,7 @@ import json
 from flask import Blueprint, Response
 
 from services.gateway.openapi.analysis import analysis_paths, analysis_schemas
+from services.gateway.openapi.archive import archive_paths, archive_schemas
 from services.gateway.openapi.bots import bots_paths, bots_schemas
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
 from services.gateway.openapi.daily import daily_paths, daily_schemas, with_daily_hints
@@ -40,7 +41,7 @@ def document() -> JSON:
 @functools.cache
 def _document_text() -> str:
     schemas = {**game_schemas(), **players_schemas(), **daily_schemas(), **party_schemas(),
-               **analysis_schemas(), **bots_schemas()}
+               **analysis_schemas(), **bots_schemas(), **archive_schemas()}
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -64,6 +65,10 @@ def _document_text() -> str:
         "pattern": "^[0-9]{1,20}-[0-9]{1,20}$",
         "description": "An event id, '<ms>-<seq>', both below 2^64.",
     }
+    paths: JSON = {**with_daily_hints(with_party_create(game_paths())), **players_paths(),
+                   **daily_paths(), **party_paths(), **analysis_paths(), **bots_paths()}
+    for path, operations in archive_paths().items():  # (it adds DELETE to /api/players/me)
+        paths[path] = {**paths.get(path, {}), **operations}
     doc: JSON = {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -76,9 +81,7 @@ def _document_text() -> str:
         "servers": [{"url": "/"}],
         "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"},
                  {"name": "party"}, {"name": "bots"}],
-        "paths": {**with_daily_hints(with_party_create(game_paths())), **players_paths(),
-                  **daily_paths(),
-                  **party_paths(), **analysis_paths(), **bots_paths()},
+        "paths": paths,
         "components": {
             "schemas": schemas,
             "securitySchemes": {

@@ -1,0 +1,172 @@
+"""An archived game answered in the live game's shapes: the view is rebuilt by replaying the
+stored record through the rules core and composing it exactly as the engine does
+(`services.engine.messages.game_view`), so a link to a finished game answers the same JSON after
+its live copy in Redis has expired.
+
+Who may read what is today's rule (services/engine/access.py): a finished game's view, record and
+analysis are public, except a private game's (a daily attempt's), which are its seat's alone. The
+archive keeps no seat tokens, so here the seat's player proves it with its device key
+(`X-Player-Key`, looked up by the engine) or with the seat's token when the archive kept its hash.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from typing import Any
+
+from flask import current_app, request
+from metro.v1 import engine_pb2
+
+import games
+from services.archive.reads import Archive, ArchivedGame, public_seat
+from services.common.auth import token_hash
+from services.engine import messages
+from services.engine.meta import GameMeta, SeatInfo
+from services.gateway.calls import bearer_token, clients, rpc
+from services.gateway.errors import ApiError
+
+EXTENSION = "metro_archive"
+KEY_HEADER = "X-Player-Key"  # as players_api.py reads it
+_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+def meta_of(game: ArchivedGame) -> GameMeta:
+    """The engine's facts about the game, as far as a finished game still needs them."""
+    seats = tuple(
+        SeatInfo(
+            kind=str(s.get("kind", "human")),
+            name=str(s.get("name", "")),
+            level=str(s.get("level", "")),
+            bot=bool(s.get("bot", False)),
+        )
+        for s in game.seats
+    )
+    return GameMeta(
+        kind=game.kind,
+        rules=dict(game.record.get("rules") or {}),
+        seats=seats,
+        created_at_ms=game.created_at_ms,
+        private=game.private_seat is not None,
+    )
+
+
+def seat_of_token(game: ArchivedGame, token: str | None) -> int | None:
+    """The seat whose token this is, when the archive kept the seats' token hashes."""
+    if not token or not game.token_hashes:
+        return None
+    presented = token_hash(game.game_id, token)
+    for index, stored in enumerate(game.token_hashes):
+        if stored and hmac.compare_digest(stored, presented):
+            return index
+    return None
+
+
+def check_private(game: ArchivedGame, token: str | None, player_id: str | None) -> int | None:
+    """The caller's seat: a private game's must be proven (403 otherwise); a public game's
+    when the seat's token is known, else None (the public view)."""
+    seat = seat_of_token(game, token)
+    if game.private_seat is None or seat == game.private_seat:
+        return seat
+    if player_id and player_id == game.private_owner:
+        return game.private_seat
+    raise ApiError(
+        403,
+        "permission_denied",
+        f"game {game.game_id} is private: its record and analysis are its seat's alone "
+        "(send its token, or its player's device key in X-Player-Key)",
+    )
+
+
+def view(game: ArchivedGame, seat: int | None) -> engine_pb2.GameView:
+    """The view `seat` (None: a spectator) had of the finished game: replayed, then composed
+    by the engine's own code."""
+    state = games.get(game.kind).replay(game.record)
+    return messages.game_view(
+        game_id=game.game_id,
+        meta=meta_of(game),
+        version=game.version,
+        status="over",
+        last_event_id=game.last_event_id,
+        view=state.view(seat),
+        seat=seat,
+    )
+
+
+def record(game: ArchivedGame) -> dict[str, Any]:
+    """The record as the engine answered it: the rules core's record and the public seats."""
+    out = dict(game.record)
+    out["seats"] = [public_seat(s) for s in game.seats]
+    return out
+
+
+# ---- the fallbacks of games_api.py and analysis_api.py ---------------------------------------
+
+
+def gone(err: ApiError) -> bool:
+    """The engine knows no such game: it may be a finished one, kept in the archive."""
+    return err.status == 404 and err.code == "game_not_found"
+
+
+def archive() -> Archive:
+    """The app's archive (archive_api.install)."""
+    found: Archive = current_app.extensions[EXTENSION]
+    return found
+
+
+def _caller_player() -> str | None:
+    """The player of the caller's device key, if a valid one was sent (a private game's
+    owner proves it so: the archive keeps no seat tokens of its own)."""
+    key = (request.headers.get(KEY_HEADER) or "").strip()
+    if not _KEY.fullmatch(key):
+        return None
+    try:
+        reply = rpc(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(),
+                    metadata=[("x-player-key", key)])  # fmt: skip
+    except ApiError as err:
+        if err.status == 403:
+            return None
+        raise
+    return str(reply.player_id)
+
+
+def _archived(game_id: str, missing: ApiError) -> tuple[ArchivedGame, int | None]:
+    """The archived game and the caller's seat in it (a private game's is required); the
+    engine's own 404 when the archive has none either."""
+    if not archive().configured:
+        raise missing
+    game = archive().game(game_id)
+    if game is None:
+        raise missing
+    token = bearer_token()
+    player = _caller_player() if game.private_owner else None
+    seat = check_private(game, token, player)
+    return game, seat
+
+
+def archived_view(game_id: str, missing: ApiError) -> engine_pb2.GameView:
+    """The view of an archived game: the seat's own when its token proves it, else the public
+    one (as live, a private game's public view is anyone's: only its record is not)."""
+    try:
+        game, seat = _archived(game_id, missing)
+    except ApiError as err:
+        if err.status != 403:
+            raise
+        found = archive().game(game_id)
+        assert found is not None
+        game, seat = found, None
+    return view(game, seat)
+
+
+def archived_record(game_id: str, missing: ApiError) -> str:
+    game, _ = _archived(game_id, missing)
+    return json.dumps(record(game), separators=(",", ":"))
+
+
+def archived_analysis(
+    game_id: str, missing: ApiError
+) -> tuple[ArchivedGame, dict[str, Any] | None]:
+    """The archived game and its analysis (None when it was never analysed)."""
+    game, _ = _archived(game_id, missing)
+    return game, archive().analysis(game_id)
