@@ -218,12 +218,14 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
             view = limiter.limit(  # type: ignore[assignment]
                 settings.open_games, scope="open_games", exempt_when=lambda: not _lists_open_seat()
             )(view)
+        view = limit(view)  # type: ignore[assignment]
+        # Checked after the address's own rates: a refused request is no count for everyone.
         for quota in QUOTAS.get(endpoint, ()):
             everyone = quota.endswith("_all")
             view = limiter.shared_limit(  # type: ignore[assignment]
                 getattr(settings, quota), scope=quota, key_func=_everyone if everyone else None
             )(view)
-        app.view_functions[endpoint] = limit(view)  # type: ignore[assignment]
+        app.view_functions[endpoint] = view
     return limiter
 
 
