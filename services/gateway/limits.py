@@ -233,12 +233,17 @@ def _everyone() -> str:
     return EVERYONE
 
 
+# Seats that are, or may become, open to anyone: a bot's reserved seat opens when it declines
+# (issue 30.3: one's own bot account declining made 25 open tables in 10 s from one address).
+_OPENS = ("open", "bot")
+
+
 def _lists_open_seat() -> bool:
-    """Whether the create request asks for a game with an open seat."""
+    """Whether the create request asks for a game with an open seat (or one that may open)."""
     body = request.get_json(silent=True)
     seats = body.get("seats") if isinstance(body, dict) else None
     return isinstance(seats, list) and any(
-        isinstance(seat, dict) and seat.get("kind") == "open" for seat in seats
+        isinstance(seat, dict) and seat.get("kind") in _OPENS for seat in seats
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import runpy
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from flask import Flask
 
 from services.common.config import DEFAULT_GATEWAY_THREADS, GatewayLimits
+from services.engine.invitations import invitation_id
 from services.gateway.app import create_app
 from services.gateway.errors import ApiError
 from services.gateway.limits import HintSlots, StreamSlots
@@ -118,6 +120,35 @@ def test_one_client_cannot_fill_the_lobby(make_app: Any) -> None:
     assert "10 per hour" in body["error"]["message"], body
     assert spam.post("/api/games", {"seats": AI_TABLE})[0] == 201
     assert client(app, "10.0.0.10").post("/api/games", {"seats": SEATS})[0] == 201
+
+
+def test_inviting_a_bot_that_declines_is_an_open_table_too(make_app: Any) -> None:
+    """Issue 30.3: a seat reserved for a bot becomes an ordinary open seat, listed in every lobby,
+    when the bot declines. Inviting one's own bot account and declining once made 25 open
+    tables in 10 s from one address; such a create counts as an open table: the 11th is 429."""
+    app = make_app(defaults())
+    spam = client(app, "10.0.0.11")
+    name = f"Decliner {uuid.uuid4().hex[:8]}"
+    status, bot = spam.post("/api/players", {"name": name, "bot": True})
+    assert status == 201, bot
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "name": bot["name"]}]
+    statuses, opened = [], []
+    for _ in range(12):
+        status, made = spam.post("/api/games", {"game": "metro", "seats": seats})
+        statuses.append(status)
+        if status != 201:
+            continue
+        invitation = invitation_id(made["game_id"], 1)
+        status, body = spam.post(
+            f"/api/invitations/{invitation}/decline", headers={"X-Player-Key": bot["device_key"]}
+        )
+        assert status == 200 and body == {"declined": True}, body
+        opened.append(made["game_id"])
+    assert first_refusal(statuses) == 10 and statuses[10:] == [429, 429], statuses
+    status, lobby = spam.get("/api/games?status=open&limit=200")
+    assert status == 200
+    listed = {g["game_id"] for g in lobby["games"]}
+    assert set(opened) <= listed  # each declined seat is open in the lobby: hence the limit
 
 
 def test_joins_moves_and_hints_have_their_own_rates(make_app: Any) -> None:
