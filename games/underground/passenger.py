@@ -20,7 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from games.errors import GameError
 from games.underground.map import Map
+
+
+class TooCostly(GameError):
+    """A search that would take more than its work budget (a position query's, never a game's:
+    in a game each colour is one network, and the search stays small)."""
 
 
 def _popcount(x: int) -> int:
@@ -37,14 +43,20 @@ def _bits(mask: int) -> tuple[int, ...]:
 
 
 def best_ways(
-    board: Map, lines: Sequence[tuple[int, int]], source: int, targets: int
+    board: Map,
+    lines: Sequence[tuple[int, int]],
+    source: int,
+    targets: int,
+    budget: int | None = None,
 ) -> tuple[int, list[tuple[int, int]]]:
     """(fewest walks, every tied best way as (station, colour mask)), the ways sorted by the
     station's id and then by the colours in §2 order.
 
     `lines`: the rideable networks as (colour bit, stations bitmask); in a game each colour is
     one network, a position query may give a colour in several pieces (riding a second piece of
-    a colour already ridden adds no line). `targets`: a non-empty bitmask of stations."""
+    a colour already ridden adds no line). `targets`: a non-empty bitmask of stations.
+    `budget`: the most work (states compared, about 50 ns each) the search may do, None for no
+    limit; TooCostly past it, so that a hostile position query costs a bounded time."""
     if not targets:
         raise ValueError("no target")
     if targets >> source & 1:
@@ -54,6 +66,17 @@ def best_ways(
     visited: dict[int, int] = {0: 1 << source}
     new: dict[int, int] = {0: 1 << source}
     walks = 0
+    spent = 0
+
+    def spend(work: int) -> None:
+        nonlocal spent
+        spent += work
+        if budget is not None and spent > budget:
+            raise TooCostly(
+                f"this position is too costly to search (more than {budget} steps); "
+                "send fewer rails, in fewer pieces per colour"
+            )
+
     while True:
         # Close the layer under rides, smallest masks first.
         by_size: dict[int, list[int]] = {}
@@ -72,6 +95,7 @@ def best_ways(
                         if m & bit and cur & stations:
                             add = stations & ~visited[m]
                             if add:
+                                spend(len(visited))
                                 for m3, v3 in visited.items():
                                     if m3 != m and m3 & ~m == 0:
                                         add &= ~v3
@@ -85,6 +109,7 @@ def best_ways(
                         continue
                     m2 = m | bit
                     add = stations
+                    spend(len(visited))
                     for m3, v3 in visited.items():
                         if m3 & ~m2 == 0:
                             add &= ~v3
@@ -121,6 +146,7 @@ def best_ways(
                 low = cur & -cur
                 step |= nmask[low.bit_length() - 1]
                 cur ^= low
+            spend(len(visited))
             for m3, v3 in visited.items():
                 if m3 & ~m == 0:
                     step &= ~v3
