@@ -21,6 +21,7 @@ from games.base import JSON
 from games.compact import Reader, Writer
 from games.errors import GameError, RecordError
 from games.metro.moves import DRAW, MetroMove
+from games.metro.placement import legal_masks
 from games.metro.position import (
     RETIRED_DURING_DRAW,
     RETIRED_OTHER,
@@ -44,14 +45,51 @@ def _code(text: Any) -> int:
     return code
 
 
+def _options(state: MetroState) -> tuple[list[tuple[int, int, int]], int, int]:
+    """The legal moves of the seat to move as `legal_codes()` lists them, without listing them:
+    [(oriented tile, squares mask, squares)], the placements' count, and the count with DRAW
+    (last). A move's index is then a popcount, not a list search (decoding's hot path)."""
+    extend = state.extend_mask(state.seat)
+    rotation = state.rules.rotation
+    frontier = state.frontier
+    opts = []
+    total = 0
+    for tile in state._tiles_to_place():
+        for t, mask in legal_masks(frontier, tile, rotation, extend):
+            count = mask.bit_count()
+            opts.append((t, mask, count))
+            total += count
+    return opts, total, total + (state.drawn < 0 and state.deck_pos < len(state.deck))
+
+
 def _put_code(out: Writer, state: MetroState, code: int, escape: bool) -> None:
-    legal = state.legal_codes()
-    try:
-        i = legal.index(code)
-    except ValueError:
-        raise RecordError(f"move {code} is not legal for seat {state.seat} here") from None
-    out.put(i, len(legal) + escape)
+    """Write `code` as its index in `state.legal_codes()` and apply it."""
+    opts, placements, n = _options(state)
+    if code == DRAW:
+        i = placements if n > placements else -1
+    else:
+        tile, sq = divmod(code, 64)
+        i, acc = -1, 0
+        for t, mask, count in opts:
+            if t == tile and mask >> sq & 1:
+                i = acc + (mask & ((1 << sq) - 1)).bit_count()
+                break
+            acc += count
+    if i < 0:
+        raise RecordError(f"move {code} is not legal for seat {state.seat} here")
+    out.put(i, n + escape)
     state.apply_code(code)
+
+
+def _code_at(opts: list[tuple[int, int, int]], i: int) -> int:
+    """The code of index `i` among the placements of `opts` (`i` below their count)."""
+    for t, mask, count in opts:
+        if i < count:
+            for _ in range(i):
+                mask &= mask - 1
+            return t * 64 + (mask & -mask).bit_length() - 1
+        i -= count
+    raise AssertionError("unreachable: the index is below the placements' count")
 
 
 class MetroCodec:
@@ -84,7 +122,8 @@ class MetroCodec:
                 if seat != state.seat:
                     raise RecordError("'drawn': only the seat to move draws")
                 _put_code(out, state, DRAW, escape)
-            out.put(len(state.legal_codes()), len(state.legal_codes()) + 1)  # the escape
+            count = _options(state)[2]
+            out.put(count, count + 1)  # the escape
             if type(seat) is not int or not 0 <= seat < n or state.retired_mask >> seat & 1:
                 raise RecordError(f"seat {seat!r} cannot retire here")
             out.put(seat, n)
@@ -126,11 +165,11 @@ class MetroCodec:
         escape = bool(inp.take(2))
         state = MetroState.deal(parsed, inp.take_perm(Counter(_SET)))
         while state.seat >= 0:
-            legal = state.legal_codes()
-            i = inp.take(len(legal) + escape)
+            opts, placements, count = _options(state)
+            i = inp.take(count + escape)
             before = state.reshuffles
-            if i < len(legal):
-                state.apply_code(legal[i])
+            if i < count:
+                state.apply_code(_code_at(opts, i) if i < placements else DRAW)
                 if state.reshuffles != before:
                     self._redeck(state, inp)
                     self._fix_history(state)
