@@ -99,8 +99,11 @@ class Writer:
     def finish(self) -> int:
         x = 0
         for cum, freq, total in reversed(self._syms):
-            q, r = divmod(x, freq)
-            x = q * total + cum + r
+            if freq == 1:
+                x = x * total + cum
+            else:
+                q, r = divmod(x, freq)
+                x = q * total + cum + r
         return x
 
 

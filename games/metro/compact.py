@@ -63,18 +63,23 @@ def _options(state: MetroState) -> tuple[list[tuple[int, int, int]], int, int]:
 
 
 def _put_code(out: Writer, state: MetroState, code: int, escape: bool) -> None:
-    """Write `code` as its index in `state.legal_codes()` and apply it."""
-    opts, placements, n = _options(state)
+    """Write `code` as its index in `state.legal_codes()` and apply it (one pass over the
+    placement masks: the index is the squares before it, the radix all of them)."""
     if code == DRAW:
-        i = placements if n > placements else -1
+        _, i, n = _options(state)
+        if n == i:
+            i = -1
     else:
         tile, sq = divmod(code, 64)
-        i, acc = -1, 0
-        for t, mask, count in opts:
-            if t == tile and mask >> sq & 1:
-                i = acc + (mask & ((1 << sq) - 1)).bit_count()
-                break
-            acc += count
+        extend = state.extend_mask(state.seat)
+        rotation, frontier = state.rules.rotation, state.frontier
+        i, n = -1, 0
+        for physical in state._tiles_to_place():
+            for t, mask in legal_masks(frontier, physical, rotation, extend):
+                if i < 0 and t == tile and mask >> sq & 1:
+                    i = n + (mask & ((1 << sq) - 1)).bit_count()
+                n += mask.bit_count()
+        n += state.drawn < 0 and state.deck_pos < len(state.deck)
     if i < 0:
         raise RecordError(f"move {code} is not legal for seat {state.seat} here")
     out.put(i, n + escape)
