@@ -81,6 +81,8 @@ class Lobby:
         self.tables = tables
         self.store = store
         self.invitations = invitations  # seats of kind "bot" (issue 24)
+        # Every new table opens here: above the watermark none does, while moves go on.
+        self.watermark = Watermark(store.redis)
 
     async def open_table(
         self,
@@ -100,6 +102,7 @@ class Lobby:
         now or before), False when the id is taken by another. `seed`: the deal's (a daily
         puzzle's; default random); `private`: unlisted (GameMeta.private); `scored_daily`: no hints
         (GameMeta.scored_daily)."""
+        await self.watermark.check_new_game()
         now = timeouts.now_ms()
         meta = GameMeta(
             kind=kind,
