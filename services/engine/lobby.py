@@ -36,6 +36,7 @@ from services.engine.party_keys import is_party_table, party_tables
 from services.engine.shards import new_game_id
 from services.engine.store import Conflict, Duplicate, GameStore, new_request_key
 from services.engine.tables import COMMIT_ATTEMPTS, Tables, start_fields, status_of
+from services.engine.watermark import Watermark
 
 LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX = 50, 200
 BOT_SEAT = "bot"  # a seat reserved for a bot account, which is invited (issue 24)

@@ -142,8 +142,10 @@ def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
     details = (error.details() if isinstance(error, grpc.Call) else "") or ""
     if code == grpc.StatusCode.UNAVAILABLE and error_details(error).get("reason") == "storage_full":
         # Redis is at its maxmemory: the engine answers, but takes no write. Say so.
+        # The engine's sentence says whether running games go on (the watermark for new games).
         log.warning("%s: the game store is full: %s", backend, details)
-        return ApiError(503, "storage_full", "The game store is full; try again later.")
+        message = details[:1].upper() + details[1:] if details else "The game store is full."
+        return ApiError(503, "storage_full", message)
     if code in _BACKEND_DOWN:
         # Transport sentences ("failed to connect to all addresses ...") help no user.
         log.warning("%s call failed: %s %s", backend, code.name, details)
