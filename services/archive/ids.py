@@ -1,0 +1,32 @@
+"""Game and player ids as the archive stores them: bytes, not text (migrations/0001: the same
+rule as its SQL functions metro_id / metro_id_text).
+
+A game id is 16 base64url characters (services/engine/shards.py) and a player id 12
+(services/engine/players.py): their 12 and 9 bytes. Any other text is kept as a zero byte and
+its UTF-8 (two zero bytes when that would be 9 or 12 bytes long), so the forms never collide.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+_DECODED = re.compile(r"[A-Za-z0-9_-]{12}|[A-Za-z0-9_-]{16}")
+_DECODED_SIZES = (9, 12)
+
+
+def pack_id(text: str) -> bytes:
+    """The bytes the archive keeps for a game or player id."""
+    if _DECODED.fullmatch(text):
+        return base64.urlsafe_b64decode(text)
+    raw = text.encode()
+    prefix = b"\0\0" if len(raw) + 1 in _DECODED_SIZES else b"\0"
+    return prefix + raw
+
+
+def unpack_id(data: bytes | memoryview) -> str:
+    """The text id back from its stored bytes."""
+    raw = bytes(data)
+    if len(raw) in _DECODED_SIZES:
+        return base64.urlsafe_b64encode(raw).decode()
+    return raw.lstrip(b"\0").decode()
