@@ -39,6 +39,15 @@ class Settings:
     # The address people reach the site at: links the server makes (the party QR code) start
     # with it, never with a request's Host header, which anyone can set.
     public_url: str = "http://127.0.0.1:8000"
+    # The archive (issue 29): PostgreSQL's URL ("": no archive; finished games then live only
+    # GAME_TTL_FINISHED_S in Redis). With one, a finished game's keys are held ARCHIVE_HOLD_S
+    # (a safety net) until an archiver has it, then given GAME_TTL_FINISHED_S.
+    database_url: str = ""
+    archive_hold_s: int = 30 * 24 * 3600
+
+    @property
+    def archive(self) -> bool:
+        return bool(self.database_url)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -63,7 +72,19 @@ class Settings:
             rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
             daily_secret=os.environ.get("DAILY_SECRET", ""),
             public_url=_public_url(gateway_host, gateway_port),
+            database_url=_database_url(),
+            archive_hold_s=max(60, _int("ARCHIVE_HOLD_S", 30 * 24 * 3600)),
         )
+
+
+def _database_url() -> str:
+    """DATABASE_URL ("" when unset), checked so that a typo stops the start with a sentence."""
+    raw = os.environ.get("DATABASE_URL", "").strip()
+    if raw and urlsplit(raw).scheme not in ("postgresql", "postgres"):
+        raise SystemExit(
+            f"configuration: DATABASE_URL must be a postgresql:// URL, got {raw.split('@')[-1]!r}"
+        )
+    return raw
 
 
 def _public_url(host: str, port: int) -> str:
