@@ -217,7 +217,7 @@ def take_move(inp: Reader, state: GameState, seat: int, escape: bool) -> Any:
     return move
 
 
-# ---- the hook: a game's own part ------------------------------------------------------------------
+# ---- the hook: a game's own part -----------------------------------------------------------------
 
 
 class RecordCodec(Protocol):
@@ -260,7 +260,7 @@ def _kind_of(record: Mapping[str, Any]) -> Game:
         raise RecordError(f"unknown game {kind!r} in the record") from None
 
 
-# ---- the rules, by the game's option table ---------------------------------------------------------
+# ---- the rules, by the game's option table -------------------------------------------------------
 
 
 def _put_rules(game: Game, rules: Any, out: Writer) -> JSON:
@@ -276,7 +276,7 @@ def _put_rules(game: Game, rules: Any, out: Writer) -> JSON:
     if not set(normal) <= names:
         raise RecordError("the record's rules name options the game does not list")
     for o in game.options:
-        value = normal.get(o.name)
+        value: Any = normal.get(o.name)
         if o.kind == "int" and o.minimum is not None and o.maximum is not None:
             out.put(value - o.minimum, o.maximum - o.minimum + 1)
         elif o.kind == "bool":
@@ -307,7 +307,7 @@ def _take_rules(game: Game, inp: Reader) -> JSON:
         raise RecordError(f"compact record: bad rules: {err}") from None
 
 
-# ---- the two doors ---------------------------------------------------------------------------------
+# ---- the two doors -------------------------------------------------------------------------------
 
 
 def encode_record(record: Mapping[str, Any]) -> bytes:
