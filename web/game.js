@@ -87,6 +87,7 @@ import { learnHref } from "./learn.js";
 import { renderSeatHandover, startTicking } from "./clock.js";
 import { TurnAlerts } from "./notify.js";
 import { LiveCopy, LiveStream } from "./live.js";
+import { isPartyTable } from "./party.js";
 
 const $ = (id) => document.getElementById(id);
 const KIND = /^[A-Za-z0-9_-]{1,64}$/;
@@ -172,6 +173,10 @@ export class GameScreen {
       get seat() {
         return screen.seat;
       },
+      // Whether the table is a party table (the host starts it; its open seats never all fill).
+      get party() {
+        return screen.party;
+      },
       // Every public event of the game so far, oldest first (parsed; the stream starts from the
       // game's first event, so a reload has the whole story): page modules build their move log
       // from it. null until the stream has caught up with the first view shown (a log built
@@ -193,6 +198,7 @@ export class GameScreen {
     }
     this.id = id;
     this.mine = loadSeat(id);
+    this.party = isPartyTable(id); // joined by a party code: the host starts it (party.js)
     this.view = null;
     this.legal = [];
     this.legalVersion = null;
@@ -569,7 +575,7 @@ export class GameScreen {
   #render() {
     const view = this.view;
     $("game").dataset.version = String(view.version); // the version shown (tests wait on it)
-    renderStatus(view, this.seat, this.meta, wasCreatedHere(this.id));
+    renderStatus(view, this.seat, this.meta, wasCreatedHere(this.id), this.party);
     const watching = $("watching");
     watching.hidden = this.seat !== null;
     watching.textContent =
@@ -579,7 +585,7 @@ export class GameScreen {
     this.alerts.update(view, this.seat, myTurn(view, this.seat), gameName(view.game));
     this.#title();
     this.#askRated();
-    renderScores(view, this.seat, this.meta);
+    renderScores(view, this.seat, this.meta, null, this.party);
     this.#renderJoin();
     this.#renderHintRow();
     renderSeatHandover($("away-button"), view, this.seat, (away) => this.#setAway(away));
@@ -592,7 +598,7 @@ export class GameScreen {
   /** While a finished game is replayed before its end, the score table shows the scores at
    *  that position; at the end the final results alone say it. */
   #replayScores(scores) {
-    if (this.view && scores) renderScores(this.view, this.seat, this.meta, this.replay.stepping ? scores : null);
+    if (this.view && scores) renderScores(this.view, this.seat, this.meta, this.replay.stepping ? scores : null, this.party);
   }
 
   /** The tab's title, with "● Your turn — " in front while it is the viewer's move. */
@@ -670,7 +676,8 @@ export class GameScreen {
     }
     if (this.busy) return false;
     if (!mayMove(this.view, this.seat)) {
-      this.#message(turnSentence(this.view, this.seat) || t("turn.not_yours"), "error");
+      const waitingParty = this.party && this.view.status === "waiting";
+      this.#message(waitingParty ? t("turn.party_not_started") : turnSentence(this.view, this.seat) || t("turn.not_yours"), "error");
       return false;
     }
     this.busy = true;

@@ -52,8 +52,13 @@ const toMove = (view) => (view.status === "playing" ? view.to_move || [] : []);
 export const simultaneous = (view) => (view.seats || []).some((s) => s && "chosen" in s);
 
 /** One sentence on what is happening, from the point of view of `mySeat` (null: spectator).
- *  `creator`: this browser created the game (only its creator is asked to share the invite). */
-export function statusText(view, mySeat, creator = false) {
+ *  `creator`: this browser created the game (only its creator is asked to share the invite).
+ *  `party`: a party table (party.js), which its host starts: how many have joined, not how many
+ *  seats are still open. */
+export function statusText(view, mySeat, creator = false, party = false) {
+  if (view.status === "waiting" && party) {
+    return t("status.party_waiting", { count: view.seats.filter((s) => s.kind !== "open").length });
+  }
   if (view.status === "waiting") {
     const count = view.seats.filter((s) => s.kind === "open").length;
     if (creator) return t("status.waiting_share", { count });
@@ -184,10 +189,10 @@ function englishWords(plain, view, mySeat) {
   return squares.replace(/^invalid (\w+): /i, "");
 }
 
-export function renderStatus(view, mySeat, game, creator = false) {
+export function renderStatus(view, mySeat, game, creator = false, party = false) {
   const el = $("status");
   const moving = toMove(view);
-  el.textContent = statusText(view, mySeat, creator);
+  el.textContent = statusText(view, mySeat, creator, party);
   el.classList.toggle("mine", mySeat !== null && moving.includes(mySeat));
   const marked = moving.includes(mySeat) ? mySeat : moving.length === 1 ? moving[0] : null;
   el.style.setProperty("--turn", marked !== null ? seatColour(game, marked) : "transparent");
@@ -200,8 +205,9 @@ function scoreOf(seat, i, scores) {
 }
 
 /** The score table. `scores`: the seats' scores at a replay position (the table then follows the
- *  replay, and stays shown after the game), else the view's. */
-export function renderScores(view, mySeat, game, scores = null) {
+ *  replay, and stays shown after the game), else the view's. `party`: a party table, whose open
+ *  seats (dozens, never all taken) are not listed. */
+export function renderScores(view, mySeat, game, scores = null, party = false) {
   // After the game the final results say it all, best first.
   const table = $("scores");
   table.hidden = view.status === "over" && !scores;
@@ -222,6 +228,7 @@ export function renderScores(view, mySeat, game, scores = null) {
     hr.append(th);
   }
   view.seats.forEach((seat, i) => {
+    if (party && seat.kind === "open") return;
     const tr = body.insertRow();
     tr.dataset.seat = String(i);
     if (moving.includes(i)) tr.classList.add("turn");
@@ -277,6 +284,14 @@ export function renderScores(view, mySeat, game, scores = null) {
         tr.classList.add("chosen");
       } else if (moving.includes(i)) {
         choice.textContent = t("scores.choosing");
+      }
+      // The same words under the name, shown instead of the column on a phone (style.css): the
+      // column took the name's room there, and names were cut to "P…" (issue 35).
+      if (choice.textContent) {
+        const inline = document.createElement("span");
+        inline.className = "choice-inline";
+        inline.textContent = ` · ${choice.textContent}`;
+        kind.append(inline);
       }
     }
     if (timed) clockCell(tr.insertCell(), seat);

@@ -60,6 +60,28 @@ function saveHostToken(id, token) {
   }
 }
 
+const PARTY_KEY = (id) => `party.${id}`;
+
+/** Remember that game `id` is a party table this browser joined (or hosts with a seat): its game
+ *  page then says that the host starts it, not that it starts when every seat is taken (a party
+ *  table has room for a whole room and never fills). The public view does not say it. */
+export function markPartyTable(id) {
+  try {
+    localStorage.setItem(PARTY_KEY(id), "1");
+  } catch {
+    /* private mode: the page says the ordinary words */
+  }
+}
+
+/** Whether this browser joined game `id` as a party table (markPartyTable). */
+export function isPartyTable(id) {
+  try {
+    return localStorage.getItem(PARTY_KEY(id)) === "1";
+  } catch {
+    return false;
+  }
+}
+
 /** The code as people read it: two groups of three. */
 export const spacedCode = (code) => (code.length === 6 ? `${code.slice(0, 3)} ${code.slice(3)}` : code);
 
@@ -192,6 +214,7 @@ function newPartyForm(section) {
       saveHostToken(made.game_id, made.host_token);
       if (made.token) {
         saveSeat(made.game_id, made.seat, made.token);
+        markPartyTable(made.game_id);
         rememberName(who);
       }
       location.hash = `#/host/${encodeURIComponent(made.game_id)}`;
@@ -240,6 +263,7 @@ function joinForm(section, code) {
     try {
       const joined = await partyApi.join(typed, who);
       saveSeat(joined.game_id, joined.seat, joined.token);
+      markPartyTable(joined.game_id);
       rememberName(who);
       location.hash = `#/game/${encodeURIComponent(joined.game_id)}`;
     } catch (err) {

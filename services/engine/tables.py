@@ -305,7 +305,9 @@ class Tables:
         (that nobody joins) far shorter than a running one; a running one with a clock at least
         a day past its longest deadline (a correspondence clock may give two weeks a move)."""
         if status == "over":
-            return self.settings.finished_ttl_s
+            # With an archive, a finished game waits for it (the archiver then sets
+            # finished_ttl_s); the hold only bounds how long an archive that is down may lag.
+            return self.settings.archive_hold_s if self.settings.archive else self.settings.finished_ttl_s
         if status == "waiting":
             return self.settings.waiting_ttl_s
         rules = meta.clock_rules if meta is not None else None

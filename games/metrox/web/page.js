@@ -637,12 +637,18 @@ class MetroXPage {
     return lines.length === 1 ? lines[0].id : null;
   }
 
+  /** What starts the waiting game: a party table's host (the game page's `host.party`), else
+   *  the last open seat taken. */
+  #startsWhen() {
+    return this.host.party ? t("metrox.starts_when_host") : t("metrox.starts_when_full");
+  }
+
   // ---- painting --------------------------------------------------------------------------------
 
   #render() {
     if (!this.view) return;
     if (!this.index) {
-      this.prompt.textContent = this.view.status === "waiting" ? t("metrox.starts_when_full") : "";
+      this.prompt.textContent = this.view.status === "waiting" ? this.#startsWhen() : "";
       return;
     }
     this.#renderCard();
@@ -971,7 +977,7 @@ class MetroXPage {
     let prompt = "";
     if (this.replayPos) prompt = "";
     else if (v.status === "over") prompt = t("metrox.over");
-    else if (v.status !== "playing") prompt = t("metrox.starts_when_full");
+    else if (v.status !== "playing") prompt = this.#startsWhen();
     else if (own === null) prompt = t("metrox.watching");
     else if (!legal.length) prompt = t("metrox.nothing_now");
     else if (c.kind === "free") {
