@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,10 @@ def test_a_full_store_refuses_writes_and_keeps_serving_reads(
                 c.create({"players": 2}, metro_seats("human", "open"))
             assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
             assert error_details(refused.value)["reason"] == "storage_full"
+            assert "game store is nearly full" in (refused.value.details() or "")  # watermark
+            with pytest.raises(grpc.RpcError) as refused:  # at the cap itself, no move either
+                _one_move(c, game_id, tokens)
+            assert error_details(refused.value)["reason"] == "storage_full"
             assert "game store is full" in (refused.value.details() or "")
             assert c.view(game_id, tokens[0]).version >= 1  # reads go on
 
@@ -61,6 +66,46 @@ def test_a_full_store_refuses_writes_and_keeps_serving_reads(
             status, view = api.get(f"/api/games/{game_id}", token=tokens[0])
             assert status == 200, view
             assert r.exists(game_key(game_id))  # nothing was evicted
+        finally:
+            r.close()
+
+
+def _one_move(c: EngineClient, game_id: str, tokens: list[str]) -> int:
+    """The seat to move plays its first legal move; the game's version after it."""
+    view = c.view(game_id)
+    seat = next(iter(view.to_move))
+    move = c.legal(game_id, tokens[seat]).moves[0]
+    return int(c.move(game_id, tokens[seat], json.loads(move), move_id=f"w-{view.version}").version)
+
+
+def test_new_games_are_refused_before_moves_in_running_games(
+    tmp_path: Path, engine_factory: Any
+) -> None:
+    """Above the watermark (NEW_GAMES_WATERMARK, 0.9 of maxmemory) a new game is refused with
+    a sentence saying that running games go on, and they do: moves are still saved. Before,
+    creates and moves were refused together, only at the cap itself."""
+    with RedisServer(tmp_path / "redis", maxmemory="1gb") as server:
+        r = redis.Redis.from_url(server.url)
+        try:
+            running: RunningEngine = engine_factory(server.url)
+            c = running.client()
+            game_id, tokens = c.create_full({"players": 2})
+            r.set("ballast", b"x" * 20_000_000)  # other games' worth: 7% is room for moves
+            used = int(r.info("memory")["used_memory"])
+            r.config_set("maxmemory", str(int(used / 0.93)))  # 93% used: 7% left for moves
+            deadline = time.monotonic() + 10  # the engine reads the usage every 0.5 s
+            while True:
+                try:
+                    c.create({"players": 2}, metro_seats("human", "open"))
+                except grpc.RpcError as err:
+                    refused = err
+                    break
+                assert time.monotonic() < deadline, "a new game was never refused"
+            assert refused.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_details(refused)["reason"] == "storage_full"
+            assert "running games go on" in (refused.details() or "")
+            versions = [_one_move(c, game_id, tokens) for _ in range(3)]
+            assert versions == sorted(set(versions)), versions  # three moves saved
         finally:
             r.close()
 
