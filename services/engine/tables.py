@@ -307,7 +307,9 @@ class Tables:
         if status == "over":
             # With an archive, a finished game waits for it (the archiver then sets
             # finished_ttl_s); the hold only bounds how long an archive that is down may lag.
-            return self.settings.archive_hold_s if self.settings.archive else self.settings.finished_ttl_s
+            if self.settings.archive:
+                return self.settings.archive_hold_s
+            return self.settings.finished_ttl_s
         if status == "waiting":
             return self.settings.waiting_ttl_s
         rules = meta.clock_rules if meta is not None else None
