@@ -35,6 +35,10 @@ RUNNING_KEY = "analysis:{jobs}:running"
 LEASE_MS = 120_000  # a worker silent this long has died: its analysis is handed out again
 MAX_RESULT_BYTES = 2_000_000
 MAX_ATTEMPTS = 3  # an analysis that kills its worker this often is marked failed
+# Analyses waiting for a worker, over every engine: past this a new one is refused (429 at the
+# gateway) while those already asked for are answered as before. The gateway's quotas (30 an
+# hour per address, 120 a minute for all) keep it short; this bounds what Redis holds.
+MAX_QUEUED = 1000
 STATUSES = ("queued", "running", "done", "failed")
 # An archived game's analysis (its live copy expired: the gateway sends the record) lives this
 # long in Redis; the archive keeps it for good once done.
@@ -117,6 +121,12 @@ class Analyses:
         asked for again)."""
         game_id = await self._over(request, caller)
         key = analysis_key(game_id)
+        if not await self.redis.exists(key) and await self.redis.zcard(QUEUE_KEY) >= MAX_QUEUED:
+            raise ServiceError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_QUEUED} analyses are waiting for a worker already; ask again in a while",
+                reason="rate_limited",
+            )
         created = await self.redis.hsetnx(key, "status", "queued")
         if not created:
             status = _text(await self.redis.hget(key, "status"))

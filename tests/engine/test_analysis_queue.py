@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import grpc
 import pytest
+import redis
 from metro.v1 import engine_pb2
 
-from services.common.grpc_util import bearer
+from services.common.grpc_util import bearer, error_details
+from services.engine.analysis import MAX_QUEUED, QUEUE_KEY
 from tests.fixtures.engine import EngineClient
 
 
@@ -77,3 +80,26 @@ def test_a_worker_claims_reports_and_the_result_is_kept(engine_client: EngineCli
     assert json.loads(stub.GetAnalysis(request).result_json)["game_id"] == game
     assert stub.RequestAnalysis(request).status == "done"  # done: nothing queued again
     assert stub.ClaimAnalysis(claim, metadata=ai).game_id != game
+
+
+def test_a_full_analysis_queue_refuses_new_analyses(redis_url: str, engine_client: Any) -> None:
+    """With MAX_QUEUED analyses waiting (other games' stand-ins here), a new one is refused with
+    RESOURCE_EXHAUSTED rate_limited (the gateway's 429); one already asked for is still
+    answered. Before, the queue had no bound: one address queued 196 in 1.5 s."""
+    stub = engine_client.stub
+    asked, fresh = finished_metro(engine_client), finished_metro(engine_client)
+    assert stub.RequestAnalysis(engine_pb2.AnalysisRequest(game_id=asked)).status == "queued"
+    r = redis.Redis.from_url(redis_url)
+    fillers = {f"filler-{i}": 0 for i in range(MAX_QUEUED)}
+    try:
+        r.zadd(QUEUE_KEY, fillers)
+        with pytest.raises(grpc.RpcError) as err:
+            stub.RequestAnalysis(engine_pb2.AnalysisRequest(game_id=fresh))
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert error_details(err.value)["reason"] == "rate_limited"
+        assert "waiting for a worker" in (err.value.details() or "")
+        again = stub.RequestAnalysis(engine_pb2.AnalysisRequest(game_id=asked))
+        assert again.status == "queued"
+    finally:
+        r.zrem(QUEUE_KEY, *fillers)
+        r.close()

@@ -8,15 +8,37 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+from flask import Flask
 
 from games.underground.map import load_map
 from games.underground.rules import COLOURS
+from services.common.config import GatewayLimits
+from services.gateway.app import create_app
 from services.gateway.costs import FairTurns, WorkGate
 from services.gateway.errors import ApiError
-from tests.gateway.test_limits import SEATS, client, defaults, make_app  # noqa: F401 (fixture)
+from tests.fixtures.gateway import gateway_config
+from tests.gateway.test_limits import SEATS, client, defaults
 
 LONDON = load_map("london")
+
+
+@pytest.fixture
+def make_app(engine: Any, ai: Any) -> Iterator[Any]:
+    """Gateway apps (in this process) on the session's engine, with the limits given."""
+    apps: list[Flask] = []
+
+    def make(limits: GatewayLimits) -> Flask:
+        app = create_app(gateway_config(engine.address, ai.target, LIMITS=limits))
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["metro_gateway"].backends.close()
 
 
 def costly_routes(seed: int = 0) -> dict[str, Any]:
@@ -135,7 +157,7 @@ def test_addresses_take_turns_and_a_flood_waits_behind_the_others() -> None:
         for name in ("A2", "A3", "B1"):
             threads.append(threading.Thread(target=ask, args=(name,)))
             threads[-1].start()
-            _until(lambda n=len(threads): sum(map(len, turns._queues.values())) == n)
+            _until_waiting(turns, len(threads))
         try:
             with turns.turn("A"):
                 raise AssertionError("a third waiting code of A was queued")
@@ -145,6 +167,11 @@ def test_addresses_take_turns_and_a_flood_waits_behind_the_others() -> None:
     for thread in threads:
         thread.join(10)
     assert served == ["A2", "B1", "A3"]
+
+
+def _until_waiting(turns: FairTurns, n: int) -> None:
+    """Until `n` codes wait for a turn (each thread's code is queued in the order started)."""
+    _until(lambda: sum(map(len, turns._queues.values())) == n)
 
 
 def _until(test: Any, timeout: float = 10.0) -> None:
