@@ -11,6 +11,7 @@ import { initPlayers } from "./players.js";
 import { closeLearn, learnAddress, showLearn } from "./learn.js";
 import { dailyAddress, initDaily, showDaily, showDailyCard } from "./daily.js";
 import { closeParty, partyAddress, showParty } from "./party.js";
+import { profileAddress, showProfile } from "./profile.js";
 
 // Every word of the page comes from the catalogue: load it before anything is drawn.
 await initI18n();
@@ -22,11 +23,12 @@ const board = document.getElementById("leaderboard");
 const learn = document.getElementById("learn");
 const dailyPage = document.getElementById("daily");
 const partyPage = document.getElementById("party");
+const profilePage = document.getElementById("profile");
 
 const home = document.getElementById("home-link");
 
 function show(section) {
-  for (const s of [lobby, gameSection, missing, board, learn, dailyPage, partyPage]) s.hidden = s !== section;
+  for (const s of [lobby, gameSection, missing, board, learn, dailyPage, partyPage, profilePage]) s.hidden = s !== section;
   // On the lobby the brand link leads where the reader is: it leaves the Tab order there, so
   // that the language and then "Game" are the first stops (issue 19.8); elsewhere it leads home.
   const here = section === lobby;
@@ -80,6 +82,13 @@ function route() {
     show(board);
     document.title = t("players.board_doc_title", { title: TITLE });
     showLeaderboard(ranked[1] || "");
+    return;
+  }
+  const profile = profileAddress(location.hash);
+  if (profile) {
+    game.close();
+    show(profilePage);
+    showProfile(profilePage, profile, (name) => (document.title = t("profile.doc_title", { name, title: TITLE })));
     return;
   }
   const daily = dailyAddress(location.hash);

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { loadMeta } from "./meta.js";
 import { levelName, plainError } from "./panel.js";
 import { player, playersApi } from "./players.js";
+import { playerLink } from "./profile.js";
 import { gameName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -57,7 +58,8 @@ function row(entry, me) {
   tr.dataset.player = entry.player_id;
   html("td", { className: "num" }, tr, String(entry.rank));
   const level = entry.player_id.startsWith("ai:") ? entry.player_id.slice(3) : "";
-  const name = html("td", {}, tr, entry.ai ? t("players.ai_level", { level: levelName(level) }) : entry.name);
+  const name = html("td", {}, tr);
+  playerLink(entry.ai ? t("players.ai_level", { level: levelName(level) }) : entry.name, entry.ai ? null : entry.player_id, name);
   if (entry.bot) html("span", { className: "bot-badge" }, name, t("seat.bot_badge"));
   html("td", { className: "num" }, tr, entry.rating.toFixed(1));
   html("td", { className: "num" }, tr, String(entry.games));

@@ -25,6 +25,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from games.compact import decode_record
 from services.archive import sql
 
 DELETED_NAME = "deleted player"
@@ -35,7 +36,6 @@ EXPORT_BATCH = 500
 RESULTS = ("win", "loss", "draw")
 _RESULT = {"w": "win", "l": "loss", "d": "draw"}
 _RESULT_CHAR = {v: k for k, v in _RESULT.items()}
-_SEAT_KIND = {"h": "human", "a": "ai", "b": "human"}
 
 
 class ArchiveUnavailable(Exception):
@@ -67,28 +67,25 @@ class ArchivedGame:
         return str(seat.get("player_id") or "")
 
 
-def encode_cursor(ended_at_ms: int, game_id: str) -> str:
-    """An opaque page cursor: the last game shown, as (ended_at, game id)."""
-    raw = f"{ended_at_ms}:{game_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+def encode_cursor(game_no: int) -> str:
+    """An opaque page cursor: the archive's number of the last game shown (every game archived
+    later gets a higher one, so a page never shifts)."""
+    return base64.urlsafe_b64encode(f"g{game_no}".encode()).decode().rstrip("=")
 
 
-def decode_cursor(text: str) -> tuple[int, str]:
-    """The (ended_at, game id) of a cursor; ValueError for one this module did not make."""
+def decode_cursor(text: str) -> int:
+    """The game number of a cursor; ValueError for one this module did not make."""
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        when, _, game_id = raw.partition(":")
-        if not game_id or not when.isdigit():
+        if not raw.startswith("g") or not raw[1:].isdigit() or len(raw) > 12:
             raise ValueError
-        return int(when), game_id
+        return int(raw[1:])
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise ValueError("not a cursor of this server") from None
 
 
 def _decode_record(data: bytes, seats: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The record from its compact bytes (games/compact.py) or, for rows kept as JSON, as is."""
-    from games.compact import decode_record  # the codec of the compact record
-
+    """The record from its compact bytes (games/compact.py), naming `seats`."""
     return dict(decode_record(bytes(data), list(seats)))
 
 
@@ -156,7 +153,7 @@ class Archive:
         if not rows:
             return None
         row = rows[0]
-        seats = self._seats_of([game_id])[game_id]
+        seats = self._seats_of([row["no"]])[row["no"]]
         private = int(row["private_seat"])
         hashes: tuple[str, ...] = ()
         if private >= 0:
@@ -184,17 +181,18 @@ class Archive:
 
     # ---- players ----------------------------------------------------------------------------
 
+    def _player(self, player_id: str) -> dict[str, Any] | None:
+        rows = self._rows(sql.PLAYER, {"player_id": player_id})
+        return rows[0] if rows else None
+
     def profile(self, player_id: str) -> dict[str, Any] | None:
         """`{"player_id", "name", "bot", "games": {kind: {games, wins, mean_score, rating,
-        rating_history}}}`; None for a player the archive never saw."""
-        players = self._rows(sql.PLAYER, {"player_id": player_id})
-        stats = self._rows(sql.PROFILE_STATS, {"player_id": player_id})
-        if not players and not stats:
+        rating_history}}}`; None for a player the archive never saw at a finished game."""
+        player = self._player(player_id)
+        if player is None:
             return None
-        player = players[0] if players else {}
-        erased = bool(player.get("deleted"))
         kinds: dict[str, Any] = {}
-        for row in stats:
+        for row in self._rows(sql.PROFILE_STATS, player):
             kinds[row["kind"]] = {
                 "games": int(row["games"]),
                 "wins": int(row["wins"]),
@@ -202,16 +200,16 @@ class Archive:
                 "rating": None,
                 "rating_history": [],
             }
-        for row in self._rows(sql.RATINGS, {"player_id": player_id}):
+        for row in self._rows(sql.RATINGS, player):
             entry = kinds.get(row["kind"])
             if entry is not None:
-                point = [int(row["ended_at_ms"]), round(float(row["rating_after"]), 3)]
+                point = [int(row["ended_at_ms"]), _rating(row["rating_after"])]
                 entry["rating_history"].append(point)
                 entry["rating"] = point[1]
         return {
             "player_id": player_id,
-            "name": DELETED_NAME if erased else str(player.get("name") or ""),
-            "bot": bool(player.get("bot", False)),
+            "name": DELETED_NAME if player["deleted"] else str(player["name"] or ""),
+            "bot": bool(player["bot"]),
             "games": kinds,
         }
 
@@ -222,28 +220,32 @@ class Archive:
         kind: str | None = None,
         result: str | None = None,
         vs: str | None = None,
-        before: tuple[int, str] | None = None,
+        before: int | None = None,
         limit: int = 20,
-    ) -> tuple[list[dict[str, Any]], str | None]:
+    ) -> tuple[list[dict[str, Any]], str | None] | None:
         """A page of the player's public games newest first, and the cursor of the next page
-        (None: the last). The cursor is the last game shown, so games ending meanwhile (always
-        newer) never shift the pages after it."""
+        (None: the last); None for a player the archive never saw."""
+        player = self._player(player_id)
+        if player is None:
+            return None
+        opponent = self._player(vs) if vs else None
+        if vs and opponent is None:
+            return [], None  # never met anyone of that id
         args = {
-            "player_id": player_id,
+            "no": player["no"],
             "kind": kind,
             "result": _RESULT_CHAR[result] if result else None,
-            "vs": vs,
-            "before_ms": before[0] if before else None,
-            "before_id": before[1] if before else None,
+            "vs": opponent["no"] if opponent else None,
+            "before": before,
             "limit": limit + 1,
         }
         rows = self._rows(sql.HISTORY, args)
         more = len(rows) > limit
         rows = rows[:limit]
-        seats_by_game = self._seats_of([r["game_id"] for r in rows])
+        seats_by_game = self._seats_of([r["no"] for r in rows])
         games = []
         for row in rows:
-            seats = seats_by_game.get(row["game_id"], [])
+            seats = seats_by_game.get(row["no"], [])
             games.append(
                 {
                     "game_id": row["game_id"],
@@ -255,44 +257,46 @@ class Archive:
                     "seat": row["seat"],
                 }
             )
-        cursor = encode_cursor(rows[-1]["ended_at_ms"], rows[-1]["game_id"]) if more else None
-        return games, cursor
+        return games, encode_cursor(rows[-1]["no"]) if more else None
 
     def _seats_of(
-        self, game_ids: list[str], conn: psycopg.Connection[Any] | None = None
-    ) -> dict[str, list[dict[str, Any]]]:
-        """The seats of these games, as `_seat` shapes them, by game id."""
-        out: dict[str, list[dict[str, Any]]] = {g: [] for g in game_ids}
-        if not game_ids:
+        self, nos: list[int], conn: psycopg.Connection[Any] | None = None
+    ) -> dict[int, list[dict[str, Any]]]:
+        """The seats of these games (by the archive's numbers), as `_seat` shapes them."""
+        out: dict[int, list[dict[str, Any]]] = {n: [] for n in nos}
+        if not nos:
             return out
         if conn is None:
-            rows = self._rows(sql.SEATS_OF, {"game_ids": game_ids})
+            rows = self._rows(sql.SEATS_OF, {"nos": nos})
         else:
             with conn.cursor(row_factory=dict_row) as cur:
-                cur.execute(sql.SEATS_OF, {"game_ids": game_ids})
+                cur.execute(sql.SEATS_OF, {"nos": nos})
                 rows = cur.fetchall()
         for row in rows:
-            out.setdefault(row["game_id"], []).append(_seat(row))
+            out.setdefault(row["no"], []).append(_seat(row))
         return out
 
     def export(self, player_id: str, *, private_too: bool = False) -> Iterator[bytes]:
-        """Every game of the player as NDJSON lines of records, oldest first, read through a
-        server-side cursor in batches (memory stays flat however many games)."""
-        with self._conn() as conn, conn.transaction():
-            ids = conn.cursor(name="export_ids")
-            ids.itersize = EXPORT_BATCH
-            ids.execute(sql.EXPORT_IDS, {"player_id": player_id, "private_too": private_too})
-            while batch := ids.fetchmany(EXPORT_BATCH):
+        """Every game of the player as NDJSON lines of records, newest first, read through a
+        server-side cursor in batches (memory stays flat however many games). Nothing for a
+        player the archive never saw."""
+        player = self._player(player_id)
+        if player is None:
+            return
+        with self._conn() as conn, conn.transaction(), conn.cursor(name="export_nos") as nos:
+            nos.itersize = EXPORT_BATCH
+            nos.execute(sql.EXPORT_NOS, {"no": player["no"], "private_too": private_too})
+            while batch := [b[0] for b in nos.fetchmany(EXPORT_BATCH)]:
                 with conn.cursor(row_factory=dict_row) as cur:
-                    cur.execute(sql.EXPORT_ROWS, {"game_ids": [b[0] for b in batch]})
-                    rows = {r["game_id"]: r for r in cur.fetchall()}
-                seats = self._seats_of([b[0] for b in batch], conn)
-                for (game_id,) in batch:
-                    row = rows[game_id]
-                    public = [public_seat(s) for s in seats.get(game_id, [])]
+                    cur.execute(sql.EXPORT_ROWS, {"nos": batch})
+                    rows = {r["no"]: r for r in cur.fetchall()}
+                seats = self._seats_of(batch, conn)
+                for no in batch:
+                    row = rows[no]
+                    public = [public_seat(s) for s in seats.get(no, [])]
                     record = _decode_record(row["record"], public)
                     record["seats"] = public
-                    record["game_id"] = game_id
+                    record["game_id"] = row["game_id"]
                     record["game"] = row["kind"]
                     record["ended_at"] = int(row["ended_at_ms"])
                     yield orjson.dumps(record) + b"\n"
@@ -304,44 +308,43 @@ class Archive:
 
     def about(self, player_id: str) -> dict[str, Any]:
         """Everything the archive holds about the player (GET /api/players/me/export)."""
-        player = self._rows(sql.PLAYER, {"player_id": player_id})
-        seats = self._rows(sql.ABOUT_SEATS, {"player_id": player_id})
-        about = {
-            "player": player[0] if player else {},
-            "games": [
-                {
-                    k: _RESULT.get(v, v) if k == "result" else v
-                    for k, v in s.items()
-                    if v is not None
-                }
-                for s in seats
-            ],
-        }
-        return dict(orjson.loads(orjson.dumps(about)))  # dates and the like as JSON text
+        player = self._player(player_id)
+        if player is None:
+            return {"player": None, "games": []}
+        games = []
+        for row in self._rows(sql.ABOUT_SEATS, player):
+            row["result"] = _RESULT.get(row["result"], row["result"])
+            for name in ("rating_before", "rating_after"):
+                row[name] = _rating(row[name]) if row[name] is not None else None
+            games.append(row)
+        me = {k: player[k] for k in ("player_id", "name", "bot", "deleted")}
+        return {"player": me, "games": games}
+
+
+def _rating(hundredths: int) -> float:
+    return round(int(hundredths) / 100, 2)
 
 
 def _seat(row: Mapping[str, Any]) -> dict[str, Any]:
     """A seat as the API shows it: the player's name (or "deleted player"), the guest's, or
     the AI's with its level; its score, result and ratings; its player's id when it has one."""
     index = int(row["seat"])
-    kind = _SEAT_KIND.get(row["seat_kind"], "human")
-    out: dict[str, Any] = {"seat": index, "kind": kind}
-    if kind == "ai":
-        out["name"] = f"AI {index + 1}"  # (the lobby's name for an AI seat)
-        out["level"] = row["label"] or ""
+    out: dict[str, Any] = {"seat": index, "kind": "human"}
+    if row["label_kind"] == "a":
+        out.update(kind="ai", name=f"AI {index + 1}", level=row["label"])  # the lobby's name
     elif row["player_id"] is not None:
         out["name"] = DELETED_NAME if row["deleted"] else (row["player_name"] or "")
         if not row["deleted"]:
             out["player_id"] = row["player_id"]
+        if row["player_bot"]:
+            out["bot"] = True
     else:
         out["name"] = row["label"] or f"Player {index + 1}"
-    if row["seat_kind"] == "b" or row["player_bot"]:
-        out["bot"] = True
     out["score"] = int(row["score"])
     out["result"] = _RESULT.get(row["result"], "loss")
     for name in ("rating_before", "rating_after"):
         if row[name] is not None:
-            out[name] = round(float(row[name]), 3)
+            out[name] = _rating(row[name])
     return out
 
 

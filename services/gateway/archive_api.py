@@ -95,7 +95,10 @@ def _history_filters() -> dict[str, Any]:
 def history(player_id: str) -> Response:
     """The player's finished public games, newest first, a page at a time (`next`: the cursor
     of the next page, null on the last)."""
-    rows, cursor = archive().history(_player_id(player_id), **_history_filters())
+    found = archive().history(_player_id(player_id), **_history_filters())
+    if found is None:
+        raise ApiError(404, "player_not_found", f"No finished game of player {player_id!r}.")
+    rows, cursor = found
     return _json({"games": rows, "next": cursor})
 
 

@@ -1,0 +1,115 @@
+"""A real PostgreSQL with the archive's schema for the archive's read tests, and finished games
+written into it row by row as migrations/0001_archive.sql lays them out (the archiver writes the
+same rows from the engine's outbox; these tests read what is there, so they write it directly).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from games.compact import encode_record
+from services.archive.migrate import migrate
+from services.common.postgres_server import PostgresServer
+
+_DATABASES = itertools.count(1)
+_CLOCK = itertools.count(1_700_000_000_000, 1000)
+
+
+@pytest.fixture(scope="session")
+def archive_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """One PostgreSQL for these tests (fsync off), stopped at the end."""
+    server = PostgresServer(tmp_path_factory.mktemp("archive-pg"), fast=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def fresh_archive(server: PostgresServer) -> str:
+    """The URL of a new, migrated database of `server`."""
+    url = server.create_database(f"reads_{next(_DATABASES)}_{secrets.token_hex(3)}")
+    migrate(url)
+    return url
+
+
+def new_id(length: int = 16) -> str:
+    """A game id (16) or player id (12) as the engine makes them."""
+    return secrets.token_urlsafe(length * 3 // 4)[:length]
+
+
+def add_player(url: str, player_id: str, name: str, *, bot: bool = False) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO players (id, name, bot) VALUES (metro_id(%s), %s, %s)"
+            " ON CONFLICT (id) DO NOTHING",
+            (player_id, name, bot),
+        )
+
+
+def add_game(
+    url: str,
+    record: Mapping[str, Any],
+    seats: Sequence[Mapping[str, Any]],
+    *,
+    game_id: str | None = None,
+    kind: str = "metro",
+    version: int = 10,
+    private_seat: int = -1,
+    tokens: Mapping[int, str] | None = None,
+    analysis: bytes | None = None,
+    ended_ms: int | None = None,
+) -> str:
+    """One finished game's rows. `seats`: each {"player_id"} (a player added before) or
+    {"name"} (a guest) or {"level"} (the AI), with "score", "result" ('w'/'d'/'l') and
+    optionally "rating_before"/"rating_after" (hundredths)."""
+    game_id = game_id or new_id()
+    ended = ended_ms if ended_ms is not None else next(_CLOCK)
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        kind_no = conn.execute("SELECT id FROM game_kinds WHERE name = %s", (kind,)).fetchone()
+        assert kind_no is not None, kind
+        row = conn.execute(
+            "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, private_seat,"
+            " rated, id, record) VALUES (%s, %s, %s, 0, %s, %s, %s, metro_id(%s), %s)"
+            " RETURNING no",
+            (ended - 60_000, ended, version, kind_no[0], private_seat,
+             any("rating_after" in s for s in seats), game_id, encode_record(record)),
+        ).fetchone()  # fmt: skip
+        assert row is not None
+        no = row[0]
+        for index, seat in enumerate(seats):
+            conn.execute(
+                "INSERT INTO seats (game, player, score, kind, seat, rating_before, rating_after,"
+                " result) VALUES (%s, (SELECT no FROM players WHERE id = metro_id(%s)), %s, %s,"
+                " %s, %s, %s, %s)",
+                (no, seat.get("player_id"), seat["score"], kind_no[0], index,
+                 seat.get("rating_before"), seat.get("rating_after"), seat["result"]),
+            )  # fmt: skip
+            if "player_id" not in seat:
+                label_kind, label = ("a", seat["level"]) if "level" in seat else ("h", seat["name"])
+                conn.execute(
+                    "INSERT INTO seat_labels (game, seat, seat_kind, label) VALUES (%s,%s,%s,%s)",
+                    (no, index, label_kind, label),
+                )
+        for index, token_hash in (tokens or {}).items():
+            conn.execute(
+                "INSERT INTO game_tokens (game, seat, token_hash) VALUES (%s, %s, %s)",
+                (no, index, token_hash),
+            )
+        if analysis is not None:
+            conn.execute(
+                "INSERT INTO analyses (game, done_ms, result) VALUES (%s, %s, %s)",
+                (no, ended + 1, analysis),
+            )
+    return game_id
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
