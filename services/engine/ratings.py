@@ -14,6 +14,9 @@ Keys, all tagged by the kind (one slot per kind):
   ratings:{<kind>}:board   zset: player id -> rating (mu - 3 sigma), the leaderboard
   ratings:{<kind>}:done    zset: game id -> ms when rated (kept DONE_KEEP_MS)
   ratings:{<kind>}:due     zset: game id -> ms last looked at (rated tables not yet rated)
+  ratings:{<kind>}:game:<game id>  string: JSON {player id: [before, after]} (ratings as shown,
+                           mu - 3 sigma) of the players this game rated, kept DONE_KEEP_MS, for
+                           the archive (services/archive/archiver.py)
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ RATE_ATTEMPTS = 8
 SWEEP_BATCH = 100
 DELETED_NAME = "deleted player"  # an erased player's name wherever it is shown
 
-# KEYS: ratings, board, done, due. ARGV: game id, now ms, keep ms, n, then n times: player id,
-# the JSON read before ("" for none), the new JSON, the new rating. 1: rated now; 0: rated
-# before; -1: a rating changed since it was read (compute again).
+# KEYS: ratings, board, done, due, the game's changes. ARGV: game id, now ms, keep ms, n, then
+# n times: player id, the JSON read before ("" for none), the new JSON, the new rating; then the
+# game's changes (JSON). 1: rated now; 0: rated before; -1: a rating changed since it was read
+# (compute again).
 _RATE_LUA = """
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then
   redis.call('ZREM', KEYS[4], ARGV[1])
@@ -56,6 +60,7 @@ for i = 0, n - 1 do
   redis.call('ZADD', KEYS[2], ARGV[at + 3], ARGV[at])
 end
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('SET', KEYS[5], ARGV[5 + n * 4], 'PX', ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
 redis.call('ZREM', KEYS[4], ARGV[1])
 return 1
@@ -76,6 +81,11 @@ def done_key(kind: str) -> str:
 
 def due_key(kind: str) -> str:
     return f"ratings:{{{kind}}}:due"
+
+
+def changes_key(kind: str, game_id: str) -> str:
+    """What one game did to its players' ratings: {player id: [before, after]} (the archive's)."""
+    return f"ratings:{{{kind}}}:game:{game_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +234,16 @@ class RatingBook:
             args[3] = len(written)
             for p, text in written:
                 args += [p, text or "", after[p].to_json(), after[p].value]
+            changes = {p: [before[p].value, after[p].value] for p, _ in written}
+            args.append(json.dumps(changes, separators=(",", ":")))
             done = await self._rate(
-                keys=[ratings_key(kind), board_key(kind), done_key(kind), due_key(kind)],
+                keys=[
+                    ratings_key(kind),
+                    board_key(kind),
+                    done_key(kind),
+                    due_key(kind),
+                    changes_key(kind, game_id),
+                ],
                 args=args,
             )
             if int(done) >= 0:
