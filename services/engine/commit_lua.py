@@ -39,6 +39,8 @@ COMMIT_LUA = (
 -- KEYS[5..7] status indexes: waiting, playing, over (zsets scored by created_at)
 -- KEYS[8] pending hash   (seat -> hidden choice of the open simultaneous turn): emptied
 -- KEYS[9] clock index    (zset of game ids by their next clock deadline, ms)
+-- KEYS[10] feed outbox   (the shard's stream of what commits owe the players' feeds:
+--                         feed_outbox.py, consumer group "feed-writers")
 --
 -- ARGV[1]  expected version, or "" to create the game (the hash must not exist yet)
 -- ARGV[2]  request key: a repeat of it returns the stored answer and changes nothing
@@ -50,6 +52,8 @@ COMMIT_LUA = (
 -- ARGV[12] bot consumer group       ARGV[13] bot stream MAXLEN (approximate)
 -- ARGV[14] created_at (ms; create only)   ARGV[15] the new state's turn number
 -- ARGV[16] the game's next clock deadline (ms), or "" when nothing is timed
+-- ARGV[17] the feed outbox entry's doc (feed_outbox.feed_doc), or "" when none is owed
+-- ARGV[18] the feed outbox MAXLEN (approximate)
 --
 -- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"conflict", version}
 -- | {"gone"} | {"exists"}.
@@ -120,6 +124,16 @@ if ARGV[16] == '' then
 else
   redis.call('ZADD', clocks, ARGV[16], ARGV[10])
 end
+
+-- ---- Players' feed outbox (issue 30 item 4) ----
+-- What this commit owes the players' own streams (your_turn, game_over), written in this same
+-- atomic step, so that no kill between the move and the feed write can lose it: the engines'
+-- OutboxReader fans it out to feed:{player} (another slot) and acknowledges it once written.
+if ARGV[17] ~= '' then
+  redis.call('XADD', KEYS[10], 'MAXLEN', '~', ARGV[18], '*',
+    'game_id', ARGV[10], 'version', version, 'doc', ARGV[17])
+end
+-- ---- end of the players' feed outbox ----
 
 expire_all(tonumber(ARGV[7]), game, events, answers)
 return {'ok', event_id, tostring(version)}

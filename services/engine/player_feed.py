@@ -6,10 +6,13 @@ must move), `game_over` (with the scores), `paused` and `resumed` (ladder.py). E
 of the Redis stream `feed:{<player id>}` (capped, FEED_MAXLEN), so its id is the SSE id and a
 reconnect with Last-Event-ID resumes exactly after it: nothing lost, nothing twice.
 
-`your_turn` and `game_over` are written after the commit that caused them (tables.py calls
-`committed`), by one background task per engine in commit order: a move never waits for them,
-and a feed that cannot be written (Redis full) loses those events, never the move. The task
-also counts a bot's time-outs and illegal moves (ladder.Pauses).
+`your_turn` and `game_over` are owed by the commit that caused them: the commit script writes
+what is owed into its shard's feed outbox in the same atomic step as the move (issue 30 item 4,
+feed_outbox.py), and every engine's OutboxReader hands each entry to `deliver`, acknowledging it
+only once written; so a move never waits for the feeds, and no kill of an engine or of Redis
+(with its AOF) loses an event. Each event is written once per outbox entry (PUBLISH_ONCE_LUA),
+even when an entry is handled twice. `deliver` also counts a bot's time-outs and moves, and
+`illegal` its illegal moves (ladder.Pauses; these counts are kept in memory until written).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from services.common.grpc_util import ServiceError
 from services.engine import validation
 from services.engine.bot_accounts import BotAccounts
 from services.engine.edge import storage_unavailable
+from services.engine.feed_outbox import PUBLISH_ONCE_LUA, OutboxReader
 from services.engine.players import Players, presented_key
 from services.engine.store import STORAGE_ERRORS
 from services.engine.table import Table
@@ -44,7 +48,7 @@ log = logging.getLogger("metro.engine.feed")
 
 FEED_MAXLEN = 1000  # events kept per player (a bot away longer reads its games' state anew)
 FEED_TTL_S = 30 * 24 * 3600
-QUEUE_MAX = 10_000  # commits waiting for their feed events; beyond, events are dropped (logged)
+QUEUE_MAX = 10_000  # refused moves waiting to be counted; beyond, they are dropped (logged)
 PAGE = 200
 WATCH_SLICE_MS = 5000
 
@@ -74,74 +78,76 @@ class Feed:
         self.players = players
         self.bots = bots
         self.pauses = pauses  # counts a bot's time-outs and illegal moves (publishes by `publish`)
-        self._queue: asyncio.Queue[tuple[str, Any]] | None = None
+        self._queue: asyncio.Queue[tuple[str, int]] | None = None
         self._worker: asyncio.Task[None] | None = None
+        self._once = redis.register_script(PUBLISH_ONCE_LUA)
 
     async def publish(self, player_id: str, doc: dict[str, Any]) -> str:
         """Append one event to the player's stream; its id."""
         return await publish(self.redis, player_id, doc)
 
+    def reader(self, cluster: bool, name: str) -> OutboxReader:
+        """The reader of the commits' feed outboxes that hands their entries to `deliver`
+        (server.py runs it)."""
+        return OutboxReader(self.redis, self.blocking, cluster, self.deliver, name)
+
     # ---- after commits (never in a move's way) -------------------------------------------
 
-    def committed(self, before: Table | None, after: Table, event: dict[str, Any]) -> None:
-        """tables.py: `after` was just committed (from `before`; None for a new game)."""
-        self._put(("commit", (before, after, event)))
+    async def deliver(self, entry: str, game_id: str, version: int, doc: dict[str, Any]) -> None:
+        """One feed outbox entry (what the commit of `version` owes): written to the streams
+        of the players at the table, each event once per entry however often this runs."""
+        fields = await self.players.table(game_id)
+        holders = {int(k[1:]): v for k, v in fields.items() if k[:1] == "p" and k[1:].isdigit()}
+        if not holders:
+            return
+        kind = str(doc.get("game", ""))
+        for seat in doc.get("turn") or ():
+            if seat in holders:
+                turn = {"type": "your_turn", "game_id": game_id, "game": kind, "seat": seat,
+                        "version": version}  # fmt: skip
+                await self._publish_once(holders[seat], f"{entry}:t{seat}", turn)
+        if doc.get("over") is not None:
+            for seat, player in sorted(holders.items()):
+                over = {"type": "game_over", "game_id": game_id, "game": kind, "seat": seat,
+                        "scores": doc["over"]}  # fmt: skip
+                await self._publish_once(player, f"{entry}:o{seat}", over)
+                await self.bots.game_over(player, game_id)
+        for seat in doc.get("timeouts") or ():
+            if seat in holders:
+                await self.pauses.strike(holders[seat], "timeout", game_id)
+        mover = doc.get("mover")
+        if isinstance(mover, int) and mover in holders:
+            await self.pauses.played(holders[mover])
+
+    async def _publish_once(self, player_id: str, entry: str, doc: dict[str, Any]) -> None:
+        key = feed_key(player_id)
+        shard_ms = entry.split(":", 2)[1].split("-", 1)[0]
+        await self._once(
+            keys=[key, f"{key}:sent"],
+            args=[entry, orjson.dumps(doc), FEED_MAXLEN, FEED_TTL_S, shard_ms],
+        )
+
+    # ---- refused moves (never in a move's way) -------------------------------------------
 
     def illegal(self, game_id: str, seat: int) -> None:
         """moves.py: the rules refused a move of `seat`."""
-        self._put(("illegal", (game_id, seat)))
-
-    def _put(self, item: tuple[str, Any]) -> None:
         if self._queue is None:
             self._queue = asyncio.Queue(QUEUE_MAX)
         if self._worker is None or self._worker.done():
             self._worker = asyncio.get_running_loop().create_task(self._work())
         try:
-            self._queue.put_nowait(item)
+            self._queue.put_nowait((game_id, seat))
         except asyncio.QueueFull:
-            log.warning("player feed: %d commits waiting; an event was dropped", QUEUE_MAX)
+            log.warning("player feed: %d refused moves waiting; one was not counted", QUEUE_MAX)
 
     async def _work(self) -> None:
         assert self._queue is not None
         while True:
-            what, args = await self._queue.get()
+            game_id, seat = await self._queue.get()
             try:
-                if what == "commit":
-                    await self._after_commit(*args)
-                else:
-                    await self._after_illegal(*args)
+                await self._after_illegal(game_id, seat)
             except Exception:
-                log.exception("player feed: events after a commit were not written")
-
-    async def _after_commit(
-        self, before: Table | None, after: Table, event: dict[str, Any]
-    ) -> None:
-        fields = await self.players.table(after.game_id)
-        holders = {int(k[1:]): v for k, v in fields.items() if k[:1] == "p" and k[1:].isdigit()}
-        if not holders:
-            return
-        meta = after.meta
-        if after.status == "playing":
-            for seat in after.state.to_move():
-                player = holders.get(seat)
-                if player and not meta.is_ai(seat):
-                    await self.publish(player, your_turn(after, seat))
-        if after.status == "over" and (before is None or before.status != "over"):
-            scores = list(after.state.scores)
-            for seat, player in sorted(holders.items()):
-                await self.publish(
-                    player,
-                    {"type": "game_over", "game_id": after.game_id, "game": meta.kind,
-                     "seat": seat, "scores": scores},
-                )  # fmt: skip
-                await self.bots.game_over(player, after.game_id)
-        if event.get("action") == "timeout":
-            for seat in event.get("seats") or ():
-                if seat in holders:
-                    await self.pauses.strike(holders[seat], "timeout", after.game_id)
-        mover = event.get("seat")
-        if event.get("by") == "player" and isinstance(mover, int) and mover in holders:
-            await self.pauses.played(holders[mover])
+                log.exception("player feed: a refused move was not counted")
 
     async def _after_illegal(self, game_id: str, seat: int) -> None:
         player = (await self.players.table(game_id)).get(f"p{seat}")

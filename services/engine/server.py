@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import uuid
 
 from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
@@ -91,6 +92,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     keeper = asyncio.create_task(clock_keeper.run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
     ladder = asyncio.create_task(service.ladder.run())  # the bot ladder's rounds (ladder.py)
+    # What commits owe the players' own streams (feed_outbox.py), from every shard's outbox.
+    outbox = service.feed.reader(store.cluster, f"engine-{uuid.uuid4().hex[:12]}")
+    feeder = asyncio.create_task(outbox.run())
     log.info("engine serving on %s (redis %s)", address, redacted(settings.redis_url))
     try:
         await stop.wait()
@@ -103,6 +107,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         keeper.cancel()
         sweeper.cancel()
         ladder.cancel()
+        feeder.cancel()
         await server.stop(grace=3.0)
         await close_quietly(blocking)
         await close_quietly(client)

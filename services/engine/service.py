@@ -81,7 +81,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.feed = Feed(store.redis, blocking, players, self.bot_accounts, pauses)
         # `_game_ended` calls back into `ratings` and `daily`, made below; a commit runs only
         # once this constructor has returned.
-        self.tables = Tables(settings, store, self._game_ended, self.feed.committed)
+        self.tables = Tables(settings, store, self._game_ended)
         self.ratings = Ratings(players, book, self.tables, self.bot_accounts)
         self.invitations = Invitations(self.tables, players, self.bot_accounts, self.feed)
         self.lobby = Lobby(self.tables, store, self.invitations)
@@ -159,7 +159,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def WatchGame(
         self, request: engine_pb2.WatchGameRequest, context: Ctx
     ) -> AsyncIterator[engine_pb2.GameEvent]:
-        async for event in self.watching.watch(request, context):  # (gRPC wants a generator)
+        caller = lambda: self.edge.caller(context)  # noqa: E731 (read inside the stream's errors)
+        async for event in self.watching.watch(request, context, caller):  # (gRPC: a generator)
             yield event
 
     async def GetRecord(
@@ -246,7 +247,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
 
     async def GetTable(self, request: engine_pb2.GetTableRequest, context: Ctx) -> engine_pb2.Table:
-        return await self.edge.unary(context, lambda: self.players.seats(request))
+        return await self.edge.unary(
+            context, lambda: self.players.seats(request, self.edge.caller(context))
+        )
 
     async def ListPlayerGames(
         self, request: engine_pb2.ListPlayerGamesRequest, context: Ctx

@@ -20,6 +20,7 @@ Keys of one shard (tag: shards.TAGS[shard], in the same slot as the games of tha
                      zsets of game ids by created_at; ListGames merges the shards
   bot-turns:{tag}    stream of AI-turn jobs, consumer group "ai-workers" (bots.py)
   clocks:{tag}       zset of game ids by their next clock deadline in ms (timeouts.py)
+  feed-out:{tag}     stream of what commits owe the players' own streams (feed_outbox.py)
 
 With replicas (REDIS_MIN_REPLICAS > 0) a change is answered only once that many replicas hold
 it (WAIT), so a replica promoted after its primary dies never lacks an acknowledged move.
@@ -53,6 +54,7 @@ from services.engine.shards import SHARD_COUNT, TAGS, shard_of
 
 BOT_GROUP = "ai-workers"
 BOT_STREAM_MAXLEN = 100_000
+FEED_OUTBOX_MAXLEN = 100_000  # entries are deleted once written; this only bounds a backlog
 STATUSES = ("waiting", "playing", "over")
 LIST_ROUNDS = 20  # a listing drops expired ids and looks again at most this often
 
@@ -79,6 +81,11 @@ def index_key(status: str, shard: int) -> str:
 
 def bot_stream(shard: int) -> str:
     return f"bot-turns:{{{TAGS[shard]}}}"
+
+
+def feed_outbox_key(shard: int) -> str:
+    """The shard's feed outbox: what commits owe the players' own streams (feed_outbox.py)."""
+    return f"feed-out:{{{TAGS[shard]}}}"
 
 
 def clocks_key(shard: int) -> str:
@@ -138,6 +145,7 @@ class Change:
     bots: tuple[tuple[int, str], ...] = ()  # (seat, level) of the AI seats due to move now
     created_at_ms: int = 0
     deadline_ms: int | None = None  # the game's next clock deadline; None: nothing is timed
+    feed: str = ""  # what the commit owes the players' feeds (feed_outbox.feed_doc); "": none
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +387,7 @@ class GameStore:
             *(index_key(s, shard) for s in STATUSES),
             pending_key(change.game_id),
             clocks_key(shard),
+            feed_outbox_key(shard),
         ]
         args = [
             "" if change.expected_version is None else str(change.expected_version),
@@ -397,6 +406,8 @@ class GameStore:
             str(change.created_at_ms),
             str(change.turn_number),
             "" if change.deadline_ms is None else str(change.deadline_ms),
+            change.feed,
+            str(FEED_OUTBOX_MAXLEN),
         ]
         reply = await self._run(self._commit, keys, args)
         tag = reply[0]

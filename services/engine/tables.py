@@ -21,6 +21,7 @@ from games.base import GameState
 from services.common.config import Settings
 from services.engine import timeouts
 from services.engine.edge import not_found
+from services.engine.feed_outbox import feed_doc
 from services.engine.meta import GameMeta
 from services.engine.store import (
     Change,
@@ -37,8 +38,6 @@ log = logging.getLogger("metro.engine")
 COMMIT_ATTEMPTS = 5  # internal retries of a join, a create or a clock's settling
 
 Ended = Callable[[str, str], None]  # (game id, kind) of a game a commit just ended
-# (before, after, event) of each commit; `before` is None for a new game
-OnCommit = Callable[[Table | None, Table, dict[str, Any]], None]
 
 
 def state_json(state: GameState) -> str:
@@ -58,6 +57,19 @@ def bots_due(meta: GameMeta, state: GameState, status: str) -> tuple[tuple[int, 
     return tuple((s, meta.ai_level(s)) for s in state.to_move() if meta.is_ai(s))
 
 
+def owed_to_feeds(
+    meta: GameMeta, state: GameState, status: str, event: dict[str, Any], before: str | None
+) -> str:
+    """What a commit owes the players' own streams (player_feed.py), stored by the commit
+    itself in its shard's feed outbox (feed_outbox.py): nothing is lost to a kill after it."""
+    turn = [s for s in state.to_move() if not meta.is_ai(s)] if status == "playing" else []
+    over = list(state.scores) if status == "over" and before != "over" else None
+    timed_out = event.get("seats") if event.get("action") == "timeout" else None
+    seat = event.get("seat")
+    mover = seat if event.get("by") == "player" and isinstance(seat, int) else None
+    return feed_doc(meta.kind, turn, over, [int(s) for s in timed_out or ()], mover)
+
+
 def start_fields(state: GameState, status: str) -> dict[str, Any]:
     """What a create or join event says of where the game stands."""
     return {
@@ -70,9 +82,7 @@ def start_fields(state: GameState, status: str) -> dict[str, Any]:
 class Tables:
     """Every table this engine reads or writes, through this replica's cache."""
 
-    def __init__(
-        self, settings: Settings, store: GameStore, ended: Ended, committed: OnCommit
-    ) -> None:
+    def __init__(self, settings: Settings, store: GameStore, ended: Ended) -> None:
         self.settings = settings
         self.store = store
         self.cache = TableCache()
@@ -80,9 +90,6 @@ class Tables:
         # the store before its commit's own coroutine has put the new table in the cache.
         self._in_flight: dict[str, set[asyncio.Future[None]]] = {}
         self._ended = ended
-        # Called after each commit (before, after, event): the players' own streams
-        # (player_feed.py), written in the background, never in a move's way.
-        self.committed = committed
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -172,7 +179,7 @@ class Tables:
         meta_json = meta.to_json()
         event = {**event, **start_fields(state, status)}
         result = await self.store.commit(
-            self._change(game_id, None, request_key, meta, meta_json, state, status, event)
+            self._change(game_id, None, request_key, meta, meta_json, state, status, event, None)
         )
         if not isinstance(result, Committed):
             return result
@@ -189,7 +196,6 @@ class Tables:
             turn_version=result.version,
         )
         self.cache.put(table)
-        self.committed(None, table, event)
         return table
 
     async def commit(
@@ -248,7 +254,15 @@ class Tables:
         event = {**event, "status": status}
         result = await self.store.commit(
             self._change(
-                table.game_id, table.version, request_key, changed, meta_json, state, status, event
+                table.game_id,
+                table.version,
+                request_key,
+                changed,
+                meta_json,
+                state,
+                status,
+                event,
+                table.status,
             )
         )
         if not isinstance(result, Committed):
@@ -267,7 +281,6 @@ class Tables:
             from_cache=False,
         )
         self.cache.put(committed)
-        self.committed(table, committed, event)
         if status == "over" and table.status != "over":
             self._ended(table.game_id, changed.kind)  # rated after this call answers
         return committed
@@ -282,7 +295,9 @@ class Tables:
         state: GameState,
         status: str,
         event: dict[str, Any],
+        before: str | None,
     ) -> Change:
+        """The change to store; `before`: the status the game had (None: a new game)."""
         return Change(
             game_id=game_id,
             kind=meta.kind,
@@ -298,6 +313,7 @@ class Tables:
             bots=bots_due(meta, state, status),
             created_at_ms=meta.created_at_ms if expected_version is None else 0,
             deadline_ms=timeouts.deadline_of(meta),
+            feed=owed_to_feeds(meta, state, status, event, before),
         )
 
     def ttl(self, status: str, meta: GameMeta | None = None) -> int:

@@ -1,0 +1,108 @@
+"""A player's feed is at least once (issue 30 item 4): the `your_turn` of a committed move is
+never lost when the engine dies between the commit and the feed write.
+
+The feed write is made to fail (the player's feed key holds a value of the wrong type, as a
+write to a full or failing Redis would), then the engine is killed with SIGKILL right after the
+move's answer, before it could try again; the key is mended and the engine restarted. Every
+`your_turn` of the moves must then be in the feed, each once. With the feed kept in the engine's
+memory (the queue of old) the event is gone for good.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import uuid
+from typing import Any
+
+import redis
+from metro.v1 import engine_pb2
+
+from tests.engine.helpers import choose, moves_of
+from tests.fixtures.engine import EngineClient, engine_ready, metro_seats
+
+TIMEOUT = 10.0
+WAIT_S = 60.0
+
+
+def _md(key: str, token: str = "") -> tuple[tuple[str, str], ...]:
+    out = [("x-client-id", uuid.uuid4().hex), ("x-player-key", key)]
+    if token:
+        out.append(("authorization", f"Bearer {token}"))
+    return tuple(out)
+
+
+def _feed(store: Any, player_id: str) -> list[dict[str, Any]]:
+    if store.type(f"feed:{{{player_id}}}") != "stream":
+        return []
+    return [json.loads(f["json"]) for _i, f in store.xrange(f"feed:{{{player_id}}}")]
+
+
+def _turns(store: Any, player_id: str, game_id: str) -> list[int]:
+    return [
+        e["version"]
+        for e in _feed(store, player_id)
+        if e["type"] == "your_turn" and e["game_id"] == game_id
+    ]
+
+
+def _wait_ready(address: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not engine_ready(address):
+        assert time.monotonic() < deadline, "the engine did not come back"
+        time.sleep(0.1)
+
+
+def _move(client: EngineClient, game_id: str, token: str, rng: random.Random) -> int:
+    legal = client.legal(game_id, token)
+    action, placement = choose(moves_of(legal), rng, 0.3)
+    answer = client.move(game_id, token, action, placement, expected_version=legal.version)
+    return int(answer.version)
+
+
+def test_no_your_turn_is_lost_when_the_engine_is_killed_after_a_commit(
+    redis_server_factory: Any, engine_factory: Any
+) -> None:
+    server = redis_server_factory()
+    running = engine_factory(server.url)
+    client = running.client()
+    store: Any = redis.Redis.from_url(server.url, decode_responses=True)
+    player = client.stub.CreatePlayer(
+        engine_pb2.CreatePlayerRequest(name="Feedy"),
+        metadata=(("x-client-id", uuid.uuid4().hex),), timeout=TIMEOUT,
+    )  # fmt: skip
+    created = client.create({"players": 2}, metro_seats("human", "open"))
+    game_id = created.game_id
+    joined = client.join(game_id, "Other")
+    client.stub.SitPlayer(
+        engine_pb2.SitPlayerRequest(game_id=game_id),
+        metadata=_md(player.device_key, created.token), timeout=TIMEOUT,
+    )  # fmt: skip
+    tokens = [created.token, joined.token]
+    rng = random.Random(7)
+    feed = f"feed:{{{player.player_id}}}"
+    try:
+        expected: list[int] = []
+        for _round in range(3):
+            while 0 in client.view(game_id).to_move:  # the other is to move first
+                _move(client, game_id, tokens[0], rng)
+            store.delete(feed)
+            store.set(feed, "not a stream")  # every feed write fails from now on
+            while 0 not in client.view(game_id).to_move:  # until it is the player's turn
+                version = _move(client, game_id, tokens[1], rng)
+            expected.append(version)
+            running.process.restart(hard=True)  # SIGKILL right after the commit's answer
+            store.delete(feed)  # the store mends; the engine comes back
+            _wait_ready(running.address)
+            client = running.client()
+            deadline = time.monotonic() + WAIT_S
+            while version not in _turns(store, player.player_id, game_id):
+                feed_now = _feed(store, player.player_id)
+                assert time.monotonic() < deadline, f"your_turn {version} lost: {feed_now}"
+                time.sleep(0.05)
+            _move(client, game_id, tokens[0], rng)  # the player moves; the round begins again
+        seen = _turns(store, player.player_id, game_id)
+        assert len(seen) == len(set(seen)), f"a your_turn came twice: {seen}"
+    finally:
+        store.close()
