@@ -77,6 +77,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ],
         {"game", "rules", "speed", "greedy_vs_random", "hard_vs_greedy", "suggest", "targets"},
     ),
+    "archive.py": (
+        ["--games", "2", "--db-games", "60", "--players", "20", "--reads", "4"],
+        {"bench", "codec", "postgres"},
+    ),
     "metrox_planner.py": (
         ["--maps", "lakeside", "--decks", "1", "--beam", "10", "--check", "--levels", "mcts-5"],
         {"bench", "planner", "levels", "load_avg_start"},
