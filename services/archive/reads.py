@@ -255,6 +255,7 @@ class Archive:
                     "scores": [s.get("score") for s in seats],
                     "result": _RESULT[row["result"]],
                     "seat": row["seat"],
+                    "rated": row["rated"],
                 }
             )
         return games, encode_cursor(rows[-1]["no"]) if more else None

@@ -63,7 +63,7 @@ ORDER BY s.game
 # A page of the history, newest first; `before`: the last game number of the page before.
 HISTORY = """
 SELECT s.game AS no, metro_id_text(g.id) AS game_id, k.name AS kind, g.ended_ms AS ended_at_ms,
-       s.seat, s.result::text AS result
+       s.seat, s.result::text AS result, g.rated
 FROM seats s
 JOIN game_kinds k ON k.id = s.kind
 JOIN games g ON g.no = s.game AND g.private_seat = -1

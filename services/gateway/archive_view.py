@@ -20,7 +20,7 @@ from flask import current_app, request
 from metro.v1 import engine_pb2
 
 import games
-from services.archive.reads import Archive, ArchivedGame, public_seat
+from services.archive.reads import Archive, ArchivedGame, ArchiveUnavailable, public_seat
 from services.common.auth import token_hash
 from services.engine import messages
 from services.engine.meta import GameMeta, SeatInfo
@@ -170,3 +170,26 @@ def archived_analysis(
     """The archived game and its analysis (None when it was never analysed)."""
     game, _ = _archived(game_id, missing)
     return game, archive().analysis(game_id)
+
+
+def archived_mine(player_id: str, known: set[str], limit: int) -> list[dict[str, Any]]:
+    """The player's archived games not in `known` (the live list), newest first, in "My games"
+    shape. My games never fails for the archive: when it is down, the live list stands alone."""
+    if not archive().configured:
+        return []
+    try:
+        found = archive().history(player_id, limit=limit)
+    except ArchiveUnavailable as err:
+        current_app.logger.warning("my games without the archive: %s", err)
+        return []
+    out = []
+    for game in found[0] if found else []:
+        if game["game_id"] in known:
+            continue
+        out.append({
+            "game_id": game["game_id"], "game": game["game"], "rules": {},
+            "seats": [{k: v for k, v in s.items() if k != "player_id"} for s in game["seats"]],
+            "status": "over", "created_at": None, "seat": game["seat"], "to_move": [],
+            "your_turn": False, "rated": bool(game["rated"]), "ended_at": game["ended_at"],
+        })  # fmt: skip
+    return out

@@ -17,6 +17,7 @@ from flask import Blueprint, Response, request
 from google.protobuf.message import Message
 from metro.v1 import engine_pb2
 
+from services.gateway.archive_view import archived_mine
 from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.games_api import _summary_json
@@ -28,7 +29,7 @@ bp = Blueprint("players", __name__, url_prefix="/api")
 
 KEY_HEADER = "X-Player-Key"
 _KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-GAMES_LIMIT_MAX = 100
+GAMES_LIMIT_DEFAULT, GAMES_LIMIT_MAX = 20, 100
 BOARD_LIMIT_MAX = 200
 MAX_OFFSET = 10_000
 # A recovery code's shape (services/engine/players.py checks its alphabet): spaces and dashes
@@ -169,7 +170,13 @@ def my_games() -> Response:
             ],
             "next_offset": reply.next_offset or None,
         }
-    )
+        for g in reply.games
+    ]
+    if message.offset == 0:  # the first page adds the finished games the archive keeps
+        me = _call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+        known = {g["game_id"] for g in listed}
+        listed += archived_mine(me.player_id, known, message.limit or GAMES_LIMIT_DEFAULT)
+    return _json({"games": listed, "next_offset": reply.next_offset or None})
 
 
 # ---- who sits where --------------------------------------------------------------------------

@@ -325,3 +325,24 @@ def test_postgres_down_is_a_quick_503_and_live_play_never_waits_on_it(engine: An
     finally:
         app.extensions["metro_archive"].close()
         app.extensions["metro_gateway"].backends.close()
+
+
+def test_my_games_merges_the_archive_with_the_live_games_each_game_once(
+    api: GatewayApi, archive_url: str
+) -> None:
+    status, made = api.post("/api/players", {"name": "Mia"})
+    assert status == 201, made
+    me, key = made["player_id"], {"X-Player-Key": made["device_key"]}
+    add_player(archive_url, me, "Mia")
+    old = add_game(archive_url, random_record(80), two_seats(me, ""))
+    live, tokens = api.new_game(2)
+    status, sat = api.post(f"/api/games/{live}/player", {}, tokens[0], headers=key)
+    assert status == 200, sat
+    add_game(archive_url, random_record(81), two_seats(me, ""), game_id=live)  # both places
+    status, body = api.get("/api/players/me/games", headers=key)
+    assert status == 200, body
+    ids = [g["game_id"] for g in body["games"]]
+    assert sorted(ids) == sorted([old, live]) and len(ids) == 2, ids
+    listed = {g["game_id"]: g for g in body["games"]}
+    assert listed[live]["status"] == "playing"  # the live copy says more
+    assert listed[old]["status"] == "over" and listed[old]["seat"] == 0
