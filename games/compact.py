@@ -148,21 +148,27 @@ class Reader:
         keys = sorted(pool)
         counts = [pool[k] for k in keys]
         total = sum(counts)
-        out = []
+        out: list[Any] = []
+        x = self._x
         while total:
-            if len(keys) == 1:
-                i = 0
-            else:
-                cums, acc = [], 0
-                for c in counts:
-                    cums.append(acc)
-                    acc += c
-                i = self.take_weighted(cums, counts, total)
+            if len(keys) == 1:  # the rest is all one item: nothing was written for it
+                out.extend(keys * total)
+                break
+            q, r = divmod(x, total)
+            acc = i = 0
+            for c in counts:  # the interval r falls in (the decoding hot path: no lists)
+                if r < acc + c:
+                    break
+                acc += c
+                i += 1
+            x = c * q + r - acc
             out.append(keys[i])
-            counts[i] -= 1
             total -= 1
-            if not counts[i]:
+            if c == 1:
                 del keys[i], counts[i]
+            else:
+                counts[i] = c - 1
+        self._x = x
         return out
 
     def take_pick(self, pool: Counter[Any]) -> Any:
