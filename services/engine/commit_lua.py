@@ -54,6 +54,9 @@ COMMIT_LUA = (
 -- ARGV[16] the game's next clock deadline (ms), or "" when nothing is timed
 -- ARGV[17] the feed outbox entry's doc (feed_outbox.feed_doc), or "" when none is owed
 -- ARGV[18] the feed outbox MAXLEN (approximate)
+-- KEYS[11] archive outbox (the shard's stream of finished games for the archivers:
+--                          archive_outbox.py, consumer group "archivers")
+-- ARGV[19] "1" when an archive is configured (DATABASE_URL), else ""
 --
 -- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"conflict", version}
 -- | {"gone"} | {"exists"}.
@@ -134,6 +137,16 @@ if ARGV[17] ~= '' then
     'game_id', ARGV[10], 'version', version, 'doc', ARGV[17])
 end
 -- ---- end of the players' feed outbox ----
+
+-- ---- Archive outbox (issue 29) ----
+-- The commit that ends a game names it in its shard's archive outbox in this same atomic step,
+-- when an archive is configured: an archiver copies the game to PostgreSQL, then gives its keys
+-- their finished TTL (until then they are held: Tables.ttl), then deletes the entry. Never
+-- trimmed: every entry is a game not archived yet.
+if ARGV[19] == '1' and ARGV[5] == 'over' and old_status ~= 'over' then
+  redis.call('XADD', KEYS[11], '*', 'game_id', ARGV[10], 'what', 'game')
+end
+-- ---- end of the archive outbox ----
 
 expire_all(tonumber(ARGV[7]), game, events, answers)
 return {'ok', event_id, tostring(version)}

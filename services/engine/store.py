@@ -21,6 +21,8 @@ Keys of one shard (tag: shards.TAGS[shard], in the same slot as the games of tha
   bot-turns:{tag}    stream of AI-turn jobs, consumer group "ai-workers" (bots.py)
   clocks:{tag}       zset of game ids by their next clock deadline in ms (timeouts.py)
   feed-out:{tag}     stream of what commits owe the players' own streams (feed_outbox.py)
+  archive-out:{tag}  stream of finished games (and done analyses) the archivers owe PostgreSQL
+                     (archive_outbox.py)
 
 With replicas (REDIS_MIN_REPLICAS > 0) a change is answered only once that many replicas hold
 it (WAIT), so a replica promoted after its primary dies never lacks an acknowledged move.
@@ -49,6 +51,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.common.config import Durability
 from services.common.redis_url import async_client
+from services.engine.archive_outbox import archive_outbox_key
 from services.engine.commit_lua import COMMIT_LUA, LOAD_LUA, SUBMIT_LUA
 from services.engine.shards import SHARD_COUNT, TAGS, shard_of
 
@@ -146,6 +149,7 @@ class Change:
     created_at_ms: int = 0
     deadline_ms: int | None = None  # the game's next clock deadline; None: nothing is timed
     feed: str = ""  # what the commit owes the players' feeds (feed_outbox.feed_doc); "": none
+    archive: bool = False  # an archive is configured: a commit that ends the game tells it
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,6 +392,7 @@ class GameStore:
             pending_key(change.game_id),
             clocks_key(shard),
             feed_outbox_key(shard),
+            archive_outbox_key(shard),
         ]
         args = [
             "" if change.expected_version is None else str(change.expected_version),
@@ -408,6 +413,7 @@ class GameStore:
             "" if change.deadline_ms is None else str(change.deadline_ms),
             change.feed,
             str(FEED_OUTBOX_MAXLEN),
+            "1" if change.archive else "",
         ]
         reply = await self._run(self._commit, keys, args)
         tag = reply[0]

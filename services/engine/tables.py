@@ -314,6 +314,7 @@ class Tables:
             created_at_ms=meta.created_at_ms if expected_version is None else 0,
             deadline_ms=timeouts.deadline_of(meta),
             feed=owed_to_feeds(meta, state, status, event, before),
+            archive=self.settings.archive,
         )
 
     def ttl(self, status: str, meta: GameMeta | None = None) -> int:

@@ -81,6 +81,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--games", "2", "--db-games", "60", "--players", "20", "--reads", "4"],
         {"bench", "codec", "postgres"},
     ),
+    "bounded_costs.py": (
+        ["rules", "--flood", "1"],
+        {"bench", "mode", "query_cpu_s", "query_answer", "flood_statuses", "meta_ms_in_flood"},
+    ),
     "metrox_planner.py": (
         ["--maps", "lakeside", "--decks", "1", "--beam", "10", "--check", "--levels", "mcts-5"],
         {"bench", "planner", "levels", "load_avg_start"},
