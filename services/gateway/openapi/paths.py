@@ -52,11 +52,14 @@ def game_paths() -> JSON:
             "post": {
                 "operationId": "rulesQuery",
                 "summary": "One query of the rules files, answered as `metro rules` prints it.",
-                "description": "200 even when the query itself is refused: its `error` says why.",
+                "description": "200 even when the query itself is refused: its `error` says why "
+                "(also a search past its work budget: 'too costly'). At most 64 KB, a rate per "
+                "address (429), and a few queries at once per gateway process (503 `busy` with "
+                "Retry-After beyond).",
                 "tags": ["meta"],
                 "requestBody": {"required": True, "content": json_content(ref("RulesQuery"))},
                 "responses": responses(
-                    200, {"type": "object"}, "The query's answer.", 400, 413, 429
+                    200, {"type": "object"}, "The query's answer.", 400, 413, 429, 503
                 ),
             }
         },
