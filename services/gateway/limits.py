@@ -16,9 +16,16 @@
   together take the engine's cores (100 addresses at 10 tries a minute raised legal-move p99 from
   96 to 372 ms). Over every gateway at most `RECOVER_AT_ONCE` codes (default 1: one core's
   worth) are checked at once (the same expiring Redis slots as hints; without Redis, per
-  process); the next gets 429 at once. bench/recover_storm.py: legal-move reads p99 3.3 s with
-  no cap, 0.58 s at 2, 0.26 s at 1 (0.21 s with no storm) on a loaded 2-core machine. A code
-  that cannot be one (wrong length or characters) is refused before any slot or hash.
+  process). bench/recover_storm.py: legal-move reads p99 3.3 s with no cap, 0.58 s at 2, 0.26 s
+  at 1 (0.21 s with no storm) on a loaded 2-core machine. A code that cannot be one (wrong
+  length or characters) is refused before any slot or hash. Whose code goes next is fair
+  (services/gateway/costs.py `FairTurns`): each address waits in its own short queue and the
+  addresses take turns, so a flood from one address cannot starve another's recovery (issue
+  30: with one slot and 429 at once, a real user got through 1 time in 20; bench/
+  bounded_costs.py recover: 0 of 10 codes before, 10 of 10 now, beside 6 flooding threads).
+- **Quotas** (`QUOTAS`): creating games, players and analyses are also counted per address over
+  a day (games) and for every address together (the `_all` rates), each a 429 of its own;
+  `POST /api/rules` has a rate per address and a gate per process (costs.py `WorkGate`).
 - **Live streams**: served by the async fan-out hub, they are capped there
   (services/gateway/live/asgi.py `StreamSlots`: a memory budget per process, `503 busy`, and a
   cap per client address, `429`, both with Retry-After). `StreamSlots` below caps the threaded
