@@ -57,6 +57,8 @@ COMMIT_LUA = (
 -- KEYS[11] archive outbox (the shard's stream of finished games for the archivers:
 --                          archive_outbox.py, consumer group "archivers")
 -- ARGV[19] "1" when an archive is configured (DATABASE_URL), else ""
+-- ARGV[20] the request's fingerprint (a move's hash), or "": stored with the answer, so that a
+--          different request under the same key is told apart (moves.py: idempotency_mismatch)
 --
 -- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"conflict", version}
 -- | {"gone"} | {"exists"}.
@@ -98,7 +100,8 @@ if ARGV[4] ~= '' then
   redis.call('HSET', game, 'meta', ARGV[4])
 end
 redis.call('DEL', pending)
-redis.call('HSET', answers, ARGV[2], event_id .. '\n' .. version)
+redis.call('HSET', answers, ARGV[2], event_id .. '\n' .. version
+  .. (ARGV[20] ~= '' and ('\n' .. ARGV[20]) or ''))
 
 -- The status indexes behind ListGames.
 if old_status ~= ARGV[5] then
@@ -170,6 +173,7 @@ SUBMIT_LUA = (
 -- ARGV[7] TTL in seconds       ARGV[8] bot consumer group
 -- ARGV[9] the version of the turn's last public change (the hash's turn_version) the caller
 --         counted ARGV[6] from: a public change since (a seat retired) may change the count
+-- ARGV[10] the choice's fingerprint, or "" (stored with the answer, as in COMMIT_LUA)
 --
 -- Returns {"ok", event_id, version} | {"dup", "event_id\nversion"} | {"gone"}
 -- | {"turn", version} (the turn, or its seats, changed since: look again)
@@ -199,7 +203,8 @@ local version = redis.call('HINCRBY', game, 'version', 1)
 local event_id = redis.call('XADD', events, '*', 'version', version,
   'event', '{"version":' .. version .. ',' .. ARGV[5])
 redis.call('HSET', game, 'last_event_id', event_id)
-redis.call('HSET', answers, ARGV[1], event_id .. '\n' .. version)
+redis.call('HSET', answers, ARGV[1], event_id .. '\n' .. version
+  .. (ARGV[10] ~= '' and ('\n' .. ARGV[10]) or ''))
 settle_job(game, bots, ARGV[8], ARGV[3])
 expire_all(tonumber(ARGV[7]), game, events, answers, pending)
 return {'ok', event_id, tostring(version)}

@@ -11,6 +11,7 @@ and writes once.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -25,7 +26,7 @@ from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
 from services.engine.edge import aborted, failed, not_found
 from services.engine.meta import GameMeta
-from services.engine.store import Choice, Conflict, Duplicate, new_request_key
+from services.engine.store import Choice, Conflict, Duplicate, new_request_key, parse_answer
 from services.engine.table import Table, seat_view
 from services.engine.tables import Tables
 
@@ -106,6 +107,7 @@ class Moves:
         seat = await seat_of(caller, self.claims, meta, game_id, requested, required=True)
         assert seat is not None
         answer_key = f"move:{seat}:{move_id}" if move_id else ""
+        print_ = fingerprint(move) if move_id else ""
         try:
             if pinned is not None and not table.turn_version <= pinned <= table.version:
                 # (Inside a simultaneous turn any version since it began will do: other
@@ -124,7 +126,7 @@ class Moves:
         except (ServiceError, GameError) as err:
             # A retry of a move that was applied: answer it as the first time.
             if answer_key and not table.from_cache:
-                answered = await self._repeat(game_id, answer_key, seat)
+                answered = await self._repeat(game_id, answer_key, seat, print_)
                 if answered is not None:
                     return answered
             if (
@@ -143,15 +145,17 @@ class Moves:
             raise failed("choice_final", "your choice for this turn is already final")
         back = taken_back(meta, seat, caller)
         if state.turn_number == before and len(base.to_move()) > 1 and back is None:
-            return await self._choose(table, state, seat, move, event, request_key)
+            return await self._choose(table, state, seat, move, event, request_key, print_)
         if back is not None:  # the player moves on a seat the AI was playing: it is theirs again
             event = {**event, "returned": [seat]}
         result = await self.tables.commit(
-            table, state, event, request_key, meta=back, new_turn=state.turn_number != before
-        )
+            table, state, event, request_key, meta=back, new_turn=state.turn_number != before,
+            fingerprint=print_,
+        )  # fmt: skip
         if isinstance(result, Table):
             return seat_view(result, seat), False
         if isinstance(result, Duplicate):
+            _same_request(result, print_)
             return seat_view(await self.tables.load(game_id), seat), True
         return result if result.current_version is not None else None
 
@@ -163,6 +167,7 @@ class Moves:
         move: dict[str, Any],
         event: dict[str, Any],
         request_key: str,
+        print_: str,
     ) -> Answer | Conflict | None:
         """A hidden choice in an open simultaneous turn: stored apart from the state, so that
         seats choosing at once never conflict. The choice that would complete the turn is not
@@ -181,11 +186,13 @@ class Moves:
                 choosers=len(table.turn_start.to_move()),
                 ttl_s=self.tables.ttl(table.status, table.meta),
                 turn_version=table.turn_version,
+                fingerprint=print_,
             )
         )
         if isinstance(result, Conflict):
             return result if result.current_version is not None else None
         if isinstance(result, Duplicate):
+            _same_request(result, print_)
             return seat_view(await self.tables.load(table.game_id), seat), True
         now = replace(
             table,
@@ -199,8 +206,26 @@ class Moves:
             self.tables.remember(now)
         return seat_view(now, seat), False
 
-    async def _repeat(self, game_id: str, answer_key: str, seat: int) -> Answer | None:
-        """For a request key already answered: the mover's view as it is now."""
-        if await self.tables.store.answer(game_id, answer_key) is None:
+    async def _repeat(self, game_id: str, answer_key: str, seat: int, print_: str) -> Answer | None:
+        """For a request key already answered: the mover's view as it is now (a different
+        move under the same move_id: idempotency_mismatch)."""
+        answer = await self.tables.store.answer(game_id, answer_key)
+        if answer is None:
             return None
+        _same_request(parse_answer(answer), print_)
         return seat_view(await self.tables.load(game_id), seat), True
+
+
+def fingerprint(move: dict[str, Any]) -> str:
+    """A move's hash, kept with the answer to its move_id: the same fields in any order give
+    the same hash."""
+    return hashlib.sha256(orjson.dumps(move, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
+
+
+def _same_request(answered: Duplicate, print_: str) -> None:
+    """A move_id answered before must name the same move (as payment APIs keep their keys)."""
+    if answered.fingerprint and print_ and answered.fingerprint != print_:
+        raise failed(
+            "idempotency_mismatch",
+            "this move_id was already used for a different move; send a new move_id for a new move",
+        )

@@ -150,6 +150,7 @@ class Change:
     deadline_ms: int | None = None  # the game's next clock deadline; None: nothing is timed
     feed: str = ""  # what the commit owes the players' feeds (feed_outbox.feed_doc); "": none
     archive: bool = False  # an archive is configured: a commit that ends the game tells it
+    fingerprint: str = ""  # the request's hash, kept with its answer (idempotency_mismatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +166,7 @@ class Choice:
     choosers: int  # how many seats choose in this turn
     ttl_s: int
     turn_version: int  # the version of the turn's last public change, that `choosers` is of
+    fingerprint: str = ""  # the request's hash, kept with its answer (idempotency_mismatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,10 +183,12 @@ class Submitted:
 
 @dataclass(frozen=True, slots=True)
 class Duplicate:
-    """The request key was seen before: the change it made then."""
+    """The request key was seen before: the change it made then (and the fingerprint of the
+    request that made it, "" when none was kept)."""
 
     event_id: str
     version: int
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +418,7 @@ class GameStore:
             change.feed,
             str(FEED_OUTBOX_MAXLEN),
             "1" if change.archive else "",
+            change.fingerprint,
         ]
         reply = await self._run(self._commit, keys, args)
         tag = reply[0]
@@ -449,6 +454,7 @@ class GameStore:
             str(choice.ttl_s),
             BOT_GROUP,
             str(choice.turn_version),
+            choice.fingerprint,
         ]
         reply = await self._run(self._submit, keys, args)
         tag = reply[0]
@@ -584,5 +590,11 @@ def _event_tail(event: dict[str, Any]) -> str:
 
 
 def _duplicate(answer: str) -> Duplicate:
-    event_id, _, version = answer.partition("\n")
-    return Duplicate(event_id=event_id, version=int(version.split("\n")[0]))
+    """A stored answer: "event_id\nversion", then "\nfingerprint" when one was kept."""
+    event_id, version, *rest = answer.split("\n")
+    return Duplicate(event_id=event_id, version=int(version), fingerprint=rest[0] if rest else "")
+
+
+def parse_answer(answer: str) -> Duplicate:
+    """A stored answer (GameStore.answer) read as the change it made."""
+    return _duplicate(answer)

@@ -209,6 +209,7 @@ class Tables:
         new_turn: bool = True,
         moved: Iterable[int] | None = None,
         resumed: tuple[int, ...] = (),
+        fingerprint: str = "",
     ) -> Table | Duplicate | Conflict:
         """Commit a public change of `table` (at exactly its version); the table as committed.
 
@@ -222,6 +223,7 @@ class Tables:
             return await self._commit(
                 table, state, event, request_key,
                 meta=meta, new_turn=new_turn, moved=moved, resumed=resumed,
+                fingerprint=fingerprint,
             )  # fmt: skip
         finally:
             flight.set_result(None)
@@ -240,6 +242,7 @@ class Tables:
         new_turn: bool,
         moved: Iterable[int] | None,
         resumed: tuple[int, ...],
+        fingerprint: str,
     ) -> Table | Duplicate | Conflict:
         changed = meta or table.meta
         status = status_of(changed, state)
@@ -252,19 +255,11 @@ class Tables:
             )  # fmt: skip
         meta_json = changed.to_json() if changed is not table.meta else ""
         event = {**event, "status": status}
-        result = await self.store.commit(
-            self._change(
-                table.game_id,
-                table.version,
-                request_key,
-                changed,
-                meta_json,
-                state,
-                status,
-                event,
-                table.status,
-            )
-        )
+        change = self._change(
+            table.game_id, table.version, request_key, changed, meta_json, state, status,
+            event, table.status,
+        )  # fmt: skip
+        result = await self.store.commit(replace(change, fingerprint=fingerprint))
         if not isinstance(result, Committed):
             return result
         committed = replace(

@@ -127,6 +127,7 @@ _BY_STATUS: dict[grpc.StatusCode, tuple[int, str]] = {
 # FAILED_PRECONDITION reasons that are not a plain conflict.
 _BY_REASON: dict[str, int] = {
     "illegal_move": 422,
+    "idempotency_mismatch": 422,  # a used move_id sent with a different move
     "game_running": 403,
 }
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import grpc
+import pytest
 from metro.v1 import engine_pb2
 
 from tests.engine.helpers import moves_of
@@ -73,3 +75,21 @@ def test_racing_retries_apply_once(engine: RunningEngine) -> None:
     assert doc(view)["turn"] == 1 and doc(view)["board"] == [placement]
     events = control.events_until(game_id, view.version)
     assert [doc(e)["action"] for e in events] == ["create", "join", "join", "place"]
+
+
+def test_a_different_move_under_a_used_move_id_is_refused(engine_client: EngineClient) -> None:
+    """Issue 30 item 5: a used move_id names one move; another move under it is not silently
+    answered as a repeat (200 with nothing applied) but refused: idempotency_mismatch (422)."""
+    c = engine_client
+    game_id, tokens = c.create_full({"players": 3})
+    legal = moves_of(c.legal(game_id, tokens[0]))
+    places = [m["placement"] for m in legal if m["action"] == "place"]
+    first = c.move(game_id, tokens[0], "place", places[0], move_id="once")
+    assert c.move(game_id, tokens[0], "place", places[0], move_id="once") == c.view(
+        game_id, tokens[0]
+    )  # the same move again: answered, not applied
+    with pytest.raises(grpc.RpcError) as refused:
+        c.move(game_id, tokens[0], "place", places[1], move_id="once")
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert dict(refused.value.trailing_metadata())["metro-error-reason"] == "idempotency_mismatch"
+    assert c.view(game_id).version == first.version  # nothing applied
