@@ -124,15 +124,19 @@ class Invitations:
         game_id, seat = fields["game_id"], int(fields["seat"])
         if fields.get("state") == "declined":
             raise failed("invitation_declined", f"invitation {iid} was declined")
+        gone = failed("invitation_gone", f"invitation {iid} was answered already")
+        if fields.get("state") == "accepted":
+            raise gone
         for _ in range(COMMIT_ATTEMPTS):
             table = await self.tables.load(game_id)
             info = table.meta.seats[seat]
             if (
                 info.kind == HUMAN
                 and (await self.players.table(game_id)).get(f"p{seat}") == me.player_id
-            ):  # accepted before: a token for this device
-                seat, token = await self.players.claim(game_id, me.player_id)
-                return engine_pb2.JoinGameResponse(game_id=game_id, seat=seat, token=token)
+            ):  # accepted before (or by a racing twin of this request): one token per
+                # invitation, as docs/bots.md says; a bot that lost the answer claims its seat
+                # (POST /api/games/{id}/claim) for a new token
+                raise gone
             if info.kind != OPEN or info.invited != me.player_id or table.status == "over":
                 raise failed("invitation_gone", f"seat {seat} of game {game_id} is not yours")
             await self.bots.take_game(me.player_id, game_id, self._running)

@@ -322,9 +322,38 @@ def test_bot_max_games(api: GatewayApi, server: str) -> None:
     status, body = api.post(f"/api/invitations/{ids[2]}/accept", {}, headers=key(bot))
     assert status == 409 and error(body)["code"] == "bot_max_games", body
     assert "BOT_MAX_GAMES" in error(body)["message"]
-    # An accept repeated is a new token for the same seat, and counts no second game.
+    # An accept repeated is refused as docs/bots.md says (no second token), and counts no game.
     status, again = api.post(f"/api/invitations/{ids[0]}/accept", {}, headers=key(bot))
-    assert status == 200 and again["game_id"] == games[0] and again["seat"] == 1, again
+    assert status == 409 and error(again)["code"] == "invitation_gone", again
+
+
+def test_twenty_accepts_at_once_give_one_token(stack: Flask, api: GatewayApi, server: str) -> None:
+    """Issue 30 item 5: an invitation accepted by 20 requests at once gives one seat token;
+    the other 19 get `409 invitation_gone` (docs/bots.md), never a second working token."""
+    bot = new_bot(api)
+    stream = Stream(server, bot)
+    made = invite(api, bot)
+    _, invitation = stream.next("invitation", game_id=made["game_id"])
+    stream.cut()
+    barrier = threading.Barrier(20)
+    answers: list[tuple[int, Any]] = []
+
+    def accept() -> None:
+        own = GatewayApi(stack.test_client())
+        barrier.wait()
+        answers.append(
+            own.post(f"/api/invitations/{invitation['invitation_id']}/accept", {}, headers=key(bot))
+        )
+
+    threads = [threading.Thread(target=accept) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_S)
+    tokens = [body["token"] for status, body in answers if status == 200]
+    refused = [error(body)["code"] for status, body in answers if status == 409]
+    assert len(answers) == 20 and len(tokens) == 1, answers
+    assert refused == ["invitation_gone"] * 19, answers
 
 
 def test_repeated_illegal_moves_pause_the_bot(api: GatewayApi, server: str) -> None:
