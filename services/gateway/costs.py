@@ -10,6 +10,7 @@
   address waits in its own short queue (`per_address`), and the addresses are served in turn
   (round-robin), so an address that floods gets one check in turn like everyone else and the rest
   of its requests are refused at once (`429` with Retry-After, its own count, nobody else's).
+  Each waiting code holds a thread, so at most `most_waiting` wait in all (32 per process).
 """
 
 from __future__ import annotations
@@ -78,8 +79,13 @@ class _Ticket:
 class FairTurns:
     """One turn at a time (per process), given to the client addresses in rotation."""
 
-    def __init__(self, per_address: int, wait_s: float, retry_after_s: int) -> None:
+    def __init__(
+        self, per_address: int, wait_s: float, retry_after_s: int, most_waiting: int = 32
+    ) -> None:
         self.per_address = max(1, per_address)
+        # Each code waiting holds a gateway thread: never more than this many in all.
+        self.most_waiting = max(1, most_waiting)
+        self.waiting = 0
         self.wait_s = wait_s
         self.retry_after_s = retry_after_s
         self.busy = False
@@ -96,10 +102,14 @@ class FairTurns:
                 self.busy = True
                 ticket.granted = True
             else:
-                queue = self._queues.setdefault(address, deque())
+                queue = self._queues.get(address, deque())
                 if len(queue) >= self.per_address:
                     raise self._refusal("Your recovery codes are being checked already")
+                if self.waiting >= self.most_waiting:
+                    raise self._refusal("Many recovery codes are waiting to be checked")
                 queue.append(ticket)
+                self._queues[address] = queue
+                self.waiting += 1
                 deadline = time.monotonic() + self.wait_s
                 while not ticket.granted:
                     left = deadline - time.monotonic()
@@ -117,6 +127,7 @@ class FairTurns:
         queue = self._queues.get(address)
         if queue is not None:
             queue.remove(ticket)
+            self.waiting -= 1
             if not queue:
                 del self._queues[address]
 
@@ -127,6 +138,7 @@ class FairTurns:
             return
         address, queue = next(iter(self._queues.items()))
         ticket = queue.popleft()
+        self.waiting -= 1
         del self._queues[address]
         if queue:
             self._queues[address] = queue  # to the back of the rotation

@@ -169,6 +169,31 @@ def test_addresses_take_turns_and_a_flood_waits_behind_the_others() -> None:
     assert served == ["A2", "B1", "A3"]
 
 
+def test_no_more_than_a_few_codes_wait_in_all() -> None:
+    """Each waiting code holds a gateway thread: past `most_waiting` in all, many addresses'
+    codes are refused at once instead of taking every thread."""
+    turns = FairTurns(per_address=2, wait_s=10.0, retry_after_s=2, most_waiting=2)
+    threads: list[threading.Thread] = []
+    with turns.turn("A"):
+        for address in ("B", "C"):
+            threads.append(threading.Thread(target=lambda a=address: _take_turn(turns, a)))
+            threads[-1].start()
+            _until_waiting(turns, len(threads))
+        try:
+            with turns.turn("D"):
+                raise AssertionError("a third code waited")
+        except ApiError as err:
+            assert (err.status, err.code) == (429, "rate_limited")
+    for thread in threads:
+        thread.join(10)
+    assert turns.waiting == 0 and not turns.busy
+
+
+def _take_turn(turns: FairTurns, address: str) -> None:
+    with turns.turn(address):
+        pass
+
+
 def _until_waiting(turns: FairTurns, n: int) -> None:
     """Until `n` codes wait for a turn (each thread's code is queued in the order started)."""
     _until(lambda: sum(map(len, turns._queues.values())) == n)
