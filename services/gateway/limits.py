@@ -37,6 +37,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import threading
@@ -57,6 +58,7 @@ from services.common.config import GatewayLimits
 from services.common.redis_url import SENTINEL, SINGLE, parse, redacted, sync_client
 from services.gateway.costs import FairTurns, WorkGate
 from services.gateway.errors import ApiError, retry_later
+from services.gateway.limit_safety import REPLAYABLE, ReplayMarks, after_limits
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +178,7 @@ def install(app: Flask, settings: GatewayLimits, *, hint_hold_s: float) -> Guard
     guard = Guard(settings, hint_hold_s)
     app.extensions[EXTENSION] = guard
     if settings.enabled:
-        guard.limiter = _limiter(app, settings)
+        guard.limiter = _limiter(app, settings, ReplayMarks(settings.storage_url))
 
     @app.errorhandler(RateLimitExceeded)
     def rate_limited(err: RateLimitExceeded) -> Response:
@@ -187,7 +189,7 @@ def install(app: Flask, settings: GatewayLimits, *, hint_hold_s: float) -> Guard
     return guard
 
 
-def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
+def _limiter(app: Flask, settings: GatewayLimits, marks: ReplayMarks) -> Limiter:
     url = settings.storage_url
     if not url:
         log.warning(
@@ -216,22 +218,29 @@ def _limiter(app: Flask, settings: GatewayLimits) -> Limiter:
             f"{str(err).rstrip('.')}. Start it first (or set RATE_LIMIT_ENABLED=0)."
         ) from None
     for endpoint, which in RATED_ENDPOINTS.items():
-        view = app.view_functions[endpoint]
+        # Innermost, so it runs once every limit has let the request through (limit_safety.py:
+        # costly calls fail closed while the store fails; a passed Idempotency-Key is marked).
+        view = after_limits(limiter, endpoint, marks, app.view_functions[endpoint])
         rate: str = getattr(settings, which)
-        limit = limiter.shared_limit(rate, scope=which)  # one count per rate, not per endpoint
+        # A repeat of a key that passed before is no new request (limit_safety.py).
+        replay = functools.partial(marks.replayed, endpoint) if endpoint in REPLAYABLE else None
+        limit = limiter.shared_limit(rate, scope=which, exempt_when=replay)  # one count per rate
         if endpoint == OPEN_GAMES_ENDPOINT:
             # Games with an open seat are listed in everyone's lobby: far fewer of those, so
             # that one client cannot fill the lobby (the others are limited by `create` only).
             view = limiter.limit(  # type: ignore[assignment]
-                settings.open_games, scope="open_games", exempt_when=lambda: not _lists_open_seat()
+                settings.open_games,
+                scope="open_games",
+                exempt_when=lambda: not _lists_open_seat() or marks.replayed(OPEN_GAMES_ENDPOINT),
             )(view)
         view = limit(view)  # type: ignore[assignment]
         # Checked after the address's own rates: a refused request is no count for everyone.
         for quota in QUOTAS.get(endpoint, ()):
             everyone = quota.endswith("_all")
             view = limiter.shared_limit(  # type: ignore[assignment]
-                getattr(settings, quota), scope=quota, key_func=_everyone if everyone else None
-            )(view)
+                getattr(settings, quota), scope=quota, key_func=_everyone if everyone else None,
+                exempt_when=replay,
+            )(view)  # fmt: skip
         app.view_functions[endpoint] = view
     return limiter
 

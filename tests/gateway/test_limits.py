@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 
 from services.common.config import DEFAULT_GATEWAY_THREADS, GatewayLimits
@@ -345,3 +346,82 @@ def test_no_redis_means_memory_and_a_warning(
 ) -> None:
     make_app(defaults())
     assert "rate limits are counted in memory" in caplog.text
+
+
+# ---- replays and a failing store (issue 30 items 5 and 9) ---------------------------------------
+
+
+def test_a_replayed_idempotency_key_is_not_a_new_create(make_app: Any) -> None:
+    """Retries of one create (the same Idempotency-Key, as through an outage) are one request
+    for the rate: they do not use up the allowance; a new key still counts."""
+    app = make_app(defaults(create="2/minute", open_games="1000/hour"))
+    bot = client(app, "10.0.3.1")
+    first_key = {"Idempotency-Key": "replay-" + "a" * 20}
+    status, made = bot.post("/api/games", {"seats": AI_TABLE}, headers=first_key)
+    assert status == 201, made
+    for _ in range(5):
+        status, again = bot.post("/api/games", {"seats": AI_TABLE}, headers=first_key)
+        assert status in (200, 201) and again["game_id"] == made["game_id"], (status, again)
+    second = {"Idempotency-Key": "replay-" + "b" * 20}
+    status, other = bot.post("/api/games", {"seats": AI_TABLE}, headers=second)
+    assert status == 201 and other["game_id"] != made["game_id"], other
+    status, body = bot.post(
+        "/api/games", {"seats": AI_TABLE}, headers={"Idempotency-Key": "c" * 20}
+    )
+    assert status == 429 and body["error"]["code"] == "rate_limited", body  # the third new key
+
+
+def test_a_refused_create_earns_no_free_replay(make_app: Any) -> None:
+    app = make_app(defaults(create="1/minute", open_games="1000/hour"))
+    bot = client(app, "10.0.3.2")
+    assert bot.post("/api/games", {"seats": AI_TABLE})[0] == 201
+    key = {"Idempotency-Key": "refused-" + "d" * 20}
+    assert bot.post("/api/games", {"seats": AI_TABLE}, headers=key)[0] == 429
+    assert bot.post("/api/games", {"seats": AI_TABLE}, headers=key)[0] == 429
+
+
+def _wait_status(call: Any, wanted: int, timeout: float = 90.0) -> tuple[int, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body = call()
+        if status == wanted or time.monotonic() > deadline:
+            return status, body
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("failure", ["down", "full"])
+def test_costly_calls_fail_closed_while_the_limits_store_fails(
+    make_app: Any, redis_server_factory: Any, failure: str
+) -> None:
+    """With the limits' Redis down or full, creates, joins and player creation answer 503 with
+    Retry-After (counting from zero in memory would let a flood through); reads go on."""
+    server = redis_server_factory(appendonly=False)
+    app = make_app(defaults(storage_url=server.url))
+    user = client(app, "10.0.4.1")
+    status, made = user.post("/api/games", {"seats": SEATS})
+    assert status == 201, made
+    store = redis.Redis.from_url(server.url)
+    if failure == "down":
+        server.stop()
+    else:
+        store.config_set("maxmemory", 1)  # every write refused: OOM
+    try:
+        reply = user.client.post("/api/games", json={"seats": AI_TABLE})
+        assert reply.status_code == 503, reply.get_json()
+        assert reply.get_json()["error"]["code"] == "limits_unavailable"
+        assert int(reply.headers["Retry-After"]) >= 1
+        status, body = user.post(f"/api/games/{made['game_id']}/join", {"name": "Eve"})
+        assert status == 503 and body["error"]["code"] == "limits_unavailable", body
+        status, body = user.post("/api/players", {"name": "Flood"})
+        assert status == 503 and body["error"]["code"] == "limits_unavailable", body
+        status, body = user.get(f"/api/games/{made['game_id']}")  # reads stay open
+        assert status == 200, body
+    finally:
+        if failure == "down":
+            server.start()
+        else:
+            store.config_set("maxmemory", 0)
+        store.close()
+    # Once the store answers again, creates go on (flask-limiter looks again within ~30 s).
+    status, body = _wait_status(lambda: user.post("/api/games", {"seats": AI_TABLE}), 201)
+    assert status == 201, body
