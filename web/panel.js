@@ -122,7 +122,7 @@ export function turnSentence(view, mySeat) {
 const WORDED_CODES = new Set([
   "network", "game_not_found", "game_over", "no_open_seat", "rate_limited", "busy", "unavailable",
   "deadline_exceeded", "storage_full", "backend_error", "internal_error", "permission_denied",
-  "hints_off",
+  "hints_off", "limits_unavailable",
 ]);
 
 /** The catalogue key of a rule refusal code: "metro.square_taken" -> "metro.refusal.square_taken"
