@@ -4,6 +4,7 @@ JSON object; a measurement, not a test.
 
     .venv/bin/python bench/bounded_costs.py rules [--flood 8] [--before]
     .venv/bin/python bench/bounded_costs.py recover [--flood 6] [--codes 10] [--before]
+    .venv/bin/python bench/bounded_costs.py quotas [--flood 40] [--before]
 
 - `rules`: one ~38 KB Underground `routes` query of one-rail pieces, its CPU alone; then
   `--flood` addresses send it at once (each its own, as 40 probes did) to an in-process gateway
@@ -13,6 +14,11 @@ JSON object; a measurement, not a test.
   well-formed wrong codes without pause while another address sends `--codes` codes one after
   another: how many of that user's reach the engine (403 bad code) and how many are refused
   (429). `--before` checks codes as the old code did: one global slot, 429 at once when taken.
+- `quotas`: `--flood` addresses each send 30 game creates, 10 player creates and 50 analysis
+  requests as fast as they can (bodies and games the handler refuses at once: the quotas count
+  a request before the engine is asked, so this costs no engine CPU): how many get past the
+  gateway's limits (reach the handler) and how many are refused 429. `--before`: the old limits
+  (creates 30/minute per address; players and analyses not limited at the gateway).
 """
 
 from __future__ import annotations
@@ -178,17 +184,64 @@ def bench_recover(flood: int, codes: int, before: bool) -> dict[str, Any]:
     }
 
 
+def _send_all(app: Flask, flood: int, path: str, body: Any, each: int) -> Counter[str]:
+    """`flood` addresses at once, each sending `each` requests: past the limits, or 429."""
+    counts: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def send(i: int) -> None:
+        client = _client(app, f"10.5.{i // 250}.{i % 250}")
+        for _ in range(each):
+            status = client.post(path, json=body).status_code
+            with lock:
+                counts["refused_429" if status == 429 else "past_limits"] += 1
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(flood)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return counts
+
+
+def bench_quotas(flood: int, before: bool) -> dict[str, Any]:
+    from dataclasses import replace
+
+    limits = LIMITS
+    if before:
+        unlimited = "1000000/minute"
+        limits = replace(
+            LIMITS, create_quota=unlimited, create_all=unlimited, players=unlimited,
+            players_all=unlimited, analyses=unlimited, analyses_all=unlimited,
+        )  # fmt: skip
+    app = create_app(gateway_config("127.0.0.1:9", "127.0.0.1:9", LIMITS=limits))
+    asks = (
+        ("games", "/api/games", {"seats": "not a list"}, 30),
+        ("players", "/api/players", {"name": ""}, 10),
+        ("analyses", "/api/games/nope/analysis", None, 50),
+    )
+    out: dict[str, Any] = {}
+    for name, path, body, each in asks:
+        started = time.perf_counter()
+        counts = _send_all(app, flood, path, body, each)
+        out[name] = {**counts, "seconds": round(time.perf_counter() - started, 2)}
+    return {"bench": "bounded_costs.quotas", "mode": "before" if before else "after",
+            "addresses": flood, **out}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("rules", "recover"))
+    parser.add_argument("what", choices=("rules", "recover", "quotas"))
     parser.add_argument("--flood", type=int, default=0, help="hostile senders at once")
     parser.add_argument("--codes", type=int, default=10, help="the user's recovery codes")
     parser.add_argument("--before", action="store_true", help="without today's bounds")
     args = parser.parse_args()
     if args.what == "rules":
         result = bench_rules(args.flood or 8, args.before)
-    else:
+    elif args.what == "recover":
         result = bench_recover(args.flood or 6, args.codes, args.before)
+    else:
+        result = bench_quotas(args.flood or 40, args.before)
     print(json.dumps(result, indent=2))
 
 
