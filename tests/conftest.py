@@ -3,6 +3,7 @@
 pytest_plugins = [
     "tests.fixtures.processes",
     "tests.fixtures.redis",
+    "tests.fixtures.postgres",
     "tests.fixtures.engine",
     "tests.fixtures.ai",
     "tests.fixtures.gateway",

@@ -1,0 +1,154 @@
+"""The archive's one write path: a finished game, whole, in ONE PostgreSQL transaction.
+
+`INSERT INTO games ... ON CONFLICT (id) DO NOTHING RETURNING no` decides whether this
+transaction is the first to archive the game: when it returns no row, nothing else of the game
+is written again (an archiver that died after its commit and before its acknowledgement, or two
+archivers handed the same entry, write the game once). Players are upserted in id order, so two
+transactions sharing players never deadlock. bench/archive.py writes through here too.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+
+from services.archive.gather import GameRow
+from services.archive.ids import pack_id
+
+_KINDS: dict[tuple[str, int, str, str], int] = {}  # (host, port, database, kind) -> number
+
+_INSERT_GAME = (
+    "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, private_seat,"
+    " rated, id, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (id) DO NOTHING RETURNING no"
+)
+_UPSERT_PLAYERS = (
+    "INSERT INTO players AS p (id, name, bot)"
+    " SELECT * FROM unnest(%s::bytea[], %s::text[], %s::bool[])"
+    " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, bot = EXCLUDED.bot"
+    " WHERE NOT p.deleted"
+    " AND (p.name IS DISTINCT FROM EXCLUDED.name OR p.bot IS DISTINCT FROM EXCLUDED.bot)"
+)
+_INSERT_SEATS = (
+    "INSERT INTO seats (game, player, score, kind, seat, rating_before, rating_after, result)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_UPSERT_ANALYSIS = (
+    "INSERT INTO analyses (game, done_ms, result) VALUES (%s, %s, %s)"
+    " ON CONFLICT (game) DO UPDATE SET done_ms = EXCLUDED.done_ms, result = EXCLUDED.result"
+)
+
+
+async def kind_id(conn: psycopg.AsyncConnection[Any], name: str) -> int:
+    """The number of a game kind, added when the archive has not seen it (cached)."""
+    key = (conn.info.host, conn.info.port, conn.info.dbname, name)
+    if key in _KINDS:
+        return _KINDS[key]
+    for _ in range(5):
+        cur = await conn.execute("SELECT id FROM game_kinds WHERE name = %s", (name,))
+        row = await cur.fetchone()
+        if row is not None:
+            _KINDS[key] = int(row[0])
+            return _KINDS[key]
+        await conn.execute(
+            "INSERT INTO game_kinds (id, name) SELECT coalesce(max(id), 0) + 1, %s"
+            " FROM game_kinds ON CONFLICT DO NOTHING",
+            (name,),
+        )
+    raise RuntimeError(f"could not number the game kind {name!r}")
+
+
+async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
+    """Archive one game; True when this call wrote it, False when the archive had it already
+    (its analysis, if one came with it, is written either way)."""
+    async with conn.transaction():
+        kind = await kind_id(conn, game.kind)
+        cur = await conn.execute(
+            _INSERT_GAME,
+            (
+                game.created_ms,
+                game.ended_ms,
+                game.version,
+                game.last_event_seq,
+                kind,
+                game.private_seat,
+                game.rated,
+                pack_id(game.game_id),
+                game.record,
+            ),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            if game.analysis is not None:
+                await write_analysis(conn, game.game_id, game.analysis)
+            return False
+        number = int(row[0])
+        numbers = await _players(conn, game)
+        async with conn.cursor() as cur:
+            await cur.executemany(
+                _INSERT_SEATS,
+                [
+                    (
+                        number,
+                        numbers.get(s.player_id) if s.player_id else None,
+                        s.score,
+                        kind,
+                        s.seat,
+                        s.rating_before,
+                        s.rating_after,
+                        s.result,
+                    )
+                    for s in game.seats
+                ],
+            )
+            labels = [(number, s.seat, *s.label) for s in game.seats if s.label is not None]
+            if labels:
+                await cur.executemany(
+                    "INSERT INTO seat_labels (game, seat, seat_kind, label)"
+                    " VALUES (%s, %s, %s, %s)",
+                    labels,
+                )
+            if game.tokens:
+                await cur.executemany(
+                    "INSERT INTO game_tokens (game, seat, token_hash) VALUES (%s, %s, %s)",
+                    [(number, seat, token) for seat, token in game.tokens],
+                )
+        if game.analysis is not None:
+            await conn.execute(_UPSERT_ANALYSIS, (number, int(time.time() * 1000), game.analysis))
+        return True
+
+
+async def _players(conn: psycopg.AsyncConnection[Any], game: GameRow) -> dict[str, int]:
+    """Upsert the game's players (name, bot mark; a deleted player stays erased) and answer
+    their numbers by id."""
+    by_id: dict[str, tuple[str, bool]] = {}
+    for seat in game.seats:
+        if seat.player_id:
+            by_id[seat.player_id] = (seat.name, seat.bot)
+    if not by_id:
+        return {}
+    ids = sorted(by_id)
+    packed = [pack_id(p) for p in ids]
+    await conn.execute(
+        _UPSERT_PLAYERS, (packed, [by_id[p][0] for p in ids], [by_id[p][1] for p in ids])
+    )
+    cur = await conn.execute("SELECT id, no FROM players WHERE id = ANY(%s)", (packed,))
+    numbers = {bytes(row[0]): int(row[1]) for row in await cur.fetchall()}
+    return {p: numbers[pack_id(p)] for p in ids}
+
+
+async def write_analysis(conn: psycopg.AsyncConnection[Any], game_id: str, result: bytes) -> bool:
+    """Archive a done analysis of an archived game; False when the game is not archived yet."""
+    cur = await conn.execute("SELECT no FROM games WHERE id = %s", (pack_id(game_id),))
+    row = await cur.fetchone()
+    if row is None:
+        return False
+    await conn.execute(_UPSERT_ANALYSIS, (int(row[0]), int(time.time() * 1000), result))
+    return True
+
+
+async def archived(conn: psycopg.AsyncConnection[Any], game_id: str) -> bool:
+    cur = await conn.execute("SELECT 1 FROM games WHERE id = %s", (pack_id(game_id),))
+    return await cur.fetchone() is not None
