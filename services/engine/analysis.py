@@ -26,6 +26,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, denied, own_seat
+from services.engine.archive_outbox import finish_analysis
 from services.engine.edge import failed, not_found
 from services.engine.store import game_key
 from services.engine.tables import Tables
@@ -226,7 +227,11 @@ class Analyses:
         return {"status": "done", "result": request.result_json, "done": total, "total": total}
 
     async def _finish(self, game_id: str, fields: dict[str, Any]) -> None:
-        await self.redis.hset(analysis_key(game_id), mapping=fields)
+        # A done analysis is named in the archive's outbox in the same step (archive_outbox.py).
+        await finish_analysis(
+            self.redis, analysis_key(game_id), game_id, fields,
+            archive=self.tables.settings.archive,
+        )  # fmt: skip
         await self.redis.zrem(RUNNING_KEY, game_id)
         await self._expire_with_game(game_id)
 
