@@ -6,7 +6,9 @@
 // the move just played are marked, and the page module draws the best move next to the one played
 // when it can (`steps.showBest(pos, decisions)`, optional).
 
+import { call as apiCall, loadSeat } from "./api.js";
 import { t } from "./i18n.js";
+import { plainError } from "./panel.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
@@ -51,15 +53,22 @@ export function moveWords(steps, move) {
 /** A loss in points, as precise as it needs to be to not read "0.0". */
 const points = (loss) => loss.toFixed(loss < 1 ? 2 : 1);
 
-async function call(method, gameId) {
-  const res = await fetch(`/api/games/${encodeURIComponent(gameId)}/analysis`, { method, headers: { Accept: "application/json" } });
-  const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(data?.error?.message || `HTTP ${res.status}`);
-  return data;
+/** The analysis call, with this browser's seat token when it holds a seat of the game: a private
+ *  game's analysis (a daily attempt's: it shows the day's cards) is its seat's alone, and without
+ *  the token its own player was refused with a raw 403 sentence (issue 35). */
+function call(method, gameId) {
+  const token = loadSeat(gameId)?.token;
+  return apiCall(method, `/api/games/${encodeURIComponent(gameId)}/analysis`, { token });
 }
 
 /** Ask for a game's analysis (My games uses it too); answers its state. */
 export const requestAnalysis = (gameId) => call("POST", gameId);
+
+/** A refused or failed analysis call in the page's words (never the server's sentence). */
+export function analysisError(err) {
+  const reason = err?.code === "permission_denied" ? t("analysis.private") : plainError(err)[0];
+  return t("analysis.failed", { reason });
+}
 
 export class AnalysisPanel {
   constructor(controls) {
@@ -125,7 +134,7 @@ export class AnalysisPanel {
     } catch (err) {
       if (id !== this.gameId) return;
       this.button.disabled = false;
-      this.status.textContent = t("analysis.failed", { reason: err.message });
+      this.status.textContent = analysisError(err);
       return;
     }
     if (id !== this.gameId) return;

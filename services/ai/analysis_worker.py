@@ -101,8 +101,12 @@ class AnalysisWorker:
 
     async def analyse(self, game_id: str) -> None:
         """One game, piece by piece; an abort (another worker took the job over) ends it."""
+        # With the AI credential: a private game's record (a daily attempt, analysed for its own
+        # player) is refused without it, and the job then ran until its tries were spent.
         got = await self.api.stub.GetRecord(
-            engine_pb2.GetRecordRequest(game_id=game_id), timeout=self.api.timeout_s
+            engine_pb2.GetRecordRequest(game_id=game_id),
+            metadata=bearer(self.token),
+            timeout=self.api.timeout_s,
         )
         record = json.loads(got.record_json)
         loop = asyncio.get_running_loop()
