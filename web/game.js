@@ -82,6 +82,7 @@ import { formatNumber, t } from "./i18n.js";
 import { defaultLevel, gameMeta } from "./meta.js";
 import { gameName, optionText } from "./words.js";
 import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, turnSentence, withoutRuleRefs } from "./panel.js";
+import { linkSeatNames } from "./profile.js";
 import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
 import { renderSeatHandover, startTicking } from "./clock.js";
@@ -590,6 +591,7 @@ export class GameScreen {
     this.#renderHintRow();
     renderSeatHandover($("away-button"), view, this.seat, (away) => this.#setAway(away));
     this.#renderAfter();
+    linkSeatNames(this.id, $("game")); // each player's name leads to their profile
     this.page.update(view, this.legal);
     this.replay.again();
     if (this.replay.steps) this.#replayScores(this.replay.scoresAt(this.replay.pos));

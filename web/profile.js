@@ -226,3 +226,33 @@ function gameRow(game, me) {
   html("td", {}, tr, t(`profile.result_${game.result}`));
   return tr;
 }
+
+// ---- player names in a game's tables link to their profiles -----------------------------------
+
+const tables = new Map(); // game id -> Promise of {seat: player id}
+
+/** Turn the seat names of a game's score table and final results into profile links, once the
+ *  game's table (GET /api/games/{id}/table: who sits where) is known. Names without a player
+ *  (guests, the AI) stay text. Safe to call after every render. */
+export function linkSeatNames(gameId, root) {
+  if (!gameId || !root) return;
+  if (!tables.has(gameId)) {
+    tables.set(
+      gameId,
+      call("GET", `/api/games/${encodeURIComponent(gameId)}/table`)
+        .then((table) => Object.fromEntries(table.seats.map((s) => [s.seat, s.player_id])))
+        .catch(() => ({})),
+    );
+    if (tables.size > 50) tables.delete(tables.keys().next().value);
+  }
+  tables.get(gameId).then((players) => {
+    for (const el of root.querySelectorAll("[data-seat] .label, li[data-seat] > .name")) {
+      const id = players[el.closest("[data-seat]").dataset.seat];
+      if (!id || id.startsWith("ai:") || el.querySelector("a.player-link")) continue;
+      const text = el.firstChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+      const link = html("a", { href: profileHash(id), className: "player-link" }, null, text.textContent);
+      el.replaceChild(link, text);
+    }
+  });
+}

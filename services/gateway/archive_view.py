@@ -147,15 +147,9 @@ def _archived(game_id: str, missing: ApiError) -> tuple[ArchivedGame, int | None
 
 def archived_view(game_id: str, missing: ApiError) -> engine_pb2.GameView:
     """The view of an archived game: the seat's own when its token proves it, else the public
-    one (as live, a private game's public view is anyone's: only its record is not)."""
-    try:
-        game, seat = _archived(game_id, missing)
-    except ApiError as err:
-        if err.status != 403:
-            raise
-        found = archive().game(game_id)
-        assert found is not None
-        game, seat = found, None
+    one; a private game's (a daily attempt's: it shows the day's cards) is its seat's alone, as
+    it is live (services/engine/access.py check_private)."""
+    game, seat = _archived(game_id, missing)
     return view(game, seat)
 
 

@@ -1,43 +1,19 @@
-"""A real PostgreSQL with the archive's schema for the archive's read tests, and finished games
-written into it row by row as migrations/0001_archive.sql lays them out (the archiver writes the
-same rows from the engine's outbox; these tests read what is there, so they write it directly).
-"""
+"""Finished games written into the archive row by row as migrations/0001_archive.sql lays them
+out (the archiver writes the same rows from the engine's outbox): the read tests choose exactly
+what is there (many games, erased players, private attempts) without playing each one."""
 
 from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
-import pytest
 
 from games.compact import encode_record
-from services.archive.migrate import migrate
-from services.common.postgres_server import PostgresServer
 
-_DATABASES = itertools.count(1)
 _CLOCK = itertools.count(1_700_000_000_000, 1000)
-
-
-@pytest.fixture(scope="session")
-def archive_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
-    """One PostgreSQL for these tests (fsync off), stopped at the end."""
-    server = PostgresServer(tmp_path_factory.mktemp("archive-pg"), fast=True)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def fresh_archive(server: PostgresServer) -> str:
-    """The URL of a new, migrated database of `server`."""
-    url = server.create_database(f"reads_{next(_DATABASES)}_{secrets.token_hex(3)}")
-    migrate(url)
-    return url
 
 
 def new_id(length: int = 16) -> str:
@@ -109,7 +85,3 @@ def add_game(
                 (no, ended + 1, analysis),
             )
     return game_id
-
-
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]

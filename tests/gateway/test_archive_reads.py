@@ -21,23 +21,19 @@ from flask import Flask
 
 import games
 from services.common.auth import token_hash
+from services.common.postgres_server import PostgresServer
 from services.gateway.app import create_app
 from tests.fixtures.gateway import GatewayApi, api_error, gateway_config
+from tests.fixtures.postgres import fresh_database
 from tests.fixtures.processes import free_port
-from tests.gateway.archive_rows import (
-    add_game,
-    add_player,
-    archive_server,  # noqa: F401 (a fixture)
-    fresh_archive,
-    new_id,
-)
+from tests.gateway.archive_rows import add_game, add_player, new_id
 
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture
-def archive_url(archive_server: Any) -> str:  # noqa: F811
-    return fresh_archive(archive_server)
+def archive_url(postgres_server: PostgresServer) -> str:
+    return fresh_database(postgres_server)
 
 
 @pytest.fixture
@@ -74,9 +70,11 @@ def two_seats(a: str, b: str, result_a: str = "w", rating: int | None = None) ->
     return [first, second]
 
 
-def play_to_the_end(api: GatewayApi) -> tuple[str, list[str]]:
-    """A 2-player game of people played out through the API (the first legal move each turn)."""
-    game_id, tokens = api.new_game(2)
+def play_to_the_end(
+    api: GatewayApi, started: tuple[str, list[str]] | None = None
+) -> tuple[str, list[str]]:
+    """A 2-player game of people played out through the API (the last legal move each turn)."""
+    game_id, tokens = started or api.new_game(2)
     for _ in range(400):
         status, view = api.get(f"/api/games/{game_id}")
         assert status == 200, view
@@ -272,7 +270,7 @@ def test_deleting_a_player_keeps_their_games_for_opponents_as_deleted_player(
     assert status == 200 and profile["name"] == "deleted player"
 
 
-def test_a_daily_attempt_s_record_and_analysis_stay_its_seat_s_alone(
+def test_a_daily_attempt_s_view_record_and_analysis_stay_its_seat_s_alone(
     api: GatewayApi, archive_url: str
 ) -> None:
     status, made = api.post("/api/players", {"name": "Solo"})
@@ -285,7 +283,7 @@ def test_a_daily_attempt_s_record_and_analysis_stay_its_seat_s_alone(
     add_game(archive_url, random_record(70), [{"player_id": owner, "score": 5, "result": "w"},
              {"level": "easy", "score": 3, "result": "l"}], game_id=game_id, private_seat=0,
              tokens={0: token_hash(game_id, token)})  # fmt: skip
-    for path in ("/record", "/analysis"):
+    for path in ("", "/record", "/analysis"):
         for headers in (None, {"X-Player-Key": other["device_key"]}):
             status, body = api.get(f"/api/games/{game_id}{path}", headers=headers)
             assert status == 403 and api_error(body)["code"] == "permission_denied", body
@@ -294,8 +292,8 @@ def test_a_daily_attempt_s_record_and_analysis_stay_its_seat_s_alone(
         assert api.get(f"/api/games/{game_id}{path}", token=token)[0] == 200
         assert api.get(f"/api/games/{game_id}{path}", headers=key)[0] == 200
     assert api.post(f"/api/games/{game_id}/analysis")[0] == 403
-    status, view = api.get(f"/api/games/{game_id}")
-    assert status == 200 and view["seat"] is None and "deck" not in view  # as live: public
+    status, view = api.get(f"/api/games/{game_id}", token=token)
+    assert status == 200 and view["seat"] == 0 and view["status"] == "over"
     status, page = api.get(f"/api/players/{owner}/games")
     assert status == 200 and page["games"] == []  # never listed in public
 
@@ -346,3 +344,63 @@ def test_my_games_merges_the_archive_with_the_live_games_each_game_once(
     listed = {g["game_id"]: g for g in body["games"]}
     assert listed[live]["status"] == "playing"  # the live copy says more
     assert listed[old]["status"] == "over" and listed[old]["seat"] == 0
+
+
+def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
+    redis_server_factory: Any,
+    engine_factory: Any,
+    ai_factory: Any,
+    archiver_factory: Any,
+    postgres_server: PostgresServer,
+) -> None:
+    """Issue 29's "done when": GAME_TTL_FINISHED_S small, the real archiver; once the game's
+    Redis keys are gone its view, record, analysis, My games and history still answer."""
+    server = redis_server_factory()
+    db = fresh_database(postgres_server)
+    env = {"DATABASE_URL": db, "GAME_TTL_FINISHED_S": "2"}
+    engine = engine_factory(server.url, env)
+    worker = ai_factory(engine)
+    archiver_factory(server.url, db, env)
+    app = create_app(gateway_config(engine.address, worker.address, DATABASE_URL=db))
+    api = GatewayApi(app.test_client())
+    try:
+        status, made = api.post("/api/players", {"name": "Ada"})
+        assert status == 201, made
+        key = {"X-Player-Key": made["device_key"]}
+        game_id, tokens = api.new_game(2)
+        assert api.post(f"/api/games/{game_id}/player", {}, tokens[0], headers=key)[0] == 200
+        game_id, tokens = play_to_the_end(api, (game_id, tokens))
+        before = {
+            "view": api.get(f"/api/games/{game_id}")[1],
+            "seat": api.get(f"/api/games/{game_id}", token=tokens[0])[1],
+            "record": api.get(f"/api/games/{game_id}/record")[1],
+        }
+        store = redis.Redis.from_url(server.url)
+        deadline = time.monotonic() + 90
+        while store.exists(f"game:{{{game_id}}}") and time.monotonic() < deadline:
+            time.sleep(0.2)  # archived, released, expired
+        assert not store.exists(f"game:{{{game_id}}}")
+        store.close()
+        assert api.get(f"/api/games/{game_id}")[1] == before["view"]
+        # A public game's archive keeps no seat tokens: a seat's token reads the public view,
+        # which at the end differs from the seat's only in naming no seat.
+        seat_view = api.get(f"/api/games/{game_id}", token=tokens[0])[1]
+        assert {**seat_view, "seat": 0} == before["seat"]
+        assert api.get(f"/api/games/{game_id}/record")[1] == before["record"]
+        status, mine = api.get("/api/players/me/games", headers=key)
+        assert status == 200 and [g["game_id"] for g in mine["games"]] == [game_id], mine
+        status, page = api.get(f"/api/players/{made['player_id']}/games")
+        assert status == 200 and [g["game_id"] for g in page["games"]] == [game_id], page
+        status, queued = api.post(f"/api/games/{game_id}/analysis")
+        assert status == 202, queued
+        deadline = time.monotonic() + 480
+        while True:
+            status, analysis = api.get(f"/api/games/{game_id}/analysis")
+            assert status == 200, analysis
+            if analysis["status"] in ("done", "failed") or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert analysis["status"] == "done" and analysis["moves"], analysis
+    finally:
+        app.extensions["metro_archive"].close()
+        app.extensions["metro_gateway"].backends.close()
