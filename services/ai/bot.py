@@ -159,7 +159,7 @@ class BotWorker:
         if not isinstance(since, int):
             upto = str(position.view.get("last_event_id") or "")
             since = await pace.taken_over_ms(
-                self.api.stub, turn.game_id, turn.seat, upto, self.api.timeout_s
+                self.api.stub, turn.game_id, turn.seat, upto, self.api.timeout_s, self.token
             )
         if since is None:
             return True

@@ -30,6 +30,8 @@ from typing import Any
 
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
+from services.common.grpc_util import bearer
+
 PACE_MS = 2000  # at least this long between two moves of an away seat
 GRACE_MS = 60_000  # no game-ending move by the AI this soon after it took the seat over
 HOLD_S = 2.0  # a job put back waits this long here first (the engine retakes it after ~3 s)
@@ -99,14 +101,21 @@ def turn_may_end_game(info: Any, seat: int, move: Any, rng: random.Random) -> bo
 
 
 async def taken_over_ms(
-    stub: engine_pb2_grpc.EngineStub, game_id: str, seat: int, upto: str, timeout_s: float
-) -> int | None:
+    stub: engine_pb2_grpc.EngineStub, game_id: str, seat: int, upto: str, timeout_s: float,
+    token: str = "",
+) -> int | None:  # fmt: skip
     """When the AI last took `seat` over (its latest `timeout`/`left` event), reading the game's
-    public events up to event `upto` (the view's last event); None when none says so."""
+    public events up to event `upto` (the view's last event); None when none says so. `token`:
+    the AI service credential (a private game's events are only for the seat's player and the
+    AI playing it)."""
     if not upto:
         return None
     found: int | None = None
-    call = stub.WatchGame(engine_pb2.WatchGameRequest(game_id=game_id), timeout=timeout_s)
+    call = stub.WatchGame(
+        engine_pb2.WatchGameRequest(game_id=game_id),
+        timeout=timeout_s,
+        metadata=bearer(token) if token else None,
+    )
     try:
         async for event in call:
             if _takes_over(event.json, seat):

@@ -1,9 +1,11 @@
 """Who is calling, and which seat they may act or look as (engine.proto, "Authorisation").
 
 Three kinds of caller: a seat token (that seat only), the AI service credential (seats the AI plays,
-named in the request), and nobody (a spectator: the public view and nothing else). A seat token is
-either the one the seat was given (its hash is in the game's meta) or one its player claimed for
-another device (players.py; the service looks it up only for a token no seat of the meta knows).
+named in the request), and nobody (a spectator: the public view and nothing else). A private game
+(a daily attempt) has no spectators: every read of it is its seat's (`check_private`). A seat
+token is either the one the seat was given (its hash is in the game's meta) or one its player
+claimed for another device (players.py; the service looks it up only for a token no seat of the
+meta knows).
 """
 
 from __future__ import annotations
@@ -120,3 +122,26 @@ async def own_seat(caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id
     seat = await seat_of(caller, claims, meta, game_id, None, required=True)
     assert seat is not None
     return seat
+
+
+async def check_private(
+    caller: Caller,
+    claims: ClaimedSeats,
+    meta: GameMeta,
+    game_id: str,
+    what: str,
+    *,
+    ai_may: bool = False,
+) -> None:
+    """The one rule for reading a private game (a daily attempt): its view, events, table,
+    record and analysis all show the day's cards, so each is its seat's alone (a seat token, or
+    one its player claimed); nothing to check for a public game. `what` names the read for the
+    refusal. `ai_may`: the AI service credential may read it too (it plays the seat while its
+    player is away, or analyses the attempt its player asked about); the call itself checks the
+    seat the AI names."""
+    if not meta.private:
+        return
+    if caller.token is None or (caller.is_ai_service and not ai_may):
+        raise denied(f"game {game_id} is private: {what} needs its seat's token")
+    if not caller.is_ai_service:
+        await own_seat(caller, claims, meta, game_id)

@@ -25,7 +25,7 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
-from services.engine.access import Caller, ClaimedSeats, denied, own_seat
+from services.engine.access import Caller, ClaimedSeats, check_private
 from services.engine.archive_outbox import finish_analysis
 from services.engine.edge import failed, not_found
 from services.engine.store import game_key
@@ -92,10 +92,8 @@ class Analyses:
         if request.record_json and not await self.redis.exists(game_key(game_id)):
             return game_id  # an archived game: the gateway checked who may ask
         table = await self.tables.load(game_id)  # NOT_FOUND for an unknown or expired game
-        if table.meta.private:  # a daily attempt: its moves name the day's cards, its player's
-            if caller.token is None or caller.is_ai_service:
-                raise denied(f"game {game_id} is private: its analysis needs its seat's token")
-            await own_seat(caller, self.claims, table.meta, game_id)
+        # A daily attempt: its moves name the day's cards, its player's.
+        await check_private(caller, self.claims, table.meta, game_id, "its analysis")
         if table.status != "over":
             raise failed(
                 "game_running",

@@ -8,7 +8,7 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
-from services.engine.access import Caller, own_seat
+from services.engine.access import Caller, check_private, own_seat
 from services.engine.bot_accounts import BotAccounts
 from services.engine.edge import failed
 from services.engine.invitations import Invitations
@@ -131,9 +131,10 @@ class PlayerCalls:
                 return True
         return False
 
-    async def seats(self, request: engine_pb2.GetTableRequest) -> engine_pb2.Table:
+    async def seats(self, request: engine_pb2.GetTableRequest, caller: Caller) -> engine_pb2.Table:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)
+        await check_private(caller, self.players, table.meta, game_id, "its table")
         fields = await self.players.table(game_id)
         out = engine_pb2.Table(game_id=game_id, rated=fields.get("rated") == "1")
         for seat, info in enumerate(table.meta.seats):

@@ -5,7 +5,7 @@ Nothing here writes."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -14,7 +14,7 @@ from metro.v1 import engine_pb2
 from services.common.auth import MAX_TOKEN_LENGTH
 from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
-from services.engine.access import Caller, ClaimedSeats, denied, own_seat, seat_of
+from services.engine.access import Caller, ClaimedSeats, check_private, seat_of
 from services.engine.analysis import analysing, archived_record
 from services.engine.edge import failed, storage_unavailable
 from services.engine.party_keys import is_host_token
@@ -35,6 +35,7 @@ class Watching:
     async def view(self, request: engine_pb2.GetViewRequest, caller: Caller) -> engine_pb2.GameView:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)
+        await check_private(caller, self.claims, table.meta, game_id, "its view", ai_may=True)
         requested = request.seat if request.HasField("seat") else None
         try:
             seat = await seat_of(
@@ -117,11 +118,12 @@ class Watching:
             return engine_pb2.GetRecordResponse(
                 format=str(json.loads(kept).get("format", "")), record_json=kept
             )
-        if table.meta.private:  # a daily attempt's record (the day's deck) is its player's
-            if caller is None or caller.token is None:
-                raise denied(f"game {game_id} is private: its record needs its seat's token")
-            if not (caller.is_ai_service and await analysing(self.tables, game_id)):
-                await own_seat(caller, self.claims, table.meta, game_id)
+        if table.meta.private:  # the AI reads it only to analyse it for its player
+            ai_may = caller is not None and caller.is_ai_service
+            await check_private(
+                caller or Caller(token=None, is_ai_service=False), self.claims, table.meta,
+                game_id, "its record", ai_may=ai_may and await analysing(self.tables, game_id),
+            )  # fmt: skip
         if table.status != "over":
             raise failed(
                 "game_running",
@@ -136,15 +138,24 @@ class Watching:
         )
 
     async def watch(
-        self, request: engine_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
+        self,
+        request: engine_pb2.WatchGameRequest,
+        context: grpc.aio.ServicerContext,
+        caller: Callable[[], Caller],
     ) -> AsyncIterator[engine_pb2.GameEvent]:
         """The public events after the request's event id: stored ones in pages, then live
-        ones, one blocking read at a time, until the game ends or expires."""
+        ones, one blocking read at a time, until the game ends or expires. A private game's
+        (its `resolve` events name the day's cards) only for a token of its seat."""
         store = self.tables.store
         try:
             game_id = validation.game_id(request.game_id)
             after = validation.event_id(request.after_event_id)
             table = await self.tables.load(game_id)
+            # The AI reads it while it plays a seat of it (when it took the seat over: pace.py).
+            ai_plays = any(seat.played_by_ai for seat in table.meta.seats)
+            await check_private(
+                caller(), self.claims, table.meta, game_id, "its event stream", ai_may=ai_plays
+            )
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())
             return

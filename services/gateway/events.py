@@ -105,6 +105,8 @@ def events(game_id: str) -> Response:
         call = engine.WatchGame(
             engine_pb2.WatchGameRequest(game_id=game_id, after_event_id=asked.after),
             timeout=state.watch_max_s,
+            # A private game's events are its seat's: the engine checks the token too.
+            metadata=bearer(asked.token) if asked.token else None,
         )
         reply = Response(
             _sse(call, state.heartbeat_s, views, opening),

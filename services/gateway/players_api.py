@@ -224,7 +224,12 @@ def claim_seat(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/table")
 def table(game_id: str) -> Response:
-    reply = _call(clients().engine.GetTable, engine_pb2.GetTableRequest(game_id=game_id))
+    # A private game's (a daily attempt's) table is its seat's: the token is sent when given.
+    reply = _call(
+        clients().engine.GetTable,
+        engine_pb2.GetTableRequest(game_id=game_id),
+        token=bearer_token(),
+    )
     return _json(
         {
             "game_id": reply.game_id,

@@ -10,14 +10,19 @@ import itertools
 import time
 from typing import Any
 
+import grpc
 import pytest
 from flask import Flask
+from metro.v1 import engine_pb2, engine_pb2_grpc
 
 import games
 from games.metrox.state import MetroXState
+from services.common.grpc_util import bearer
 from services.engine import daily
+from tests.fixtures.engine import RunningEngine
 from tests.fixtures.gateway import GatewayApi
 from tests.fixtures.gateway import api_error as error
+from tests.live.sse import open_stream
 
 _ADDRESSES = itertools.count(1)
 
@@ -334,3 +339,65 @@ def test_a_daily_attempt_s_analysis_is_its_player_s_only(api: GatewayApi) -> Non
     assert status == 202 and body["status"] in ("queued", "running", "done"), body
     status, body = api.get(f"/api/games/{game}/analysis", token=attempt["token"])
     assert status == 200, body
+
+
+def watch_refused(stub: engine_pb2_grpc.EngineStub, game_id: str, token: str | None) -> Any:
+    """The engine's WatchGame of `game_id` with `token` (None: none): its error status."""
+    call = stub.WatchGame(
+        engine_pb2.WatchGameRequest(game_id=game_id, public_view=True),
+        metadata=bearer(token) if token else None,
+        timeout=30,
+    )
+    with pytest.raises(grpc.RpcError) as refused:
+        next(iter(call))
+    return refused.value.code()
+
+
+def test_a_daily_attempt_is_its_seat_s_alone(
+    api: GatewayApi, engine: RunningEngine, gateway_server: str, wsgi_gateway_server: str
+) -> None:
+    """Issue 30.1: one shared game id must not give the day's deck away. A scored attempt's view
+    (its `revealed` cards), events (`resolve` with `card` and `next_card`), table, live stream
+    (both servers' and the engine's WatchGame) and lobby entries are its seat's alone; its own
+    token (and a claimed one) reads them all."""
+    mine, other = player(api, "Hana"), player(api, "Ivo")
+    status, attempt = start(api, mine)
+    assert status == 201, attempt
+    game, token = attempt["game_id"], attempt["token"]
+    status, legal = api.get(f"/api/games/{game}/legal", token=token)
+    status, moved = api.post(f"/api/games/{game}/moves", legal["moves"][0], token)
+    assert status == 200 and moved["revealed"], moved
+    status, practice = start(api, other, date=(utc_today() - dt.timedelta(days=1)).isoformat())
+    assert status == 201, practice
+    stub = engine_pb2_grpc.EngineStub(engine.channel())
+    for stranger in (None, practice["token"]):
+        for path in (f"/api/games/{game}", f"/api/games/{game}/table"):
+            status, body = api.get(path, token=stranger)
+            assert status == 403, (path, stranger, body)
+            assert error(body)["code"] == "permission_denied", body
+            assert "revealed" not in body and "seats" not in body
+        for base in (gateway_server, wsgi_gateway_server):
+            for query in ("", "?delta=1"):
+                with open_stream(base, game, token=stranger, query=query) as stream:
+                    assert stream.status == 403, (base, query, stranger)
+                    assert error(stream.body())["code"] == "permission_denied"
+        assert watch_refused(stub, game, stranger) == grpc.StatusCode.PERMISSION_DENIED
+    for status_name in ("open", "playing", "over"):
+        status, listed = api.get(f"/api/games?status={status_name}&limit=200")
+        assert status == 200 and game not in {g["game_id"] for g in listed["games"]}
+
+    # Its player reads all of it, on this device and on another (a claimed token).
+    status, claimed = api.post(f"/api/games/{game}/claim", headers=mine)
+    assert status == 200, claimed
+    for own in (token, claimed["token"]):
+        status, view = api.get(f"/api/games/{game}", token=own)
+        assert status == 200 and view["seat"] == 0 and view["revealed"], view
+        status, table = api.get(f"/api/games/{game}/table", token=own)
+        assert status == 200 and table["seats"][0]["name"] == "Hana", table
+        for base in (gateway_server, wsgi_gateway_server):
+            with open_stream(base, game, token=own, query="?delta=1") as stream:
+                assert stream.status == 200, (base, stream.body())
+                assert stream.next().kind == "view"
+                events = [stream.next_event(), stream.next_event()]
+                assert [e.data["action"] for e in events] == ["create", "resolve"], events
+                assert "card" in events[1].data

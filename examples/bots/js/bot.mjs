@@ -12,7 +12,12 @@
 //
 // Whose turn it is comes from the game's event stream (Server-Sent Events, resumed with
 // Last-Event-ID after a cut); the view read after each event is the truth, and a quiet stream
-// is backed by a slow poll, so a lost event delays the bot, it never stalls it.
+// is backed by a slow poll, so a lost event delays the bot, it never stalls it. The wake-up flag
+// is cleared *before* the view is read, so an event that arrives while the bot reads is never
+// forgotten (clearing it after cost a 10 s poll each time). A create carries an Idempotency-Key,
+// so a retry after a lost answer never makes a second table; a refused stream (503 busy, 429)
+// waits the server's Retry-After; `event: failure` ends a connection, which resumes after the
+// last event seen.
 
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,17 +31,27 @@ const GAMES = ["metro", "metrox", "underground"];
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const log = (...parts) => console.error("bot:", ...parts);
 
+// An answer the bot cannot go on from; retryAfterMs: the server's Retry-After, when it sent one.
 class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfterMs = null) {
     const err = (body && body.error) || {};
     super(`${status} ${err.code || ""}: ${err.message || JSON.stringify(body)}`);
     this.status = status;
     this.code = err.code || "";
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
-// JSON over HTTP. Connection failures and 503s are retried with back-off (the gateway or the
-// engine restarting); 429 waits for Retry-After; any other answer is the caller's.
+// The Retry-After header in ms (the server's say on when to come back), or null.
+function retryAfterMs(headers) {
+  const seconds = Number.parseFloat(headers.get("Retry-After") ?? "");
+  return Number.isFinite(seconds) ? Math.max(0, seconds) * 1000 : null;
+}
+
+// JSON over HTTP. Connection failures and 503s are retried (the gateway or the engine
+// restarting): after the server's Retry-After when it sent one, else with back-off; 429 waits for
+// Retry-After; any other answer is the caller's. A retried request is sent unchanged (the same
+// move_id, the same Idempotency-Key), so it never takes effect twice.
 class Api {
   constructor(url, key = null) {
     this.url = url.replace(/\/+$/, "");
@@ -53,9 +68,10 @@ class Api {
     return h;
   }
 
-  async call(method, path, body = undefined, token = null, giveUpMs = 120_000) {
+  async call(method, path, body = undefined, token = null, { giveUpMs = 120_000, idempotencyKey = null } = {}) {
     const headers = this.headers(token, path);
     if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
     const deadline = Date.now() + giveUpMs;
     let wait = RETRY_MS;
     for (;;) {
@@ -73,8 +89,8 @@ class Api {
         } catch {
           answer = { error: { code: "http", message: text.slice(0, 200) } };
         }
-        if (reply.status === 429) wait = 1000 * Number(reply.headers.get("Retry-After") || 1);
-        else if (reply.status !== 503) return [reply.status, answer];
+        if (reply.status !== 429 && reply.status !== 503) return [reply.status, answer];
+        wait = retryAfterMs(reply.headers) ?? wait;
       } catch (err) {
         log(`${method} ${path}: ${err.cause?.code || err.message}; trying again`);
       }
@@ -84,8 +100,8 @@ class Api {
     }
   }
 
-  async ok(method, path, body = undefined, token = null) {
-    const [status, answer] = await this.call(method, path, body, token);
+  async ok(method, path, body = undefined, token = null, options = {}) {
+    const [status, answer] = await this.call(method, path, body, token, options);
     if (status >= 300) throw new ApiError(status, answer);
     return answer;
   }
@@ -115,22 +131,28 @@ class Stream {
     let wait = RETRY_MS;
     while (!this.stopped) {
       let why = "closed by the server";
+      let pause = wait;
       try {
         await this.follow(() => (wait = RETRY_MS));
+        pause = wait;
       } catch (err) {
         why = err.cause?.code || err.message;
+        // The server's word on when to come back (503 busy, 429) beats our own guess.
+        pause = err.retryAfterMs ?? wait;
       }
       if (this.stopped) return;
       log(`stream ${this.path} cut (${why}); resuming after ${this.lastId}`);
       this.cuts += 1;
       this.onEvent(null); // wake the player up: it reads the view, in case
-      await sleep(wait);
+      await sleep(pause);
       wait = Math.min(wait * 2, MAX_RETRY_MS);
     }
   }
 
   // One connection: events until the server ends it or it stays silent too long (a keep-alive
-  // comment comes every 15 s, so 4 x POLL_MS of silence means a dead connection).
+  // comment comes every 15 s, so 4 x POLL_MS of silence means a dead connection). A refused
+  // connection throws ApiError with the server's Retry-After; `event: failure` (the stream broke
+  // on the server's side) throws its error, so run() reconnects after the last event seen.
   async follow(connected) {
     const controller = (this.controller = new AbortController());
     let timer = setTimeout(() => controller.abort(new Error("silent")), 4 * POLL_MS);
@@ -138,11 +160,14 @@ class Stream {
     if (this.lastId) headers["Last-Event-ID"] = this.lastId;
     try {
       const reply = await fetch(this.api.url + this.path, { headers, signal: controller.signal });
-      if (reply.status !== 200) throw new ApiError(reply.status, await reply.json().catch(() => null));
+      if (reply.status !== 200) {
+        throw new ApiError(reply.status, await reply.json().catch(() => null), retryAfterMs(reply.headers));
+      }
       connected();
       const decoder = new TextDecoder();
       let buffer = "";
       let eventId = "";
+      let kind = "message";
       let data = [];
       for await (const chunk of reply.body) {
         clearTimeout(timer);
@@ -153,10 +178,16 @@ class Stream {
           const line = buffer.slice(0, end).replace(/\r$/, "");
           buffer = buffer.slice(end + 1);
           if (line.startsWith("id:")) eventId = line.slice(3).trim();
+          else if (line.startsWith("event:")) kind = line.slice(6).trim();
           else if (line.startsWith("data:")) data.push(line.slice(5).trim());
-          else if (line === "" && data.length) {
-            const event = JSON.parse(data.join("\n"));
-            data = [];
+          else if (line === "") {
+            const text = data.join("\n");
+            const was = kind;
+            [kind, data] = ["message", []];
+            if (!text) continue;
+            if (was === "failure") throw new ApiError(503, { error: JSON.parse(text) });
+            if (was !== "message") continue; // e.g. `event: view` of a ?delta=1 stream
+            const event = JSON.parse(text);
             if (eventId) this.lastId = eventId;
             this.onEvent(event);
           }
@@ -335,7 +366,10 @@ class GamePlayer {
     return this.api.ok("GET", `/api/games/${this.gameId}`, undefined, this.token);
   }
 
-  // Play until the game is over; the last view.
+  // Play until the game is over; the last view. The wake-up flag is cleared before the view is
+  // read, never after: an event that comes while the bot reads (the AI answering at once) then
+  // ends the next wait at once instead of being wiped out, which left the bot asleep until its
+  // slow poll.
   async play() {
     let view = await this.view();
     const stream = new Stream(this.api, `/api/games/${this.gameId}/events`, view.last_event_id || "", (event) => {
@@ -345,9 +379,9 @@ class GamePlayer {
     const running = stream.run();
     try {
       while (view.status !== "over") {
-        this.woken = false;
         const mine = (view.to_move || []).includes(view.seat);
         if (!(mine && (await this.move(view)))) await this.waitForEvent(mine ? 1000 : POLL_MS);
+        this.woken = false; // before the read: whatever comes from now on wakes us
         view = await this.view();
       }
       return view;
@@ -392,11 +426,16 @@ function finalLine(view) {
 }
 
 async function vsAi(api, game, level, name) {
-  const made = await api.ok("POST", "/api/games", {
-    game,
-    rules: { players: 2 },
-    seats: [{ kind: "human", name }, { kind: "ai", level }],
-  });
+  // One Idempotency-Key for this create, however often it is sent: a retry after a lost answer
+  // (a 503, a cut connection) gets the same table, never a second one.
+  const idempotencyKey = randomBytes(18).toString("base64url");
+  const made = await api.ok(
+    "POST",
+    "/api/games",
+    { game, rules: { players: 2 }, seats: [{ kind: "human", name }, { kind: "ai", level }] },
+    null,
+    { idempotencyKey },
+  );
   log(`playing ${game} ${made.game_id} against the AI (${level})`);
   const view = await new GamePlayer(api, made.game_id, made.token, {}).play();
   console.log(finalLine(view));

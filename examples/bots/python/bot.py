@@ -12,7 +12,11 @@ its end, several at once, until it is stopped. docs/bots.md explains every call 
 Strategy: the legal move worth the most points right now (see the choose_* functions); nothing
 looks further ahead. Whose turn it is comes from the game's event stream (Server-Sent Events,
 resumed with Last-Event-ID after a cut); the view read after each event is the truth, and a quiet
-stream is backed by a slow poll, so a lost event delays the bot, it never stalls it.
+stream is backed by a slow poll, so a lost event delays the bot, it never stalls it. The wake-up
+flag is cleared *before* the view is read, so an event that arrives while the bot reads is never
+forgotten (clearing it after cost a 10 s poll each time). A create carries an Idempotency-Key, so
+a retry after a lost answer never makes a second table; a refused stream (503 busy, 429) waits the
+server's Retry-After; `event: failure` ends a connection, which resumes after the last event seen.
 """
 
 from __future__ import annotations
@@ -48,18 +52,30 @@ def needs_key(path: str) -> bool:
 
 
 class ApiError(Exception):
-    """An answer the bot cannot go on from: the status and the API's error object."""
+    """An answer the bot cannot go on from: the status, the API's error object and, when the
+    server said when to try again, its Retry-After in seconds."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, retry_after: float | None = None) -> None:
         err = body.get("error", {}) if isinstance(body, dict) else {}
         super().__init__(f"{status} {err.get('code', '')}: {err.get('message', body)}")
         self.status = status
         self.code = err.get("code", "")
+        self.retry_after = retry_after
+
+
+def retry_after(headers: Any) -> float | None:
+    """The Retry-After header in seconds (the server's say on when to come back), if any."""
+    try:
+        return max(0.0, float(headers.get("Retry-After") or ""))
+    except ValueError:
+        return None
 
 
 class Api:
-    """JSON over HTTP. Connection failures and 503s are retried with back-off (the gateway or
-    the engine restarting); 429 waits for Retry-After; anything else is the caller's."""
+    """JSON over HTTP. Connection failures and 503s are retried (the gateway or the engine
+    restarting): after the server's Retry-After when it sent one, else with back-off; 429
+    waits for Retry-After; anything else is the caller's. A retried request is sent unchanged
+    (the same move_id, the same Idempotency-Key), so it never takes effect twice."""
 
     def __init__(self, url: str, key: str | None = None) -> None:
         self.url = url.rstrip("/")
@@ -72,8 +88,11 @@ class Api:
         body: Any = None,
         token: str | None = None,
         give_up_s: float = 120.0,
+        idempotency_key: str | None = None,
     ) -> tuple[int, Any]:
         headers = {"Accept": "application/json"}
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
         if body is not None:
             headers["Content-Type"] = "application/json"
         if token:
@@ -94,10 +113,9 @@ class Api:
                     answer = json.loads(raw or b"null")
                 except ValueError:
                     answer = {"error": {"code": "http", "message": raw[:200].decode("latin-1")}}
-                if err.code == 429:
-                    wait = float(err.headers.get("Retry-After") or wait)
-                elif err.code != 503:
+                if err.code not in (429, 503):
                     return err.code, answer
+                wait = retry_after(err.headers) or wait
             except (OSError, http.client.HTTPException) as err:
                 log(f"bot: {method} {path}: {err}; trying again")
             if time.monotonic() + wait > deadline:
@@ -105,8 +123,15 @@ class Api:
             time.sleep(wait)
             wait = min(wait * 2, MAX_RETRY_S)
 
-    def ok(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        status, answer = self.call(method, path, body, token)
+    def ok(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Any:
+        status, answer = self.call(method, path, body, token, idempotency_key=idempotency_key)
         if status >= 300:
             raise ApiError(status, answer)
         return answer
@@ -120,7 +145,10 @@ def sse(
     url: str, path: str, last_id: str, key: str | None, stop: threading.Event
 ) -> Iterator[tuple[str, Any]]:
     """Events (id, JSON) of one Server-Sent Events connection, after `last_id`; returns when the
-    connection ends. Comment lines (keep-alives) are skipped; a silent socket times out."""
+    connection ends. Comment lines (keep-alives) are skipped; a silent socket times out. A
+    refused connection raises ApiError with the server's Retry-After; `event: failure` (the
+    stream broke on the server's side) raises ApiError with its error object, so the caller
+    reconnects after the last event it saw."""
     parts = urllib.parse.urlsplit(url)
     conn_class = (
         http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
@@ -135,8 +163,13 @@ def sse(
         conn.request("GET", parts.path.rstrip("/") + path, headers=headers)
         reply = conn.getresponse()
         if reply.status != 200:
-            raise ApiError(reply.status, json.loads(reply.read() or b"null"))
-        event_id, data = "", []
+            body = reply.read()
+            try:
+                answer = json.loads(body or b"null")
+            except ValueError:
+                answer = {"error": {"code": "http", "message": body[:200].decode("latin-1")}}
+            raise ApiError(reply.status, answer, retry_after(reply.headers))
+        event_id, kind, data = "", "message", []
         while not stop.is_set():
             line = reply.readline()
             if not line:
@@ -144,11 +177,16 @@ def sse(
             text = line.decode("utf-8").rstrip("\r\n")
             if text.startswith("id:"):
                 event_id = text[3:].strip()
+            elif text.startswith("event:"):
+                kind = text[6:].strip()
             elif text.startswith("data:"):
                 data.append(text[5:].strip())
-            elif text == "" and data:
-                yield event_id, json.loads("\n".join(data))
-                data = []
+            elif text == "":
+                if data and kind == "failure":
+                    raise ApiError(503, {"error": json.loads("\n".join(data))})
+                if data and kind == "message":
+                    yield event_id, json.loads("\n".join(data))
+                kind, data = "message", []
     finally:
         conn.close()
 
@@ -182,14 +220,20 @@ class Stream(threading.Thread):
                     wait = RETRY_S
                     self.on_event(event)
                 why = "closed by the server"
-            except (OSError, http.client.HTTPException, ValueError, ApiError) as err:
+                pause = wait
+            except ApiError as err:
+                why = str(err)
+                # The server's word on when to come back (503 busy, 429) beats our own guess.
+                pause = wait if err.retry_after is None else err.retry_after
+            except (OSError, http.client.HTTPException, ValueError) as err:
                 why = str(err) or type(err).__name__
+                pause = wait
             if self.stop.is_set():
                 return
             log(f"bot: stream {self.path} cut ({why}); resuming after {self.last_id}")
             self.cuts += 1
             self.on_event(None)  # wake the player up: it reads the view, in case
-            self.stop.wait(wait)
+            self.stop.wait(pause)
             wait = min(wait * 2, MAX_RETRY_S)
 
 
@@ -380,7 +424,11 @@ class GamePlayer:
         return dict(self.api.ok("GET", f"/api/games/{self.game_id}", token=self.token))
 
     def play(self) -> dict[str, Any]:
-        """Play until the game is over; the last view."""
+        """Play until the game is over; the last view.
+
+        The wake-up flag is cleared before the view is read, never after: an event that comes
+        while the bot reads (the AI answering at once) then wakes the next wait at once instead
+        of being wiped out, which left the bot asleep until its slow poll."""
         view = self.view()
         self.stream = Stream(
             self.api,
@@ -391,10 +439,10 @@ class GamePlayer:
         self.stream.start()
         try:
             while view["status"] != "over":
-                self.wake.clear()
                 mine = view.get("seat") in view.get("to_move", [])
                 if not (mine and self.move(view)):
                     self.wake.wait(POLL_S if not mine else 1.0)
+                self.wake.clear()  # before the read: whatever comes from now on wakes us
                 view = self.view()
             return view
         finally:
@@ -438,6 +486,8 @@ def final_line(view: dict[str, Any]) -> str:
 
 
 def vs_ai(api: Api, game: str, level: str, name: str) -> int:
+    # One Idempotency-Key for this create, however often it is sent: a retry after a lost
+    # answer (a 503, a cut connection) gets the same table, never a second one.
     made = api.ok(
         "POST",
         "/api/games",
@@ -446,6 +496,7 @@ def vs_ai(api: Api, game: str, level: str, name: str) -> int:
             "rules": {"players": 2},
             "seats": [{"kind": "human", "name": name}, {"kind": "ai", "level": level}],
         },
+        idempotency_key=secrets.token_urlsafe(24),
     )
     log(f"bot: playing {game} {made['game_id']} against the AI ({level})")
     view = GamePlayer(api, made["game_id"], made["token"], {}).play()

@@ -145,6 +145,13 @@ class Feed:
         self.asked: set[int | None] = set()
         self.widen_now = False
         self.widening: asyncio.TimerHandle | None = None
+        # What the subscription shows the engine: the first watcher's seat token (None: a
+        # spectator's). Only a private game's seat may watch it (the watcher's own GetView said
+        # so before it came), and the engine checks the subscription as well.
+        self.credential: str | None = None
+
+    def metadata(self) -> Any:
+        return bearer(self.credential) if self.credential else None
 
     # ---- the subscription ------------------------------------------------------------------
 
@@ -167,7 +174,7 @@ class Feed:
                     seat_tokens=[a.token for a in self.audiences.values()
                                  if a.seat is not None and a.token],
                 ),
-                timeout=self.hub.watch_max_s,
+                timeout=self.hub.watch_max_s, metadata=self.metadata(),
             )  # fmt: skip
             widened = False
             self.call, self.asked = call, asked
@@ -318,6 +325,7 @@ class Feed:
         call = self.hub.engine().WatchGame(
             engine_pb2.WatchGameRequest(game_id=self.game_id, after_event_id=after),
             timeout=self.hub.watch_max_s,
+            metadata=self.metadata(),
         )
         try:
             async for event in call:
@@ -395,6 +403,7 @@ class Hub:
         feed = self.feeds.get(watcher.game_id)
         if feed is None or feed.finished:
             feed = self.feeds[watcher.game_id] = Feed(self, watcher.game_id, last_event_id)
+            feed.credential = token
             if watcher.deltas:  # its first subscription asks for this watcher's views already
                 feed.audiences[watcher.seat] = Audience(watcher.seat, token, None)
             feed.task = asyncio.get_running_loop().create_task(self._run(feed))
