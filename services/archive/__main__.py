@@ -1,5 +1,6 @@
 """`python -m services.archive`: one archiver (services/archive/archiver.py) with the
-environment's settings: REDIS_URL, DATABASE_URL (required), GAME_TTL_FINISHED_S.
+environment's settings: REDIS_URL, DATABASE_URL (required), GAME_TTL_FINISHED_S, and
+ARCHIVE_CLAIM_IDLE_MS (how long an entry stays pending before another archiver takes it over).
 
 It applies the schema's migrations first (safe while other archivers start too: migrate.py),
 waiting for PostgreSQL as long as it takes. Run as many as the load needs."""
@@ -15,7 +16,7 @@ import time
 import psycopg
 import uvloop
 
-from services.archive.archiver import Archiver
+from services.archive.archiver import CLAIM_IDLE_MS, Archiver
 from services.archive.migrate import migrate
 from services.common.config import Settings
 
@@ -40,7 +41,10 @@ async def run(settings: Settings) -> None:
     if applied:
         log.info("archiver: applied migrations %s", ", ".join(applied))
     archiver = Archiver(
-        settings.redis_url, settings.database_url, finished_ttl_s=settings.finished_ttl_s
+        settings.redis_url,
+        settings.database_url,
+        finished_ttl_s=settings.finished_ttl_s,
+        claim_idle_ms=int(os.environ.get("ARCHIVE_CLAIM_IDLE_MS", "") or CLAIM_IDLE_MS),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

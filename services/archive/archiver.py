@@ -268,6 +268,7 @@ class Archiver:
                 log.warning(
                     "archiver: game %s archived without its rating (not done in time)", game_id
                 )
+            _fault_point("before_write")
             if await write_game(conn, row):
                 self.stats.archived += 1
             else:

@@ -36,10 +36,11 @@ DEFAULT_DB = "postgres"
 RUN_AS_ENV = "METRO_PG_USER"
 DEFAULT_RUN_AS = "nobody"
 
-# Settings for throwaway test clusters: nothing needs to survive a crash of the machine.
+# Settings for throwaway test clusters: nothing needs to survive a crash of the MACHINE (no
+# fsync), but a commit must survive a kill -9 of the server (the crash tests do that), so
+# synchronous_commit stays on: the WAL is written to the OS at each commit, just not flushed.
 FAST_SETTINGS = {
     "fsync": "off",
-    "synchronous_commit": "off",
     "full_page_writes": "off",
     "shared_buffers": "32MB",
 }
