@@ -17,13 +17,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.base import JSON
-from games.compact import Reader, Writer, put_escape, put_move, take_move
+from games.compact import Reader, Writer
 from games.errors import GameError, RecordError
+from games.underground.building import legal_rails
 from games.underground.map import CONNECTION_SPOTS, load_map
-from games.underground.moves import parse_step
-from games.underground.position import BUILD
+from games.underground.moves import Leg, Rail, Stop, parse_step
+from games.underground.position import BUILD, ROUTE
 from games.underground.record import start_of
-from games.underground.rules import SYMBOLS, UndergroundRules
+from games.underground.rules import COLOUR_INDEX, SYMBOLS, UndergroundRules
 from games.underground.state import UndergroundState
 
 _SPOTS = sorted(CONNECTION_SPOTS)
@@ -34,6 +35,58 @@ def _step(state: UndergroundState, data: Any) -> Any:
     if not isinstance(data, Mapping):
         raise RecordError("a step is a JSON object")
     return parse_step(data, state.board.index)
+
+
+def _legal(state: UndergroundState) -> tuple[list[Any], int]:
+    """The legal steps of the seat to move in `legal_moves`' order, cheaply: the (colour,
+    section) pairs of the rails and the count with the stop, or the passenger's ways (the
+    fast door builds a Rail value for every pair; here only the chosen one is built)."""
+    if state.phase == ROUTE:
+        return state.ways, len(state.ways)
+    rails = legal_rails(state, state.seat)
+    return rails, len(rails) + 1
+
+
+def _index(state: UndergroundState, move: Any) -> tuple[int, int]:
+    """(the index of `move` among the legal steps, their count); index -1 when not legal."""
+    legal, n = _legal(state)
+    board = state.board
+    if state.phase == ROUTE:
+        key: Any = state._way(move) if isinstance(move, Leg) else None
+    elif isinstance(move, Rail):
+        a, b = board.index.get(move.a), board.index.get(move.b)
+        sec = None if a is None or b is None else board.section(a, b)
+        key = (COLOUR_INDEX.get(move.colour), sec)
+    else:
+        return (n - 1 if isinstance(move, Stop) else -1), n
+    try:
+        return legal.index(key), n
+    except ValueError:
+        return -1, n
+
+
+def _put(out: Writer, state: UndergroundState, move: Any, escape: bool) -> None:
+    i, n = _index(state, move)
+    if i < 0:
+        raise RecordError(f"step {move!r} of seat {state.seat} is not legal here")
+    out.put(i, n + escape)
+    state.apply(state.seat, move)
+
+
+def _take(inp: Reader, state: UndergroundState, escape: bool) -> bool:
+    """Read and apply one step; False for an escape."""
+    legal, n = _legal(state)
+    i = inp.take(n + escape)
+    if i == n:
+        if not escape:
+            raise RecordError("compact record: an escape in a game without retirements")
+        return False
+    if state.phase == ROUTE:
+        move: Any = state.leg_of(legal[i])
+    else:
+        move = state.rail_of(*legal[i]) if i < len(legal) else Stop()
+    state.apply(state.seat, move)
+    return True
 
 
 class UndergroundCodec:
@@ -66,12 +119,12 @@ class UndergroundCodec:
             if not isinstance(steps, list) or steps[:done] != state.cur_steps:
                 raise RecordError("a retirement's steps are not those of the turn under way")
             for step in steps[done:]:
-                put_move(out, state, state.seat, _step(state, step), escape)
+                _put(out, state, _step(state, step), escape)
             if state.seat < 0 or type(seat) is not int or not 0 <= seat < state.rules.players:
                 raise RecordError(f"seat {seat!r} cannot retire here")
             if state.retired_mask >> seat & 1:
                 raise RecordError(f"seat {seat} has already retired")
-            put_escape(out, state, state.seat)
+            out.put(_legal(state)[1], _legal(state)[1] + 1)  # the escape
             out.put(seat, state.rules.players)
             state.retire(seat)
             return
@@ -80,12 +133,12 @@ class UndergroundCodec:
         turns = state.turns
         rails, route = entry["rails"], entry["route"]
         for rail in rails[len(state.laid) :]:
-            put_move(out, state, seat, _step(state, {"step": "rail", **rail}), escape)
+            _put(out, state, _step(state, {"step": "rail", **rail}), escape)
         if state.turns == turns and state.seat == seat and state.phase == BUILD:
-            put_move(out, state, seat, _step(state, {"step": "stop"}), escape)
+            _put(out, state, _step(state, {"step": "stop"}), escape)
         while state.turns == turns and state.seat == seat:
             leg = route[len(state.legs_taken)]
-            put_move(out, state, seat, _step(state, {"step": "route", **leg}), escape)
+            _put(out, state, _step(state, {"step": "route", **leg}), escape)
 
     def decode(self, rules: JSON, inp: Reader) -> UndergroundState:
         parsed = UndergroundRules.parse(rules)
@@ -96,7 +149,7 @@ class UndergroundCodec:
         state = UndergroundState.deal_new(parsed, dict(zip(_SPOTS, tokens, strict=True)), dest)
         n = parsed.players
         while state.seat >= 0:
-            if take_move(inp, state, state.seat, escape) is None:
+            if not _take(inp, state, escape):
                 seat = inp.take(n)
                 if state.retired_mask >> seat & 1:
                     raise RecordError(f"compact record: seat {seat} retires twice")
