@@ -1,11 +1,12 @@
 """`metro up`: run the whole stack on one machine and stop all of it on Ctrl-C.
 
 Starts Redis (REDIS_URL when set, else a local server with AOF in .run/redis, capped at
-REDIS_MAXMEMORY with the noeviction policy), the engine, AI workers and the gateway (gunicorn with
-deploy/gunicorn.conf.py, as in production), one after the other, each only once the one before it
-is healthy; then prints the URL and watches them. Every child runs in its own session, so Ctrl-C
-reaches only this supervisor, which stops the children in reverse order; on Linux each child is
-also tied to the supervisor's life, so even a killed supervisor leaves nothing running.
+REDIS_MAXMEMORY with the noeviction policy), PostgreSQL for the archive (DATABASE_URL when set,
+else its own in .run/postgres: archive_db.py), the engine, AI workers, an archiver and the
+gateway (gunicorn with deploy/gunicorn.conf.py, as in production), one after the other, each only
+once the one before it is healthy; then prints the URL and watches them. Every child runs in its
+own session, so Ctrl-C reaches only this supervisor, which stops the children in reverse order; on
+Linux each child is also tied to the supervisor's life, so a killed supervisor leaves nothing.
 
 A part that dies while the stack runs is started again after a short back-off (Redis first; a
 part waits for what it needs to be healthy again), and the others stay up: the engine and the AI
@@ -34,6 +35,7 @@ from pathlib import Path
 from types import FrameType
 from urllib.parse import urlsplit, urlunsplit
 
+from services.cli.archive_db import ArchiveDb, ArchiveStartFailed, archiver_health
 from services.common.healthcheck import check_grpc, check_http
 from services.common.redis_server import RedisServer, RedisServerError, RedisServerNotFound
 
@@ -245,6 +247,8 @@ class Stack:
         self.redis_deaths = Deaths()
         self.redis_restart_at: float | None = None  # set while our Redis is down
         self.redis_died_at = 0.0
+        self.archive_db = ArchiveDb(self.run_dir, self.log_dir, self.say, launcher(),
+                                    os.environ.get("DATABASE_URL", "").strip())  # fmt: skip
 
     def say(self, message: str) -> None:
         print(f"metro up: {message}", flush=True)
@@ -337,6 +341,10 @@ class Stack:
             )
         self.log_dir.mkdir(parents=True, exist_ok=True)
         redis_url = self.start_redis()
+        try:
+            database_url = self.archive_db.start()
+        except ArchiveStartFailed as exc:
+            raise StartFailed(str(exc)) from exc
         token = os.environ.get("AI_SERVICE_TOKEN") or secrets.token_urlsafe(32)
         engine_port = free_port()
         ai_ports = [free_port() for _ in range(args.ai_workers)]
@@ -344,6 +352,7 @@ class Stack:
             **os.environ,
             "PYTHONUNBUFFERED": "1",
             "REDIS_URL": redis_url,
+            "DATABASE_URL": database_url,
             "AI_SERVICE_TOKEN": token,
             "ENGINE_HOST": "127.0.0.1",
             "AI_HOST": "127.0.0.1",  # the AI's own default is every interface, for containers
@@ -375,6 +384,10 @@ class Stack:
         for worker in workers:
             worker.needs = [engine]
         self.wait_healthy(workers)
+        archiver = self.add("archiver", [python, "-m", "services.archive"], base, lambda: None)
+        archiver.health = archiver_health(archiver.log_path, lambda: archiver.log_offset)
+        archiver.needs = [engine]
+        self.wait_healthy([archiver])
         probe_host = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
         healthz = f"http://{probe_host}:{gateway_port}/healthz"
         gateway = self.add(
@@ -390,7 +403,7 @@ class Stack:
         """Until asked to stop: 0 then. A part that dies is restarted after a back-off while the
         others stay up; 1 when one keeps dying (named, with its log)."""
         while not self.stop_requested.wait(WATCH_S):
-            if not self.watch_redis():
+            if not self.watch_redis() or not self.archive_db.watch():
                 return 1
             if self.redis_restart_at is not None:
                 continue  # everything else needs Redis: it comes back first
@@ -492,6 +505,7 @@ class Stack:
             if part.proc is not None:
                 self.say(f"stopping {part.name}")
             part.stop()
+        self.archive_db.stop()
         if self.redis is not None:
             self.say("stopping redis")
             self.redis.stop()
@@ -526,7 +540,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     default_port = os.environ.get("GATEWAY_PORT") or "8000"
     parser = argparse.ArgumentParser(
         prog="metro up",
-        description="Run Redis, the engine, AI workers and the gateway; Ctrl-C stops them all.",
+        description="Run Redis, PostgreSQL, the engine, AI workers, an archiver and the gateway; "
+        "Ctrl-C stops them all.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="gateway address (default 127.0.0.1)")
     parser.add_argument(
