@@ -24,6 +24,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -162,9 +163,11 @@ class PostgresServer:
         log_file: str | os.PathLike[str] | None = None,
         new_session: bool = False,
         settings: dict[str, str] | None = None,
+        launcher: Sequence[str] = (),
     ) -> None:
         """`new_session` runs the server out of the caller's process group, so a terminal's
-        Ctrl-C reaches only the caller, which stops the server last (`metro up`)."""
+        Ctrl-C reaches only the caller, which stops the server last (`metro up`); `launcher` is
+        put before the server's argv (a wrapper that execs it, e.g. to tie its life to ours)."""
         self.data_dir = Path(data_dir).resolve()
         self.pgdata = self.data_dir / "pgdata"
         self.socket_dir = self.pgdata / "socket"  # resolved at start (pgdata may be a link)
@@ -174,6 +177,7 @@ class PostgresServer:
         self.new_session = new_session
         self.start_timeout = start_timeout
         self.settings = dict(settings or {})
+        self.launcher = list(launcher)
         self._wanted_port = port
         self._bin_dir = bin_dir
         self.port: int = port or 0
@@ -271,7 +275,8 @@ class PostgresServer:
             **(FAST_SETTINGS if self.fast else {}),
             **self.settings,
         }
-        argv = [os.path.join(self.bin_dir, "postgres"), "-D", str(self.pgdata.resolve())]
+        argv = [*self.launcher, os.path.join(self.bin_dir, "postgres")]
+        argv += ["-D", str(self.pgdata.resolve())]
         for name, value in settings.items():
             argv += ["-c", f"{name}={value}"]
         return argv
