@@ -13,6 +13,7 @@ import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
 import { analyseButton } from "./analysis.js";
 import { claimSeat, serverGames, stateOf } from "./players.js";
+import { playerLink } from "./profile.js";
 import { learnHref } from "./learn.js";
 import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
 
@@ -551,7 +552,11 @@ function mineItem(entry, go) {
   badge.textContent = entry.rated ? `${words} · ${t("players.rated")}` : words;
   const players = document.createElement("span");
   players.className = "mine-players";
-  players.textContent = (seats || []).map((s, i) => seatName(s, i) + (i === seat ? ` ${t("seat.you_mark")}` : "")).join(" · ");
+  (seats || []).forEach((s, i) => {
+    if (i) players.append(" · ");
+    playerLink(seatName(s, i), s?.player_id, players); // a finished game's players link to their profiles
+    if (i === seat) players.append(` ${t("seat.you_mark")}`);
+  });
   text.append(title, badge, players);
   const button = document.createElement("button");
   button.type = "button";

@@ -8,9 +8,10 @@
 // The rematch row lives in the after-game panel and shows while that panel does.
 
 import { ApiError, call, loadSeat, saveSeat } from "./api.js";
-import { ensureStylesheet } from "./dom.js";
+import { ensureStylesheet, html } from "./dom.js";
 import { formatList, t } from "./i18n.js";
 import { plainError, seatLabel } from "./panel.js";
+import { profileHash } from "./profile.js";
 
 const $ = (id) => document.getElementById(id);
 // (The lobby keeps the name typed last under "player.name"; the player's own name is apart.)
@@ -145,8 +146,20 @@ function showCard() {
   $("player-summary-name").textContent = mine?.name ? `· ${mine.name}` : "";
   $("player-who").textContent = mine ? t("players.playing_as", { name: mine.name }) : t("players.none");
   $("player-code-row").hidden = !mine;
+  profileLink(mine);
   $("player-code").textContent = "";
   $("player-code-button").hidden = !mine;
+}
+
+/** "Your profile" in the player card (#/player/<id>: history, ratings), once there is a player. */
+function profileLink(mine) {
+  let link = $("player-profile-link");
+  if (!link) {
+    link = html("a", { id: "player-profile-link", className: "button ghost-button small" }, null, t("profile.mine"));
+    $("player-who").after(link);
+  }
+  link.hidden = !mine;
+  if (mine) link.href = profileHash(mine.id);
 }
 
 /** The player's games from every device, newest first ([] without a player). A player key the

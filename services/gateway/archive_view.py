@@ -182,7 +182,7 @@ def archived_mine(player_id: str, known: set[str], limit: int) -> list[dict[str,
             continue
         out.append({
             "game_id": game["game_id"], "game": game["game"], "rules": {},
-            "seats": [{k: v for k, v in s.items() if k != "player_id"} for s in game["seats"]],
+            "seats": game["seats"],
             "status": "over", "created_at": None, "seat": game["seat"], "to_move": [],
             "your_turn": False, "rated": bool(game["rated"]), "ended_at": game["ended_at"],
         })  # fmt: skip
