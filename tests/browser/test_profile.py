@@ -95,12 +95,14 @@ def test_a_profile_is_reached_from_a_name_and_shows_the_graph_and_filtered_histo
     assert "25" in page.locator("#profile-graph-caption").inner_text()
     # The history: 20 rows, then "more" brings the last 5; the filter keeps the losses.
     rows = page.locator("#profile-games tbody tr")
-    page.wait_for_function("() => document.querySelectorAll('#profile-games tbody tr').length === 20")
+    count = "() => document.querySelectorAll('#profile-games tbody tr').length === "
+    page.wait_for_function(count + "20")
     page.click("#profile-more")
-    page.wait_for_function("() => document.querySelectorAll('#profile-games tbody tr').length === 25")
+    page.wait_for_function(count + "25")
     assert page.locator("#profile-more").is_hidden()
     page.select_option("#profile-filter-result", "loss")
-    page.wait_for_function("() => document.querySelectorAll('#profile-games tbody tr').length === 9")
+    page.wait_for_function(count + "9")
     assert all(r == "result-loss" for r in rows.evaluate_all("rs => rs.map(r => r.className)"))
+    # The player card's own link: the page's player is nobody here, so it is not shown.
     shot(page, artifacts, "profile")
     tab.check_clean()
