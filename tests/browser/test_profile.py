@@ -103,6 +103,5 @@ def test_a_profile_is_reached_from_a_name_and_shows_the_graph_and_filtered_histo
     page.select_option("#profile-filter-result", "loss")
     page.wait_for_function(count + "9")
     assert all(r == "result-loss" for r in rows.evaluate_all("rs => rs.map(r => r.className)"))
-    # The player card's own link: the page's player is nobody here, so it is not shown.
     shot(page, artifacts, "profile")
     tab.check_clean()

@@ -401,6 +401,16 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
                 break
             time.sleep(0.5)
         assert analysis["status"] == "done" and analysis["moves"], analysis
+        # The archiver keeps it: once the engine's copy is gone it comes from PostgreSQL.
+        archive = app.extensions["metro_archive"]
+        deadline = time.monotonic() + 60
+        while archive.analysis(game_id) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        store = redis.Redis.from_url(server.url)
+        store.delete(f"game:{{{game_id}}}:analysis")
+        store.close()
+        status, kept = api.get(f"/api/games/{game_id}/analysis")
+        assert status == 200 and kept["status"] == "done" and kept["moves"] == analysis["moves"]
     finally:
         app.extensions["metro_archive"].close()
         app.extensions["metro_gateway"].backends.close()

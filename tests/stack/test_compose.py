@@ -21,7 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "token-for-compose-test"
 PASSWORD = "0123abcd" * 4
-PYTHON_SERVICES = ("engine", "ai", "gateway")
+PYTHON_SERVICES = ("engine", "ai", "gateway", "archiver")
+PG_PASSWORD = "4567cdef" * 4
 
 
 @functools.cache
@@ -41,17 +42,21 @@ def compose(
     token: str | None = TOKEN,
     password: str | None = PASSWORD,
     env_file_text: str = "",
+    pg_password: str | None = PG_PASSWORD,
 ) -> subprocess.CompletedProcess:
     """Run docker-compose on the repo's file with a clean environment and an env file of the
     test's own (empty by default), so neither the caller's shell nor a developer's .env decides
     the outcome."""
     env_file = tmp_path / "test.env"
     env_file.write_text(env_file_text)
-    env = {k: v for k, v in os.environ.items() if k not in ("AI_SERVICE_TOKEN", "REDIS_PASSWORD")}
+    secrets = ("AI_SERVICE_TOKEN", "REDIS_PASSWORD", "POSTGRES_PASSWORD")
+    env = {k: v for k, v in os.environ.items() if k not in secrets}
     if token is not None:
         env["AI_SERVICE_TOKEN"] = token
     if password is not None:
         env["REDIS_PASSWORD"] = password
+    if pg_password is not None:
+        env["POSTGRES_PASSWORD"] = pg_password
     return subprocess.run(
         [compose_binary(), "--env-file", str(env_file), "-f", "docker-compose.yml", *args],
         cwd=ROOT,
@@ -102,14 +107,14 @@ def test_services_and_healthchecks(config: dict[str, Any]) -> None:
     process importing grpc every 2 s (an idle stack spent ~40% of a core on them); now bash
     alone asks the service's own HTTP health answer."""
     services = config["services"]
-    assert set(services) == {"redis", "engine", "ai", "gateway"}
+    assert set(services) == {"redis", "engine", "ai", "gateway", "postgres", "archiver"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
         assert "container_name" not in service, f"{name}: a fixed name prevents scaling"
         test = service["healthcheck"]["test"]
-        assert test[0] == "CMD" and test[1] in ("bash", "redis-cli"), f"{name}: {test}"
+        assert test[0] == "CMD" and test[1] in ("bash", "redis-cli", "pg_isready"), f"{name}"
         assert "python" not in " ".join(test), f"{name}: a check must not start Python"
-    ports = {"engine": "8081", "ai": "8082", "gateway": "8000"}
+    ports = {"engine": "8081", "ai": "8082", "gateway": "8000", "archiver": "8083"}
     for name, port in ports.items():
         assert f"/dev/tcp/127.0.0.1/{port}" in services[name]["healthcheck"]["test"][-1], name
         if name != "gateway":
@@ -120,7 +125,7 @@ def test_services_and_healthchecks(config: dict[str, Any]) -> None:
 def test_ports_and_addresses(config: dict[str, Any]) -> None:
     services = config["services"]
     # Only the gateway is reachable from outside; the AI has no host port, so --scale works.
-    for name in ("redis", "engine", "ai"):
+    for name in ("redis", "engine", "ai", "postgres", "archiver"):
         assert "ports" not in services[name], f"{name} must not publish a host port"
     assert [str(p) for p in services["ai"]["expose"]] == ["50052"]
     published = services["gateway"]["ports"]
@@ -192,6 +197,30 @@ def test_base_image_script_parses_and_names_what_is_missing(tmp_path: Path) -> N
     )
     assert done.returncode == 1
     assert "build-base-image: debootstrap is missing" in done.stderr
+
+
+def test_postgres_keeps_the_archive_on_a_volume_behind_a_password(
+    config: dict[str, Any], tmp_path: Path
+) -> None:
+    """The archive (issue 29): PostgreSQL on a volume, its password from .env, not published;
+    the gateway and the archivers reach it by URL, the engine only knows it exists (it never
+    waits on it: no depends_on), the AI workers never see it."""
+    services = config["services"]
+    postgres = services["postgres"]
+    assert any(
+        (v.get("target") if isinstance(v, dict) else v.split(":")[1]) == "/var/lib/postgresql/data"
+        for v in postgres["volumes"]
+    )
+    assert "postgres-data" in config["volumes"]
+    assert postgres["environment"]["POSTGRES_PASSWORD"] == PG_PASSWORD
+    url = f"postgresql://postgres:{PG_PASSWORD}@postgres:5432/metro"
+    for name in ("engine", "gateway", "archiver"):
+        assert services[name]["environment"]["DATABASE_URL"] == url, name
+    assert "DATABASE_URL" not in services["ai"]["environment"]
+    assert "postgres" not in services["engine"].get("depends_on", {})
+    assert services["archiver"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    done = compose(tmp_path, "config", "-q", pg_password=None)
+    assert done.returncode != 0 and "set POSTGRES_PASSWORD" in done.stderr
 
 
 def test_start_order_waits_for_health(config: dict[str, Any]) -> None:
@@ -272,9 +301,10 @@ def test_image_is_multi_stage_with_a_home_for_its_user() -> None:
 # Settings compose decides itself (addresses inside the network, URLs built from REDIS_PASSWORD):
 # an operator's value for these is not passed, by design, and the README says so.
 SET_BY_COMPOSE = {
-    "REDIS_URL", "RATE_LIMIT_STORAGE_URL", "ENGINE_HOST", "ENGINE_PORT", "ENGINE_TARGET",
-    "AI_PORT", "AI_TARGET", "GATEWAY_HOST", "GATEWAY_PORT", "HEALTH_PORT", "HEALTH_HOST",
-}
+    "REDIS_URL", "RATE_LIMIT_STORAGE_URL", "DATABASE_URL", "ENGINE_HOST", "ENGINE_PORT",
+    "ENGINE_TARGET", "AI_PORT", "AI_TARGET", "GATEWAY_HOST", "GATEWAY_PORT", "HEALTH_PORT",
+    "HEALTH_HOST",
+}  # fmt: skip
 
 
 def readme_settings() -> dict[str, set[str]]:
