@@ -13,7 +13,8 @@ Keys (each command or script touches one hash tag, so a Redis Cluster serves the
   daily:{<kind>:<date>}:hist         hash: score -> how many finished with it
   daily:{<kind>:<date>}:void         hash: player id -> score of a finished attempt the AI moved
                                      in (the player left): not a result, not in the streak
-  daily:game:{<game id>}             JSON {"kind", "date", "player"} of a scored attempt
+  daily:game:{<game id>}             JSON {"kind", "date", "player", "at_ms"} of a scored attempt
+                                     (at_ms: when it was reserved)
   daily:{<player id>}:days:<kind>    zset: the days (ordinals) the player finished an attempt
 """
 
@@ -26,6 +27,7 @@ import json
 import math
 import re
 import secrets
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -181,25 +183,33 @@ class DailyBook:
 
     # ---- attempts ---------------------------------------------------------------------------
 
-    async def reserve(self, kind: str, day: dt.date, player_id: str, game_id: str) -> str | None:
+    async def reserve(
+        self, kind: str, day: dt.date, player_id: str, game_id: str, now_ms: int | None = None
+    ) -> str | None:
         """Claim the player's one scored attempt of the day for `game_id`; None when claimed
-        now, else the game id of the attempt made before."""
+        now, else the game id of the attempt claimed before. The marker is written first, so a
+        claimed attempt always has one (a failure in between leaves only an unused marker,
+        which `unreserve` removes)."""
         key = f"{_tag(kind, day)}:attempts"
+        at_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        marker = {"kind": kind, "date": day.isoformat(), "player": player_id, "at_ms": at_ms}
+        await self.redis.set(marker_key(game_id), json.dumps(marker), ex=MARKER_TTL_S)
         if await self.redis.hsetnx(key, player_id, game_id):
             await self.redis.expire(key, DAY_TTL_S)
-            marker = {"kind": kind, "date": day.isoformat(), "player": player_id}
-            await self.redis.set(marker_key(game_id), json.dumps(marker), ex=MARKER_TTL_S)
             return None
+        await self.redis.delete(marker_key(game_id))
         return str(await self.redis.hget(key, player_id))
 
     async def unreserve(self, kind: str, day: dt.date, player_id: str, game_id: str) -> None:
+        """Undo `reserve` of a game that was never made (deletes only: a full store takes it)."""
         await self._unreserve(keys=[f"{_tag(kind, day)}:attempts"], args=[player_id, game_id])
+        await self.redis.delete(marker_key(game_id))
 
     async def attempt(self, kind: str, day: dt.date, player_id: str) -> str | None:
         found = await self.redis.hget(f"{_tag(kind, day)}:attempts", player_id)
         return None if found is None else str(found)
 
-    async def marker(self, game_id: str) -> dict[str, str] | None:
+    async def marker(self, game_id: str) -> dict[str, Any] | None:
         raw = await self.redis.get(marker_key(game_id))
         return None if raw is None else dict(json.loads(raw))
 

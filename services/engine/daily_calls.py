@@ -87,21 +87,33 @@ class DailyCalls:
     async def start(
         self, request: engine_pb2.DailyRequest, context: grpc.aio.ServicerContext
     ) -> engine_pb2.DailyStart:
+        """Make the attempt. Every step is undone when one fails (a full store's 503 leaves
+        nothing behind), and the player sits before the table is made, so a game that exists
+        always has its player: a retry after a start cut short (the engine killed) is answered
+        `already_played` naming a game the player can claim, or makes the game that was never
+        made under the same reservation (`_earlier`)."""
         kind, day, now = self._day(request)
         me = await self._who(context, required=True)
         assert me is not None
         scored = day == now
         game_id = new_game_id()
-        if scored:
-            first = await self.book.reserve(kind, day, me.player_id, game_id)
-            if first is not None:
-                return engine_pb2.DailyStart(
-                    game_id=first, seat=0, date=day.isoformat(), scored=True, already_played=True
-                )
-        rules, seed = await self.book.deal(kind, day)
-        token = new_token()
-        seat = SeatInfo(HUMAN, me.name, "", token_hash(game_id, token))
+        started_ms = timeouts.now_ms()
+        reserved = False
         try:
+            if scored:
+                first = await self.book.reserve(kind, day, me.player_id, game_id, started_ms)
+                if first is not None:
+                    if await self._earlier(kind, day, me.player_id, first):
+                        return engine_pb2.DailyStart(
+                            game_id=first, seat=0, date=day.isoformat(), scored=True,
+                            already_played=True,
+                        )  # fmt: skip
+                    game_id = first  # reserved by a start that never made its game: make it
+                reserved = True
+            rules, seed = await self.book.deal(kind, day)
+            token = new_token()
+            seat = SeatInfo(HUMAN, me.name, "", token_hash(game_id, token))
+            await self.players.sit(game_id, kind, 0, me.player_id, started_ms)
             made = await self.lobby.open_table(
                 game_id,
                 kind,
@@ -120,13 +132,48 @@ class DailyCalls:
                     reason="version_conflict",
                 )
         except BaseException:
-            if scored:
-                await self.book.unreserve(kind, day, me.player_id, game_id)
+            await self._undo(kind, day, me.player_id, game_id, scored=scored, reserved=reserved)
             raise
-        await self.players.sit(game_id, kind, 0, me.player_id, timeouts.now_ms())
         return engine_pb2.DailyStart(
             game_id=game_id, seat=0, token=token, date=day.isoformat(), scored=scored
         )
+
+    async def _earlier(self, kind: str, day: dt.date, player_id: str, game_id: str) -> bool:
+        """Whether the attempt reserved before as `game_id` was made (or played, or may have
+        expired): then it is the day's attempt. False only for one whose start never made its
+        game: reserved so recently that its game, had it been made, could not have expired."""
+        try:
+            await self.tables.load(game_id)
+            return True
+        except ServiceError as err:
+            if err.code != grpc.StatusCode.NOT_FOUND:
+                raise
+        if await self.book.score(kind, day, player_id) is not None:
+            return True
+        if await self.book.void_score(kind, day, player_id) is not None:
+            return True
+        marker = await self.book.marker(game_id)
+        at_ms = marker.get("at_ms") if marker is not None else None
+        settings = self.tables.settings
+        shortest_s = min(settings.waiting_ttl_s, settings.idle_ttl_s, settings.finished_ttl_s)
+        return not (
+            isinstance(at_ms, int) and timeouts.now_ms() - at_ms < shortest_s * 1000
+        )  # fmt: skip
+
+    async def _undo(
+        self, kind: str, day: dt.date, player_id: str, game_id: str, *, scored: bool,
+        reserved: bool,
+    ) -> None:  # fmt: skip
+        """Take back what a refused start wrote (best effort, deletes only: a full store takes
+        them; what a failure here leaves, a retry finds in `_earlier`)."""
+        try:
+            await self.players.unsit(game_id, player_id)
+            if reserved:
+                await self.book.unreserve(kind, day, player_id, game_id)
+            elif scored:  # a reservation that failed halfway may have left its marker
+                await self.book.redis.delete(daily.marker_key(game_id))
+        except Exception:
+            log.exception("game %s: a refused daily start could not be undone", game_id)
 
     async def results(
         self, request: engine_pb2.DailyRequest, context: grpc.aio.ServicerContext

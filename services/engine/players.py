@@ -274,6 +274,15 @@ class Players:
             )
         await self.index(player_id, game_id, seat, created_at_ms)
 
+    async def unsit(self, game_id: str, player_id: str) -> None:
+        """Undo `sit` at a table of the player's alone that was never made (a refused daily
+        start): only deletes, which a full store (maxmemory) still takes."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(table_key(game_id))
+        pipe.zrem(games_key(player_id), game_id)
+        pipe.hdel(seats_key(player_id), game_id)
+        await pipe.execute()
+
     async def index(self, player_id: str, game_id: str, seat: int, created_at_ms: int) -> None:
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(games_key(player_id), {game_id: created_at_ms})

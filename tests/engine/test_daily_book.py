@@ -64,18 +64,23 @@ def test_a_result_counts_once_and_the_histogram_ranks_it(redis_url: str) -> None
 def test_one_scored_attempt_a_day_and_a_failed_start_frees_it(redis_url: str) -> None:
     async def body(client: Any) -> Any:
         book = DailyBook(client, "s")
-        first = await book.reserve("metrox", DAY, "p1", "game-a")
+        first = await book.reserve("metrox", DAY, "p1", "game-a", 1234)
         second = await book.reserve("metrox", DAY, "p1", "game-b")
+        markers = [await book.marker("game-a"), await book.marker("game-b")]
         await book.unreserve("metrox", DAY, "p1", "game-b")  # not its reservation: kept
         kept = await book.attempt("metrox", DAY, "p1")
         await book.unreserve("metrox", DAY, "p1", "game-a")
         freed = await book.attempt("metrox", DAY, "p1")
         other_day = await book.reserve("metrox", DAY - dt.timedelta(days=1), "p1", "game-c")
-        return first, second, kept, freed, other_day, await book.marker("game-a")
+        return first, second, kept, freed, other_day, [*markers, await book.marker("game-a")]
 
-    first, second, kept, freed, other_day, marker = run(redis_url, body)
+    first, second, kept, freed, other_day, markers = run(redis_url, body)
     assert (first, second, kept, freed, other_day) == (None, "game-a", "game-a", None, None)
-    assert marker == {"kind": "metrox", "date": "2026-12-03", "player": "p1"}
+    # The claimed attempt's marker (when it was reserved too); the refused one's and, once
+    # unreserved, the freed one's are gone: a refused start leaves nothing behind.
+    assert markers == [
+        {"kind": "metrox", "date": "2026-12-03", "player": "p1", "at_ms": 1234}, None, None
+    ]
 
 
 def test_the_secret_is_made_once_and_shared(redis_url: str) -> None:

@@ -3,6 +3,7 @@ and a Redis at its maxmemory (noeviction) refuses writes loudly while reads go o
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import time
@@ -15,6 +16,7 @@ import redis
 
 from services.common.grpc_util import error_details
 from services.common.redis_server import RedisServer
+from services.engine.shards import new_game_id
 from services.engine.store import answers_key, events_key, game_key
 from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
 
@@ -130,3 +132,83 @@ def test_a_stored_answer_is_its_event_id_and_version_not_the_view(
     assert len(answers) >= 7  # the create, the join, six moves
     for value in answers.values():
         assert re.fullmatch(r"[0-9]+-[0-9]+\n[0-9]+", value), value
+
+
+def test_a_refused_daily_start_leaves_nothing_behind(
+    tmp_path: Path, engine_factory: Any, gateway_factory: Any, ai: Any
+) -> None:
+    """Issue 30.2: with the store near its cap, a daily start answered `503 storage_full` once
+    left the attempt reserved (the player was seated after the table was made, outside the
+    undo), and the retry said `409 already_played` for a game the player had no seat in. Near
+    the cap at many distances (so that some start fails halfway): every refused start leaves no
+    reservation, no seat and no listed game, and its retry is the player's attempt."""
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+    attempts = f"daily:{{metrox:{day}}}:attempts"
+    with RedisServer(tmp_path / "redis", maxmemory="1gb") as server:
+        r = redis.Redis.from_url(server.url, decode_responses=True)
+        try:
+            running: RunningEngine = engine_factory(server.url)
+            api = gateway_factory(running.address, ai.target)
+            refused = 0
+            for trial in range(40):
+                api.client.environ_base["REMOTE_ADDR"] = f"10.77.0.{trial + 1}"
+                status, me = api.post("/api/players", {"name": f"P{trial}"})
+                assert status == 201, me
+                key = {"X-Player-Key": me["device_key"]}
+                used = int(r.info("memory")["used_memory"])
+                r.config_set("maxmemory", used + 400 * trial)
+                try:
+                    status, first = api.post("/api/daily/metrox/games", headers=key)
+                finally:
+                    r.config_set("maxmemory", "1gb")
+                if status == 201:
+                    continue
+                assert status == 503 and first["error"]["code"] == "storage_full", first
+                refused += 1
+                assert r.hget(attempts, me["player_id"]) is None, trial  # nothing reserved
+                status, mine = api.get("/api/players/me/games", headers=key)
+                assert status == 200 and mine["games"] == [], (trial, mine)
+                status, again = api.post("/api/daily/metrox/games", headers=key)
+                assert status == 201, (trial, again)  # the retry is the attempt, never a 409
+                status, view = api.get(f"/api/games/{again['game_id']}", token=again["token"])
+                assert status == 200 and view["seat"] == 0, view
+            assert refused >= 5, refused  # the store was at its cap for many of them
+        finally:
+            r.close()
+
+
+def test_a_daily_start_cut_short_is_made_by_its_retry(
+    engine: RunningEngine, gateway_factory: Any, ai: Any
+) -> None:
+    """Issue 30.2: an engine killed mid-start leaves the attempt reserved with no game (no undo
+    ran). The retry makes that very game (the player's attempt, not `409 already_played` for a
+    game that does not exist); a reservation too old for its game to be told from an expired
+    one stays the day's attempt."""
+    api = gateway_factory(engine.address, ai.target)
+    api.client.environ_base["REMOTE_ADDR"] = "10.77.1.1"
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+    r = redis.Redis.from_url(engine.redis_url, decode_responses=True)
+    try:
+        for age_ms, made in ((0, True), (8 * 24 * 3600 * 1000, False)):
+            status, me = api.post("/api/players", {"name": "Kim"})
+            assert status == 201, me
+            key = {"X-Player-Key": me["device_key"]}
+            game_id = new_game_id()
+            at_ms = int(time.time() * 1000) - age_ms
+            # What `DailyBook.reserve` wrote before the engine died (the game was never made).
+            marker = {"kind": "metrox", "date": day, "player": me["player_id"], "at_ms": at_ms}
+            r.set(f"daily:game:{{{game_id}}}", json.dumps(marker), ex=3600)
+            r.hset(f"daily:{{metrox:{day}}}:attempts", me["player_id"], game_id)
+            status, again = api.post("/api/daily/metrox/games", headers=key)
+            if made:
+                assert status == 201 and again["game_id"] == game_id, again
+                status, view = api.get(f"/api/games/{game_id}", token=again["token"])
+                assert status == 200 and view["seat"] == 0, view
+                status, twice = api.post("/api/daily/metrox/games", headers=key)
+                assert status == 409 and twice["error"]["game_id"] == game_id, twice
+                status, claimed = api.post(f"/api/games/{game_id}/claim", headers=key)
+                assert status == 200 and claimed["seat"] == 0, claimed  # its player's seat
+            else:
+                assert status == 409 and again["error"]["code"] == "already_played", again
+    finally:
+        r.close()
