@@ -414,3 +414,34 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
     finally:
         app.extensions["metro_archive"].close()
         app.extensions["metro_gateway"].backends.close()
+
+
+def test_an_erased_player_leaves_the_leaderboard_under_deleted_player(api: GatewayApi) -> None:
+    """DELETE /api/players/me through the engine: the name goes from the ratings too."""
+    keys = []
+    for name in ("Rated Ray", "Rated Rita"):
+        status, made = api.post("/api/players", {"name": name})
+        assert status == 201, made
+        keys.append((made["player_id"], {"X-Player-Key": made["device_key"]}))
+    game_id, tokens = api.new_game(2)
+    for seat, (_, key) in enumerate(keys):
+        body = {"rated": True} if seat == 0 else {}
+        status, sat = api.post(f"/api/games/{game_id}/player", body, tokens[seat], headers=key)
+        assert status == 200, sat
+    play_to_the_end(api, (game_id, tokens))
+    ray = keys[0][0]
+
+    def ray_on_board() -> dict[str, Any] | None:
+        status, board = api.get("/api/leaderboard/metro?limit=200")
+        assert status == 200, board
+        return next((p for p in board["players"] if p["player_id"] == ray), None)
+
+    deadline = time.monotonic() + 60
+    while ray_on_board() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    entry = ray_on_board()
+    assert entry is not None and entry["name"] == "Rated Ray"
+    assert api.call("DELETE", "/api/players/me", headers=keys[0][1])[0] == 204
+    entry = ray_on_board()
+    assert entry is not None and entry["name"] == "deleted player"
+    assert api.get("/api/players/me", headers=keys[1][1])[0] == 200  # the other one stays
