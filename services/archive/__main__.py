@@ -1,6 +1,7 @@
 """`python -m services.archive`: one archiver (services/archive/archiver.py) with the
 environment's settings: REDIS_URL, DATABASE_URL (required), GAME_TTL_FINISHED_S, and
-ARCHIVE_CLAIM_IDLE_MS (how long an entry stays pending before another archiver takes it over).
+ARCHIVE_CLAIM_IDLE_MS (how long an entry stays pending before another archiver takes it over)
+and HEALTH_PORT (an HTTP health answer for container checks).
 
 It applies the schema's migrations first (safe while other archivers start too: migrate.py),
 waiting for PostgreSQL as long as it takes. Run as many as the load needs."""
@@ -12,6 +13,7 @@ import logging
 import os
 import signal
 import time
+from typing import Any, cast
 
 import psycopg
 import uvloop
@@ -19,6 +21,7 @@ import uvloop
 from services.archive.archiver import CLAIM_IDLE_MS, Archiver
 from services.archive.migrate import migrate
 from services.common.config import Settings
+from services.common.grpc_server import serve_health_http
 
 log = logging.getLogger("metro.archive")
 
@@ -46,11 +49,16 @@ async def run(settings: Settings) -> None:
         finished_ttl_s=settings.finished_ttl_s,
         claim_idle_ms=int(os.environ.get("ARCHIVE_CLAIM_IDLE_MS", "") or CLAIM_IDLE_MS),
     )
+    health = await serve_health_http(cast(Any, archiver))  # HEALTH_PORT: the loop goes round
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await archiver.run(stop)
+    try:
+        await archiver.run(stop)
+    finally:
+        if health is not None:
+            health.close()
 
 
 def main() -> None:

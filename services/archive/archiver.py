@@ -61,6 +61,7 @@ ANALYSIS_WAIT_MS = 10 * 60_000  # an analysis entry whose game is not archived y
 RETRY_FIRST_S = 0.2
 RETRY_MOST_S = 10.0
 CLUSTER_POLL_S = 0.2
+HEALTHY_WITHIN_S = 60.0
 
 
 @dataclass
@@ -119,6 +120,12 @@ class Archiver:
         self.stats = Stats()
         self._grouped = False
         self._db_down_since: float | None = None
+        self.last_step = time.monotonic()
+
+    def serving(self) -> bool:
+        """Healthy while the loop goes round (HEALTH_PORT's answer: services/common/
+        grpc_server.py); a PostgreSQL outage is waited out, not a reason to restart."""
+        return time.monotonic() - self.last_step < HEALTHY_WITHIN_S
 
     # ---- the loop -----------------------------------------------------------------------
 
@@ -131,6 +138,7 @@ class Archiver:
             while not stop.is_set():
                 try:
                     await self.step()
+                    self.last_step = time.monotonic()
                 except asyncio.CancelledError:
                     raise
                 except STORAGE_ERRORS as err:
