@@ -5,6 +5,7 @@
 #   sudo deploy/build-base-image.sh            # needs root, debootstrap and a Docker daemon
 #   echo "BASE_IMAGE=metro-python:3.11-bookworm" >> .env
 #   echo "REDIS_IMAGE=metro-redis:7-bookworm"    >> .env
+#   echo "POSTGRES_IMAGE=metro-postgres:15-bookworm" >> .env
 #   docker compose up -d --build
 #
 # Images made:
@@ -13,6 +14,9 @@
 #              build on it (build argument BASE_IMAGE).
 #   $REDIS_TAG (metro-redis:7-bookworm) the same system plus Debian's redis-server and
 #              redis-cli (Redis 7.0), run as the user redis in /data (the compose volume).
+#   $POSTGRES_TAG (metro-postgres:15-bookworm) the same system plus Debian's postgresql
+#              (PostgreSQL 15) without a cluster, run as the user postgres; docker-compose.yml's
+#              command makes the cluster in the volume (/var/lib/postgresql/data) on first start.
 #
 # No certificate of the build machine goes into an image unless asked: behind a TLS-intercepting
 # proxy, pip in the image build must trust the proxy's authority, so EXTRA_CA_DIR (opt-in, e.g.
@@ -30,12 +34,13 @@ SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BASE_TAG=${BASE_TAG:-metro-python:3.11-bookworm}
 REDIS_TAG=${REDIS_TAG:-metro-redis:7-bookworm}
+POSTGRES_TAG=${POSTGRES_TAG:-metro-postgres:15-bookworm}
 PYTHON_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates
 EXTRA_CA_DIR=${EXTRA_CA_DIR:-}
 
 if [ "${1:-}" = --settings ]; then
-  printf 'suite=%s\nmirror=%s\nbase_tag=%s\nredis_tag=%s\nextra_ca_dir=%s\n' \
-    "$SUITE" "$MIRROR" "$BASE_TAG" "$REDIS_TAG" "${EXTRA_CA_DIR:-none}"
+  printf 'suite=%s\nmirror=%s\nbase_tag=%s\nredis_tag=%s\npostgres_tag=%s\nextra_ca_dir=%s\n' \
+    "$SUITE" "$MIRROR" "$BASE_TAG" "$REDIS_TAG" "$POSTGRES_TAG" "${EXTRA_CA_DIR:-none}"
   exit 0
 fi
 
@@ -49,6 +54,7 @@ EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
 work=$(mktemp -d /tmp/metro-base.XXXXXX)
 cleanup() {
   umount "$work/redis/proc" 2>/dev/null || true
+  umount "$work/postgres/proc" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -98,11 +104,26 @@ umount "$work/redis/proc"
 mkdir -p "$work/redis/data"
 chroot "$work/redis" chown redis:redis /data
 
+# The PostgreSQL system likewise: Debian's postgresql, without the cluster its package makes.
+cp -a "$work/python" "$work/postgres"
+mount -t proc proc "$work/postgres/proc"
+chroot "$work/postgres" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends postgresql postgresql-client' \
+  >"$work/postgres.log" 2>&1 || { tail -30 "$work/postgres.log" >&2; exit 1; }
+umount "$work/postgres/proc"
+rm -rf "$work/postgres"/var/lib/postgresql/*/main "$work/postgres"/etc/postgresql/*/main
+mkdir -p "$work/postgres/var/lib/postgresql/data" "$work/postgres/var/run/postgresql"
+chroot "$work/postgres" chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
+
 trim "$work/python"
 trim "$work/redis"
+trim "$work/postgres"
 
 PATH_ENV='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 import_rootfs "$work/python" "$BASE_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
   'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' 'CMD ["python3"]'
 import_rootfs "$work/redis" "$REDIS_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' 'WORKDIR /data' \
   'USER redis' 'EXPOSE 6379' 'VOLUME /data' 'CMD ["redis-server"]'
+import_rootfs "$work/postgres" "$POSTGRES_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
+  'ENV PGDATA=/var/lib/postgresql/data' 'USER postgres' 'EXPOSE 5432' \
+  'VOLUME /var/lib/postgresql/data' 'CMD ["bash"]'
