@@ -333,6 +333,12 @@ class Game:
         documents); the default says only "an object"."""
         return {"type": "object"}
 
+    def event_actions(self) -> dict[str, str]:
+        """The `action` of each public event this game's moves make (`state.play`), with what
+        it means: the API's event schema and docs/bots.md's table are made from it, and a test
+        holds real events to it. Games override it; the default names none."""
+        return {}
+
     def daily_rules(self, digest: bytes) -> JSON | None:
         """The rules of the day's solo puzzle, picked by `digest` (32 bytes the engine derives
         from the date and a server secret; the deck's seed comes from the same bytes, so the

@@ -69,6 +69,13 @@ class MetroGame(Game):
     def view_schema(self) -> dict[str, Any]:
         return view_schema()
 
+    def event_actions(self) -> dict[str, str]:
+        return {
+            "place": "a tile was placed (`placement`; `drawn`: the tile just drawn; `completed` "
+            "routes and their points)",
+            "draw": "the top tile was drawn (shown to its seat alone); the seat places it next",
+        }
+
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroWorlds:
         return MetroWorlds(view, seat)
 

@@ -83,6 +83,14 @@ class MetroXGame(Game):
     def view_schema(self) -> JSON:
         return view_schema()
 
+    def event_actions(self) -> dict[str, str]:
+        return {
+            "choose": "a seat chose (the choice stays hidden until the turn resolves; "
+            "`to_move`: the seats still to choose)",
+            "resolve": "the last choice resolved the turn: every seat's choice, the lines "
+            "completed, the `next_card`",
+        }
+
     def world_sampler(self, view: Mapping[str, Any], seat: int) -> MetroXSampler:
         return MetroXSampler(view, seat)
 

@@ -72,6 +72,14 @@ class UndergroundGame(Game):
     def view_schema(self) -> dict[str, Any]:
         return view_schema()
 
+    def event_actions(self) -> dict[str, str]:
+        return {
+            "rail": "a rail laid (one step of a turn)",
+            "stop": "the seat stopped laying rails: the passenger rides (`route`, `gained`)",
+            "route": "the seat picked one of the passenger's tied ways",
+            "turn": "a whole turn sent at once (rails, route)",
+        }
+
     def move_schema(self) -> dict[str, Any]:
         return move_schema()
 

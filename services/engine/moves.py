@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import grpc
 import orjson
 from metro.v1 import engine_pb2
 
@@ -28,7 +29,7 @@ from services.engine.edge import aborted, failed, not_found
 from services.engine.meta import GameMeta
 from services.engine.store import Choice, Conflict, Duplicate, new_request_key, parse_answer
 from services.engine.table import Table, seat_view
-from services.engine.tables import Tables
+from services.engine.tables import Tables, to_move_of
 
 MOVE_ATTEMPTS = 60  # a move races at most the other seats of its turn; the deadline bounds it
 
@@ -119,7 +120,11 @@ class Moves:
                     f"game {game_id} has not started: seats {meta.open_seats} are still open",
                 )
             if table.status == "over":
-                raise failed("game_over", f"game {game_id} is over")
+                # The refusal every game shares (games/errors.py), as the game itself says it.
+                raise ServiceError(
+                    grpc.StatusCode.FAILED_PRECONDITION, f"game {game_id} is over",
+                    reason="game_over", refusal="game_over",
+                )  # fmt: skip
             state = table.state.copy()
             before = state.turn_number
             event = {**state.play(seat, move), "by": made_by(caller)}
@@ -182,7 +187,8 @@ class Moves:
                 turn_number=state.turn_number,
                 seat=seat,
                 move_json=choice,
-                event={**event, "status": table.status},
+                # Who is still to choose is public (each seat's `chosen`); this choice is not.
+                event={**event, "status": table.status, "to_move": to_move_of(state, table.status)},
                 choosers=len(table.turn_start.to_move()),
                 ttl_s=self.tables.ttl(table.status, table.meta),
                 turn_version=table.turn_version,

@@ -70,11 +70,16 @@ def owed_to_feeds(
     return feed_doc(meta.kind, turn, over, [int(s) for s in timed_out or ()], mover)
 
 
+def to_move_of(state: GameState, status: str) -> list[int]:
+    """The seats an event says must move now: none unless the game is being played (as views)."""
+    return list(state.to_move()) if status == "playing" else []
+
+
 def start_fields(state: GameState, status: str) -> dict[str, Any]:
     """What a create or join event says of where the game stands."""
     return {
         "status": status,
-        "to_move": list(state.to_move()) if status == "playing" else [],
+        "to_move": to_move_of(state, status),
         "scores": list(state.scores),
     }
 
@@ -254,7 +259,9 @@ class Tables:
                 moved=moved, new_turn=new_turn, resumed=resumed,
             )  # fmt: skip
         meta_json = changed.to_json() if changed is not table.meta else ""
-        event = {**event, "status": status}
+        # Every event says where the game stands (API.md, docs/bots.md): its status and the
+        # seats to move now, whatever changed (a seat handed to the AI, a bot taking its seat).
+        event = {**event, "status": status, "to_move": to_move_of(state, status)}
         change = self._change(
             table.game_id, table.version, request_key, changed, meta_json, state, status,
             event, table.status,

@@ -22,6 +22,7 @@ from services.gateway.openapi.archive import archive_paths, archive_schemas
 from services.gateway.openapi.bots import bots_paths, bots_schemas
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
 from services.gateway.openapi.daily import daily_paths, daily_schemas, with_daily_hints
+from services.gateway.openapi.events import event_schema
 from services.gateway.openapi.game_parts import view_schema_name
 from services.gateway.openapi.party import party_paths, party_schemas, with_party_create
 from services.gateway.openapi.paths import game_paths
@@ -47,7 +48,7 @@ def _document_text() -> str:
             "id": ref("EventId"),
             "event": {
                 "enum": ["message", "view", "failure"],
-                "description": "message: a change of the game (data: the public event; a "
+                "description": "message: a change of the game (data: a GameEvent; a "
                 "move's event names who made it in `by`: 'player', or 'ai' when the AI made it, "
                 "for an AI seat or for a person's seat while they are away; with ?delta=1 also "
                 "`delta` and, on a seat's stream, `legal`); view: the first message of a "
@@ -60,6 +61,7 @@ def _document_text() -> str:
         ["data"],
         description="One event of the stream (OpenAPI 3.1: the schema of each event).",
     )
+    schemas["GameEvent"] = event_schema()
     schemas["EventId"] = {
         "type": "string",
         "pattern": "^[0-9]{1,20}-[0-9]{1,20}$",

@@ -15,10 +15,12 @@ ERRORS: dict[int, str] = {
     400: "Malformed request: not JSON, a wrong type, an unknown field (named in `field`).",
     403: "A missing or wrong seat token, or the record of a game still running.",
     404: "No such game.",
-    409: "Not this seat's turn, a stale `expected_version`, or no open seat.",
+    409: "Not this seat's turn, a stale `expected_version`, no open seat, or a game over "
+    "(`game_over`, with `refusal`: game_over).",
     413: "The request body is over 64 KiB.",
     414: "The request line (URL) is too long.",
-    422: "A move the rules forbid; `rule` names the rule.",
+    422: "A move the rules forbid; `rule` names the rule, `refusal` (with `params`) is its "
+    "stable code.",
     429: "Too many requests from this client; wait `Retry-After` seconds.",
     431: "A header, or all headers together, too large (or too many).",
     503: "The engine or the AI is not answering; try again soon.",

@@ -170,10 +170,13 @@ def game_paths() -> JSON:
             "get": {
                 "operationId": "legalMoves",
                 "summary": "Every move the token's seat may make now.",
+                "description": "`moves` is [] when the seat may not move now (another seat's "
+                "turn, a table still waiting, a game over): never a 409.",
                 "tags": ["games"],
                 "security": SPECTATOR_OR_SEAT,
                 "responses": responses(
-                    200, ref("LegalMoves"), "The moves.", 400, 403, 404, 409, 429, 503
+                    200, ref("LegalMoves"), "The moves ([]: not this seat's move now).",
+                    400, 403, 404, 429, 503,
                 ),
             },
         },
@@ -253,10 +256,14 @@ def game_paths() -> JSON:
             "get": {
                 "operationId": "events",
                 "summary": "Live updates as Server-Sent Events.",
-                "description": "Each event is `id: <event id>` and one `data:` line of JSON; "
-                "a `: keep-alive` comment follows 15 s of silence. Resume with `Last-Event-ID` "
-                "(or `?last_event_id=` on the first connection). A broken stream ends with "
-                "`event: failure` and an error object. With a seat's token (Authorization: "
+                "description": "Each event is `id: <event id>` and one `data:` line of JSON "
+                "(a GameEvent: every one has `version`, `status` and `to_move`); a "
+                "`: keep-alive` comment follows 15 s of silence. Without `Last-Event-ID` (or "
+                "`?last_event_id=` on the first connection) the stream starts with the game's "
+                "first event; with it, right after that event. A finished game's stream ends "
+                "after its last event; any stream ends after WATCH_MAX_S (30 minutes): resume "
+                "with `Last-Event-ID`. A broken stream ends with `event: failure` and an error "
+                "object. With a seat's token (Authorization: "
                 "Bearer, proven before the stream opens: 403 otherwise) it is that seat's "
                 "stream. With `?delta=1` the first message is `event: view` (`{version, view, "
                 "legal?}`: the audience's whole view) and each event carries `delta` (and on a "

@@ -23,8 +23,11 @@ PLAYER_KEY: JSON = {
     "name": "X-Player-Key",
     "in": "header",
     "required": False,
-    "description": "The player's device key, as `POST /api/players` (or `/recover`) gave it.",
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+    "description": "The player's device key, as `POST /api/players` (or `/recover`) gave it: "
+    "the player id (12 characters), a dot, the secret (16-64). A key of another form is "
+    "refused as malformed, one of this form that the server does not know as not valid "
+    "(both 403 bad_player_key).",
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{12}[.][A-Za-z0-9_-]{16,64}$"},
 }
 
 
@@ -216,8 +219,9 @@ def players_paths() -> JSON:
         "/api/games/{game_id}/table": {
             "parameters": game_path,
             "get": player_op(
-                "table", "The players on a game's seats and whether it is rated.",
-                200, ref("Table"), (400, 404),
+                "table", "The players on a game's seats and whether it is rated. A private "
+                "game's (a daily attempt's) only with its seat's token (403 otherwise).",
+                200, ref("Table"), (400, 403, 404),
             ),
         },
         "/api/leaderboard/{game}": {
