@@ -622,7 +622,7 @@ export class GameScreen {
 
   #fetchRated(again) {
     const id = this.id;
-    api.table(id).then(
+    api.table(id, this.mine?.token).then(
       (table) => {
         if (this.id !== id) return;
         this.rated = table.rated === true;
