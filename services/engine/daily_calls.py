@@ -143,11 +143,16 @@ class DailyCalls:
         expired): then it is the day's attempt. False only for one whose start never made its
         game: reserved so recently that its game, had it been made, could not have expired."""
         try:
-            await self.tables.load(game_id)
-            return True
+            table = await self.tables.load(game_id)
         except ServiceError as err:
             if err.code != grpc.StatusCode.NOT_FOUND:
                 raise
+        else:
+            if (await self.players.table(game_id)).get("p0") != player_id:
+                # Made before the player sat first (an older engine's start cut short): seat
+                # them now, so the attempt the 409 names is one they can claim.
+                await self.players.sit(game_id, kind, 0, player_id, table.created_at_ms)
+            return True
         if await self.book.score(kind, day, player_id) is not None:
             return True
         if await self.book.void_score(kind, day, player_id) is not None:
