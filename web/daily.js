@@ -100,13 +100,12 @@ function errorText(err) {
 
 let kindsWithDaily = null; // [kind] once asked
 
+/** The games with a daily puzzle, as the catalogue says (GET /api/meta's `daily`): asking each
+ *  game's /api/daily/<kind> cost a 404 for every game without one on every load (issue 35). */
 async function dailyKinds() {
   if (!kindsWithDaily) {
     const meta = await loadMeta();
-    const asked = await Promise.all(
-      (meta.games || []).map((g) => dailyApi.today(g.game).then(() => g.game, () => null)),
-    );
-    kindsWithDaily = asked.filter(Boolean);
+    kindsWithDaily = (meta.games || []).filter((g) => g.daily === true).map((g) => g.game);
   }
   return kindsWithDaily;
 }
@@ -414,10 +413,21 @@ export function shareText(kind, results) {
   return t("daily.share_text", { game: gameName(kind), date: results.date, count: results.you.score, standing });
 }
 
+/** The day's results page as a whole address: a friend who opens it sees the day's chart and
+ *  may play the puzzle (the shared text had no link, issue 35). */
+export function shareLink(kind, date) {
+  return `${location.origin}/${resultsAddress(kind, date)}`;
+}
+
+/** What Share copies: the text, then the link on a line of its own. */
+export function shareMessage(kind, results) {
+  return `${shareText(kind, results)}\n${shareLink(kind, results.date)}`;
+}
+
 function drawShare(card, kind, results) {
   const box = html("div", { className: "daily-share" }, card);
-  const text = shareText(kind, results);
-  const shown = html("textarea", { readonly: true, rows: 2, className: "daily-share-text", id: "daily-share-text", "aria-label": t("daily.share_label") }, box);
+  const text = shareMessage(kind, results);
+  const shown = html("textarea", { readonly: true, rows: 3, className: "daily-share-text", id: "daily-share-text", "aria-label": t("daily.share_label") }, box);
   shown.value = text;
   const button = html("button", { type: "button", className: "primary", id: "daily-share" }, box, t("daily.share"));
   const said = html("p", { className: "daily-share-status", role: "status" }, box);

@@ -478,6 +478,7 @@ function mineState(view, mine) {
   }
   if (view.status === "over") {
     const winners = view.winners || [];
+    if (seats.length === 1) return ["over", t("mine.finished")]; // a daily attempt: nobody to beat
     if (winners.includes(mine)) return ["over", winners.length > 1 ? t("mine.you_shared") : t("mine.you_won")];
     if (!winners.length) return ["over", t("mine.finished")];
     return ["over", t("mine.they_won", { count: winners.length, names: formatList(winners.map((i) => seatName(seats[i], i))) })];

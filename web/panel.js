@@ -307,6 +307,8 @@ export function renderFinal(view, mySeat, game) {
   const order = view.seats.map((s, i) => i).sort((a, b) => (view.seats[b].score ?? 0) - (view.seats[a].score ?? 0));
   const ol = $("final-scores");
   ol.replaceChildren();
+  // A game of one seat (a daily puzzle attempt) has nobody to beat: its score, not "You win!".
+  const solo = view.seats.length === 1;
   for (const i of order) {
     const li = document.createElement("li");
     li.dataset.seat = String(i);
@@ -319,7 +321,7 @@ export function renderFinal(view, mySeat, game) {
     score.className = "score";
     score.textContent = formatNumber(view.seats[i].score ?? 0);
     li.append(name, score);
-    if (winners.has(i)) {
+    if (winners.has(i) && !solo) {
       const cup = document.createElement("span");
       cup.className = "cup";
       cup.textContent = "★";
@@ -329,7 +331,8 @@ export function renderFinal(view, mySeat, game) {
     ol.appendChild(li);
   }
   const title = $("result-title");
-  if (mySeat !== null && winners.has(mySeat)) title.textContent = winners.size > 1 ? t("final.you_share") : t("final.you_win");
+  if (solo) title.textContent = t("final.solo", { count: view.seats[0].score ?? 0 });
+  else if (mySeat !== null && winners.has(mySeat)) title.textContent = winners.size > 1 ? t("final.you_share") : t("final.you_win");
   else if (winners.size) {
     const names = formatList([...winners].map((i) => seatLabel(view.seats[i], i)));
     title.textContent = t("final.they_win", { count: winners.size, names });

@@ -258,7 +258,9 @@ class Rematch {
     this.timer = null;
     const mine = this.game.mine;
     const row = $("rematch-row");
-    if (!shown || !this.game.id) {
+    // A game of one seat (a daily puzzle attempt) has nobody to ask for a rematch.
+    const solo = (this.game.view?.seats?.length ?? 0) < 2;
+    if (!shown || !this.game.id || solo) {
       row.hidden = true;
       return;
     }

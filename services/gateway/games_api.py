@@ -69,9 +69,18 @@ def _int_field(body: dict[str, Any], name: str) -> int | None:
 
 @bp.get("/meta")
 def meta() -> Response:
-    """Every game, its options, AI levels and seat colours: the lobby is built from this."""
+    """Every game, its options, AI levels and seat colours: the lobby is built from this.
+    `daily`: whether the game offers a daily puzzle (the lobby asked each game's /api/daily/
+    to find out, and each game without one answered 404 on every load)."""
     levels = level_table()
-    return _json({"games": [{**g.meta(), "levels": levels} for g in games.all_games()]})
+    return _json(
+        {
+            "games": [
+                {**g.meta(), "levels": levels, "daily": g.daily_rules(bytes(32)) is not None}
+                for g in games.all_games()
+            ]
+        }
+    )
 
 
 # ---- games -----------------------------------------------------------------------------------

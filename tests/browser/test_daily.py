@@ -118,8 +118,11 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     assert "you among them" in page.inner_html(".daily-bar-you")
     assert page.locator(".daily-svg .daily-you-mark").text_content() == "You"
 
-    # The text to share gives the day, the score and the standing, and nothing of the deck.
-    text = page.input_value("#daily-share-text")
+    # The text to share gives the day, the score and the standing, and nothing of the deck;
+    # then, on a line of its own, the link to the day's page (issue 35: there was none).
+    shared = page.input_value("#daily-share-text")
+    text, link = shared.split("\n")
+    assert link == f"{gateway_process}/#/daily/metrox/{results['date']}", link
     found = SHARE.match(text)
     assert found, text
     assert found.groups() == (
@@ -129,7 +132,7 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     assert not CARD_CODES.search(text)
     page.click("#daily-share")
     page.wait_for_function("() => document.querySelector('.daily-share-status').textContent")
-    assert page.evaluate("() => navigator.clipboard.readText()") == text
+    assert page.evaluate("() => navigator.clipboard.readText()") == shared
     both_widths(page, artifacts, "daily-results")
 
     # Back in the lobby, today's card says it is done and leads to the results again.

@@ -1,7 +1,9 @@
 """After a daily puzzle attempt (issue 35 item 4): the player's own attempt is analysable by them
 in their browser (the attempt is private, so its analysis needs the seat's token, which the page
 did not send: *Analyse* showed a raw 403 sentence with the game's id); someone else's browser is
-still refused, in words, never the server's sentence. Screenshots: test-artifacts/daily-after-*.png.
+still refused, in words, never the server's sentence. The attempt, a game of one seat, ends with
+its score, not "You win!", and offers no *Rematch*; the text to share ends with the link to the
+day's page. In en, hu, fr and es. Screenshots: test-artifacts/daily-after-*.png.
 """
 
 from __future__ import annotations
@@ -99,3 +101,42 @@ def test_another_browser_is_refused_in_words(
     assert attempt["game"] not in said and not re.search(r"403|token|permission", said), said
     words = {"en": "players", "hu": "játékos", "fr": "joueu", "es": "jugador"}[lang]
     assert words in said.lower(), (lang, said)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_solo_attempt_ends_with_its_score_and_shares_a_link(
+    lang: str, open_tab: Callable[..., Tab], gateway_process: str, attempt: dict[str, Any],
+    artifacts: Path,
+) -> None:  # fmt: skip
+    base = gateway_process
+    tab = open_as(open_tab, base, lang, attempt, attempt["game"])
+    page = tab.page
+    page.wait_for_selector("#after:not([hidden]) #final-scores li")
+    page.wait_for_function("() => document.querySelector('#result-title').textContent")
+    wins = page.evaluate(
+        "async () => { const i = await import('/i18n.js'); "
+        "return [i.t('final.you_win'), i.t('final.you_share'), i.t('final.winner')]; }"
+    )
+    title = page.inner_text("#result-title")
+    score = http_score(base, attempt)
+    assert title not in wins[:2] and str(abs(score)) in title, (lang, title, wins)
+    assert page.locator("#final-scores .cup, .mx-final-table .mx-winner").count() == 0
+    assert page.is_hidden("#rematch-row") and page.is_hidden("#rematch-button")
+    page.wait_for_timeout(300)  # the after-game panel's rows settle: still no Rematch
+    assert page.is_hidden("#rematch-row")
+    shot(page, artifacts, f"daily-after-over-{lang}")
+
+    page.goto(f"{base}/#/daily/metrox")
+    page.wait_for_selector("#daily-share-text")
+    sentence, link = page.input_value("#daily-share-text").split("\n")
+    day = re.fullmatch(rf"{re.escape(base)}/#/daily/metrox/(\d{{4}}-\d{{2}}-\d{{2}})", link)
+    assert day and day.group(1) in sentence, (sentence, link)  # the day the sentence names
+    page.goto(link)  # a friend opens it: the day's page, its chart
+    page.wait_for_selector(".daily-results .daily-svg")
+    tab.check_clean()
+
+
+def http_score(base: str, attempt: dict[str, Any]) -> int:
+    """The attempt's final score, as its seat reads it."""
+    auth = {"Authorization": f"Bearer {attempt['token']}"}
+    return int(api_call(base, f"/api/games/{attempt['game']}", **auth)["seats"][0]["score"])

@@ -1075,7 +1075,7 @@ class MetroXPage {
       badge.classList.add("mx-swatch");
       html("span", { className: "visually-hidden" }, name, `(${seatGlyphName(f.seat)}) `);
       name.append(`${this.#seatName(f.seat)}${f.seat === this.#seat ? ` ${t("seat.you_mark")}` : ""}`);
-      if (winners.has(f.seat)) html("span", { className: "mx-winner", title: t("final.winner"), "aria-label": t("final.winner") }, name, " ★");
+      if (winners.has(f.seat) && rows.length > 1) html("span", { className: "mx-winner", title: t("final.winner"), "aria-label": t("final.winner") }, name, " ★");
       html("td", { className: "bonuses" }, tr, `+${f.bonuses}`);
       html("td", { className: "transfers" }, tr, `+${f.transfers}`);
       html("td", { className: "empty" }, tr, String(f.empty));

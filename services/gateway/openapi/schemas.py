@@ -125,8 +125,12 @@ def game_schemas() -> JSON:
                 ),
             },
             "colours": {"type": "array", "items": {"type": "string"}},
+            "daily": {
+                "type": "boolean",
+                "description": "whether the game offers a daily puzzle (/api/daily/{game})",
+            },
         },
-        ["game", "name", "players", "options", "levels", "colours"],
+        ["game", "name", "players", "options", "levels", "colours", "daily"],
     )
     suggestion = obj(
         {
