@@ -28,6 +28,9 @@ MIN_DEG3 = 3
 WINDOWS_TOTAL = (20, 30)
 LINE_STATIONS = (4, 14)
 LINE_WINDOWS = (2, 5)
+# The default map, and the seed's four city sheets with whether each is for beginners (§1).
+DEFAULT = "lakeside"
+CITIES = {"amsterdam": True, "berlin": True, "paris": False, "madrid": False}
 
 
 class MapError(GameError):
@@ -207,11 +210,19 @@ def validate(data: Any) -> MetroXMap:
 
 
 def check_set(maps: list[MetroXMap]) -> None:
-    """§1 on the shipped set: ids unique, exactly one beginners' map."""
+    """§1 on the shipped set: ids unique, the default map shipped and a beginners' map, the seed's
+    four cities among them (Amsterdam and Berlin for beginners, Paris and Madrid not)."""
     ids = [m.id for m in maps]
     _need(len(set(ids)) == len(ids), "map ids must be unique")
-    beginners = [m.id for m in maps if m.beginner]
-    _need(len(beginners) == 1, f"exactly one map is the beginners' map, not {len(beginners)}")
+    by_id = {m.id: m for m in maps}
+    _need(DEFAULT in by_id, f"the default map {DEFAULT!r} is missing")
+    _need(by_id[DEFAULT].beginner, f"the default map {DEFAULT!r} must be a beginners' map")
+    for city, beginner_city in CITIES.items():
+        _need(city in by_id, f"the city map {city!r} is missing")
+        _need(
+            by_id[city].beginner is beginner_city,
+            f"map {city!r}: 'beginner' must be {str(beginner_city).lower()}",
+        )
 
 
 @cache
@@ -224,11 +235,12 @@ def shipped() -> dict[str, MetroXMap]:
         except MapError as err:
             raise MapError(f"{path.name}: {err}") from None
     check_set(maps)
-    maps.sort(key=lambda m: (not m.beginner, m.id))
+    maps.sort(key=lambda m: (m.id != DEFAULT, not m.beginner, m.id not in CITIES, m.id))
     return {m.id: m for m in maps}
 
 
 def beginner() -> MetroXMap:
+    """The default map (a beginners' one), first of `shipped()`."""
     return next(iter(shipped().values()))
 
 

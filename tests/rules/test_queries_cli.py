@@ -123,7 +123,8 @@ def test_cli_routes_each_query_to_its_game() -> None:
         ]
     )
     maps, one, replayed, metro, unknown = answers
-    assert {m["id"] for m in maps["maps"]} >= {"lakeside", "kessel"}
+    cities = {"amsterdam", "berlin", "paris", "madrid"}  # the seed's four (issue 33)
+    assert {m["id"] for m in maps["maps"]} >= {"lakeside", "kessel"} | cities
     assert one["id"] == "lakeside" and one["lines"]
     assert replayed == {"scores": state.scores}
     assert metro == {"valid": True}

@@ -23,8 +23,8 @@ def degrees(data: dict[str, Any]) -> Counter[str]:
 
 def test_shipped_maps() -> None:
     shipped = maps.shipped()
-    assert list(shipped) == ["lakeside", "kessel"]
-    assert [m.beginner for m in shipped.values()] == [True, False]
+    assert list(shipped) == ["lakeside", "amsterdam", "berlin", "madrid", "paris", "kessel"]
+    assert [m.beginner for m in shipped.values()] == [True, True, True, False, False, False]
     for m in shipped.values():
         path = maps.MAP_DIR / f"{m.id}.json"
         assert json.loads(path.read_text()) == m.data
@@ -135,9 +135,15 @@ def test_the_unbroken_copy_passes() -> None:
     assert validate(lakeside()).id == "lakeside"
 
 
-def test_exactly_one_beginners_map() -> None:
+def test_the_default_map_is_a_beginners_map() -> None:
+    shipped = list(maps.shipped().values())
     a = validate(lakeside())
-    with pytest.raises(MapError, match="exactly one"):
-        check_set([a, a.__class__(**{**{f: getattr(a, f) for f in a.__slots__}, "id": "b"})])
+    with pytest.raises(MapError, match="map ids must be unique"):
+        check_set([*shipped, a])
+    with pytest.raises(MapError, match="default map 'lakeside' is missing"):
+        check_set(shipped[1:])
+    hard = a.__class__(**{**{f: getattr(a, f) for f in a.__slots__}, "beginner": False})
+    with pytest.raises(MapError, match="must be a beginners' map"):
+        check_set([hard, *shipped[1:]])
     with pytest.raises(MapError, match="unknown map"):
         maps.get("atlantis")

@@ -32,7 +32,10 @@ def test_registered_entry() -> None:
     names = [o.name for o in GAME.options]
     assert names == ["players", "map", "daily"]
     assert GAME.options[1].default == "lakeside"
-    assert GAME.options[1].choices == (("lakeside", "Lakeside"), ("kessel", "Kesselstadt"))
+    assert GAME.options[1].choices == (
+        ("lakeside", "Lakeside"), ("amsterdam", "Amsterdam"), ("berlin", "Berlin"),
+        ("madrid", "Madrid"), ("paris", "Paris"), ("kessel", "Kesselstadt"),
+    )  # fmt: skip
     assert GAME.web_dir is not None and GAME.web_dir.name == "web"
 
 

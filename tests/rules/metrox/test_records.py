@@ -89,26 +89,21 @@ def test_cards_after_a_shuffle_may_repeat() -> None:
 
 
 def test_maps_and_map_queries() -> None:
-    assert GAME.query({"op": "maps", "game": "metrox"}) == {
-        "maps": [
-            {
-                "id": "lakeside",
-                "name": "Lakeside",
-                "beginner": True,
-                "lines": 9,
-                "stations": 47,
-                "windows": 26,
-            },
-            {
-                "id": "kessel",
-                "name": "Kesselstadt",
-                "beginner": False,
-                "lines": 11,
-                "stations": 57,
-                "windows": 28,
-            },
-        ]
-    }
+    got_maps = GAME.query({"op": "maps", "game": "metrox"})["maps"]
+    assert [e["id"] for e in got_maps] == [
+        "lakeside", "amsterdam", "berlin", "madrid", "paris", "kessel"
+    ]  # fmt: skip
+    assert got_maps[0] == {
+        "id": "lakeside", "name": "Lakeside", "beginner": True,
+        "lines": 9, "stations": 47, "windows": 26,
+    }  # fmt: skip
+    assert got_maps[4] == {
+        "id": "paris", "name": "Paris", "beginner": False,
+        "lines": 12, "stations": 90, "windows": 30,
+    }  # fmt: skip
+    assert {e["id"]: e["beginner"] for e in got_maps if e["id"] not in ("lakeside", "kessel")} == {
+        "amsterdam": True, "berlin": True, "madrid": False, "paris": False,
+    }  # fmt: skip
     got = GAME.query({"op": "map", "game": "metrox", "map": "kessel"})
     assert got == json.loads((maps.MAP_DIR / "kessel.json").read_text())
     with pytest.raises(GameError):
