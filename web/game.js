@@ -355,7 +355,12 @@ export class GameScreen {
         this.events = null;
         this.#conn("reconnecting");
         this.refresh().then(() => {
-          if (this.id === id && !this.events) this.retryTimer = setTimeout(() => this.id === id && !this.events && this.#connect(), 3000);
+          if (this.id !== id || this.events) return;
+          if (this.view?.status === "over") {
+            $("conn").textContent = ""; // a finished game kept in the archive: nothing to follow
+            return;
+          }
+          this.retryTimer = setTimeout(() => this.id === id && !this.events && this.#connect(), 3000);
         });
       },
     });

@@ -290,6 +290,10 @@ class Rematch {
       const state = await playersApi.rematchState(id, this.game.mine?.token);
       if (id === this.game.id) this.render(state, this.game.mine);
     } catch (err) {
+      if (err.status === 404 && this.game.view?.status === "over") {
+        this.follow(false); // a game kept in the archive: its rematch offers are long gone
+        return;
+      }
       $("rematch-status").textContent = plainError(err, null, null)[0];
     }
   }

@@ -57,6 +57,7 @@ class ArchivedGame:
     last_event_id: str
     private_seat: int | None  # a daily attempt's seat: its record is that seat's alone
     token_hashes: tuple[str, ...] = ()  # a private game's seats' token hashes
+    rated: bool = False
 
     @property
     def private_owner(self) -> str | None:
@@ -170,6 +171,7 @@ class Archive:
             last_event_id=f"{row['ended_ms']}-{row['last_event_seq']}",
             private_seat=private if private >= 0 else None,
             token_hashes=hashes,
+            rated=bool(row["rated"]),
         )
 
     def analysis(self, game_id: str) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 GAME = """
 SELECT g.no, metro_id_text(g.id) AS game_id, k.name AS kind, g.created_ms, g.ended_ms,
-       g.version, g.last_event_seq, g.private_seat, g.record
+       g.version, g.last_event_seq, g.private_seat, g.rated, g.record
 FROM games g JOIN game_kinds k ON k.id = g.kind
 WHERE g.id = metro_id(%(game_id)s)
 """

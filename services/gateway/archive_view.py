@@ -187,3 +187,16 @@ def archived_mine(player_id: str, known: set[str], limit: int) -> list[dict[str,
             "your_turn": False, "rated": bool(game["rated"]), "ended_at": game["ended_at"],
         })  # fmt: skip
     return out
+
+
+def archived_table(game_id: str, missing: ApiError) -> dict[str, Any]:
+    """GET /api/games/{id}/table of an archived game: who sat where (players' ids, "ai:<level>"
+    for the AI as live, null for a guest or an erased player)."""
+    game, _ = _archived(game_id, missing)
+    seats = []
+    for index, seat in enumerate(game.seats):
+        player = seat.get("player_id")
+        if seat.get("kind") == "ai":
+            player = f"ai:{seat.get('level', '')}"
+        seats.append({"seat": index, "player_id": player, "name": seat.get("name", "")})
+    return {"game_id": game.game_id, "rated": game.rated, "seats": seats}

@@ -17,7 +17,7 @@ from flask import Blueprint, Response, request
 from google.protobuf.message import Message
 from metro.v1 import engine_pb2
 
-from services.gateway.archive_view import archived_mine
+from services.gateway.archive_view import archived_mine, archived_table, gone
 from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
 from services.gateway.errors import ApiError, bad_request
 from services.gateway.games_api import _summary_json
@@ -155,20 +155,15 @@ def my_games() -> Response:
     message = engine_pb2.ListPlayerGamesRequest(
         limit=_number_arg("limit", GAMES_LIMIT_MAX), offset=_number_arg("offset", MAX_OFFSET)
     )
-    reply = _call(clients().engine.ListPlayerGames, message, player_key=_player_key())
-    return _json(
+    key = _player_key()
+    reply = _call(clients().engine.ListPlayerGames, message, player_key=key)
+    listed = [
         {
-            "games": [
-                {
-                    **_summary_json(g.game),
-                    "seat": g.seat,
-                    "to_move": list(g.to_move),
-                    "your_turn": g.seat in g.to_move,
-                    "rated": g.rated,
-                }
-                for g in reply.games
-            ],
-            "next_offset": reply.next_offset or None,
+            **_summary_json(g.game),
+            "seat": g.seat,
+            "to_move": list(g.to_move),
+            "your_turn": g.seat in g.to_move,
+            "rated": g.rated,
         }
         for g in reply.games
     ]
@@ -225,11 +220,16 @@ def claim_seat(game_id: str) -> Response:
 @bp.get("/games/<game_id>/table")
 def table(game_id: str) -> Response:
     # A private game's (a daily attempt's) table is its seat's: the token is sent when given.
-    reply = _call(
-        clients().engine.GetTable,
-        engine_pb2.GetTableRequest(game_id=game_id),
-        token=bearer_token(),
-    )
+    try:
+        reply = _call(
+            clients().engine.GetTable,
+            engine_pb2.GetTableRequest(game_id=game_id),
+            token=bearer_token(),
+        )
+    except ApiError as err:
+        if not gone(err):
+            raise
+        return _json(archived_table(game_id, err))  # a finished game whose live copy expired
     return _json(
         {
             "game_id": reply.game_id,
