@@ -26,6 +26,8 @@ import { Finder } from "./finder.js";
 
 /** A line's colour in the page's language ("red" -> "piros"). */
 const cw = (c) => (has(`underground.colour.${c}`) ? t(`underground.colour.${c}`) : String(c ?? ""));
+/** The map's name in the page's language ("London" -> "Londres"): the lobby's map choice words. */
+const mapWord = (m) => (has(`underground.option.map.choice.${m?.id}`) ? t(`underground.option.map.choice.${m.id}`) : m?.name || "");
 /** The lines a leg rides, in words ("red + blue"), or on foot. */
 const riding = (lines) => (lines?.length ? lines.map(cw).join(" + ") : "");
 
@@ -415,7 +417,8 @@ class UndergroundPage {
     const to = from === r.a ? r.b : r.a;
     const gains = this.#preview(r);
     this.lastSent = { colour: r.colour, to };
-    const ok = await this.#send(railMove(r), `${r.colour} ${this.#n(from)}–${this.#n(to)}: ${gainWords(gains, this.index)}`);
+    // The line's colour in words of the page's language (the English id showed in hu/fr/es).
+    const ok = await this.#send(railMove(r), `${cw(r.colour)} ${this.#n(from)}–${this.#n(to)}: ${gainWords(gains, this.index)}`);
     if (!ok) this.lastSent = null;
   }
 
@@ -951,7 +954,7 @@ class UndergroundPage {
       class: "ug-map",
       viewBox: `0 0 ${w.toFixed(0)} ${h.toFixed(0)}`,
       role: "group",
-      "aria-label": t("underground.map_label", { map: ix.map.name || "London", count: ix.stations.length }),
+      "aria-label": t("underground.map_label", { map: mapWord(ix.map), count: ix.stations.length }),
       "aria-describedby": "ug-map-keys",
       tabindex: 0,
     });
