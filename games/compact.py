@@ -24,6 +24,7 @@ record; encoding checks that the bytes give back the very record it was handed.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ from games.errors import GameError, RecordError
 VERSION = 1
 _HEAD = 2  # version and tag
 _CRC = 4
+_UINT_BITS = 64
 
 
 class Writer:
@@ -57,13 +59,18 @@ class Writer:
             self._syms.append((cum, freq, total))
 
     def put_uint(self, value: int) -> None:
-        """A non-negative integer of any size: its bit length (< 64), then its low bits."""
-        n = value.bit_length()
-        if n >= 64:
+        """A non-negative integer of any size, self-delimiting (Elias gamma: 2 log2 v + 1 bits),
+        so that it reads back whatever range the option tables allow later."""
+        if value < 0:
+            raise RecordError("a number in the record is negative")
+        w = value + 1
+        n = w.bit_length()
+        if n > _UINT_BITS:
             raise RecordError("a number in the record is too large")
-        self.put(n, 64)
-        if n > 1:
-            self.put(value - (1 << (n - 1)), 1 << (n - 1))
+        for _ in range(n - 1):
+            self.put(0, 2)
+        self.put(1, 2)
+        self.put(w - (1 << (n - 1)), 1 << (n - 1))
 
     def put_text(self, text: str) -> None:
         data = text.encode()
@@ -131,8 +138,12 @@ class Reader:
         return i
 
     def take_uint(self) -> int:
-        n = self.take(64)
-        return n if n < 2 else (1 << (n - 1)) + self.take(1 << (n - 1))
+        n = 1
+        while not self.take(2):
+            n += 1
+            if n > _UINT_BITS:
+                raise RecordError("compact record: a number runs past its bounds")
+        return (1 << (n - 1)) + self.take(1 << (n - 1)) - 1
 
     def take_text(self, limit: int = 4096) -> str:
         n = self.take_uint()
@@ -233,6 +244,13 @@ class RecordCodec(Protocol):
     def tag(self) -> int:
         """The game's byte in the format (1-255; never reused for another game)."""
 
+    @property
+    def rules_layout(self) -> Sequence[tuple[str, Sequence[Any]]]:
+        """The options in the order the format writes them, each with the values a `choice`
+        option is written as an index among (any other value goes as JSON text). Append only:
+        never reorder or drop an option or a value, so that every archived record still decodes
+        (an option added later reads as absent, i.e. its default, from older bytes)."""
+
     def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> GameState:
         """Write the record's chance and decisions (after the rules, already written); return the
         final state, played through the fast door. RecordError for a record it cannot hold."""
@@ -269,7 +287,11 @@ def _kind_of(record: Mapping[str, Any]) -> Game:
 # ---- the rules, by the game's option table -------------------------------------------------------
 
 
-def _put_rules(game: Game, rules: Any, out: Writer) -> JSON:
+def _put_rules(game: Game, codec: RecordCodec, rules: Any, out: Writer) -> JSON:
+    """The options in the codec's layout: their count, then each one in a form that does not
+    depend on the option table's ranges or choices today (those may grow): a bool as a bit, an
+    int as a self-delimiting number, a choice or text as 0 (absent), 1 (JSON text follows) or
+    2 + its index among the layout's known values."""
     if not isinstance(rules, Mapping):
         raise RecordError("the record's 'rules' must be a JSON object")
     try:
@@ -278,35 +300,50 @@ def _put_rules(game: Game, rules: Any, out: Writer) -> JSON:
         raise RecordError(str(err)) from None
     if normal != dict(rules):
         raise RecordError("the record's rules are not in their normal form")
-    names = {o.name for o in game.options}
-    if not set(normal) <= names:
-        raise RecordError("the record's rules name options the game does not list")
-    for o in game.options:
-        value: Any = normal.get(o.name)
-        if o.kind == "int" and o.minimum is not None and o.maximum is not None:
-            out.put(value - o.minimum, o.maximum - o.minimum + 1)
-        elif o.kind == "bool":
+    layout = codec.rules_layout
+    kinds = {o.name: o.kind for o in game.options}
+    if not set(normal) <= {name for name, _ in layout}:
+        raise RecordError("the record's rules name options the format does not lay out")
+    out.put_uint(len(layout))
+    for name, known in layout:
+        value: Any = normal.get(name)
+        if kinds.get(name) == "bool":
             out.put(int(value), 2)
-        elif o.kind == "choice":
-            out.put([v for v, _ in o.choices].index(value), len(o.choices))
-        else:  # free text, absent when None
-            out.put(value is not None, 2)
-            if value is not None:
-                out.put_text(str(value))
+        elif kinds.get(name) == "int":
+            out.put_uint(value)
+        elif value is None:
+            out.put_uint(0)
+        elif value in known:
+            out.put_uint(2 + list(known).index(value))
+        else:
+            out.put_uint(1)
+            out.put_text(json.dumps(value))
     return normal
 
 
-def _take_rules(game: Game, inp: Reader) -> JSON:
+def _take_rules(game: Game, codec: RecordCodec, inp: Reader) -> JSON:
+    layout = codec.rules_layout
+    count = inp.take_uint()
+    if count > len(layout):
+        raise RecordError("compact record: rules from a newer layout than this code knows")
+    kinds = {o.name: o.kind for o in game.options}
     rules: JSON = {}
-    for o in game.options:
-        if o.kind == "int" and o.minimum is not None and o.maximum is not None:
-            rules[o.name] = o.minimum + inp.take(o.maximum - o.minimum + 1)
-        elif o.kind == "bool":
-            rules[o.name] = bool(inp.take(2))
-        elif o.kind == "choice":
-            rules[o.name] = o.choices[inp.take(len(o.choices))][0]
-        elif inp.take(2):
-            rules[o.name] = inp.take_text()
+    for name, known in layout[:count]:
+        if kinds.get(name) == "bool":
+            rules[name] = bool(inp.take(2))
+        elif kinds.get(name) == "int":
+            rules[name] = inp.take_uint()
+        else:
+            code = inp.take_uint()
+            if code == 1:
+                try:
+                    rules[name] = json.loads(inp.take_text())
+                except ValueError:
+                    raise RecordError("compact record: a rule's text is not JSON") from None
+            elif code >= 2:
+                if code - 2 >= len(known):
+                    raise RecordError(f"compact record: no known value {code - 2} of {name!r}")
+                rules[name] = known[code - 2]
     try:
         return game.normalise_rules(rules)
     except GameError as err:
@@ -325,7 +362,7 @@ def encode_record(record: Mapping[str, Any]) -> bytes:
     game = _kind_of(record)
     codec = _codec(game)
     out = Writer()
-    rules = _put_rules(game, record.get("rules"), out)
+    rules = _put_rules(game, codec, record.get("rules"), out)
     try:
         state = codec.encode(record, rules, out)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
@@ -358,7 +395,7 @@ def decode_record(data: bytes, seats: Sequence[Mapping[str, Any]]) -> JSON:
         raise RecordError("compact record: not in its shortest form")
     inp = Reader(int.from_bytes(payload, "little"))
     try:
-        rules = _take_rules(game, inp)
+        rules = _take_rules(game, codec, inp)
         state = codec.decode(rules, inp)
     except RecordError:
         raise

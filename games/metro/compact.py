@@ -101,6 +101,8 @@ class MetroCodec:
     """The hook (`Game.record_codec()`)."""
 
     tag = 1
+    # Append only (games/compact.py RecordCodec.rules_layout).
+    rules_layout = (("players", ()), ("rotation", ()), ("online", ()), ("hand_size", (1, 2, 3)))
 
     def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> MetroState:
         state = MetroState.deal(MetroRules.parse(rules), _deck(record))

@@ -38,6 +38,12 @@ class MetroXCodec:
     """The hook (`Game.record_codec()`)."""
 
     tag = 2
+    # Append only (games/compact.py RecordCodec.rules_layout).
+    rules_layout = (
+        ("players", ()),
+        ("map", ("lakeside", "kessel", "amsterdam", "berlin", "madrid", "paris")),
+        ("daily", ()),
+    )
 
     def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> MetroXState:
         state = MetroXState.new(rules, 0)

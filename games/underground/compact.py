@@ -93,6 +93,8 @@ class UndergroundCodec:
     """The hook (`Game.record_codec()`)."""
 
     tag = 3
+    # Append only (games/compact.py RecordCodec.rules_layout).
+    rules_layout = (("players", ()), ("map", ("london",)))
 
     def encode(self, record: Mapping[str, Any], rules: JSON, out: Writer) -> UndergroundState:
         state = start_of(record)
