@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -84,8 +85,10 @@ def run_bot(language: str, *args: str, timeout: float = GAME_TIMEOUT_S) -> BotRu
 class CutProxy:
     """A TCP proxy to the gateway that can cut every connection it carries at once.
 
-    It also keeps each request's head (method, path, headers) as the bot sent it, so a test can
-    see a stream resumed with Last-Event-ID."""
+    It also keeps each request's head (method, path, headers) as the bot sent it, with when it
+    came (`times`, monotonic seconds), so a test can see a stream resumed with Last-Event-ID;
+    and it can answer the next game event streams itself (`answer_streams`), so a test can
+    refuse a stream or break one the way the server does."""
 
     def __init__(self, target_url: str) -> None:
         target = urllib.parse.urlsplit(target_url)
@@ -95,6 +98,8 @@ class CutProxy:
         self.lock = threading.Lock()
         self.open: list[socket.socket] = []
         self.heads: list[str] = []
+        self.times: list[float] = []
+        self.canned: list[tuple[bytes, bool]] = []  # (raw answer, keep the socket open)
         self.closed = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -118,9 +123,18 @@ class CutProxy:
     def _pipe(self, src: socket.socket, dst: socket.socket, requests: bool) -> None:
         try:
             while data := src.recv(65536):
+                canned = None
                 if requests and re.match(rb"(GET|POST|PUT|DELETE) ", data):
                     with self.lock:
                         self.heads.append(data.split(b"\r\n\r\n")[0].decode("latin-1"))
+                        self.times.append(time.monotonic())
+                        if self.canned and re.match(rb"GET /api/games/[\w-]+/events", data):
+                            canned = self.canned.pop(0)
+                if canned is not None:
+                    src.sendall(canned[0])  # the proxy answers; the gateway never sees it
+                    if canned[1]:
+                        continue  # a stream that says no more and stays open
+                    return
                 dst.sendall(data)
         except OSError:
             pass
@@ -128,6 +142,12 @@ class CutProxy:
             for s in (src, dst):
                 with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
+
+    def answer_streams(self, *answers: tuple[bytes, bool]) -> None:
+        """Answer the next game event streams with these raw HTTP answers, in order; each with
+        whether the socket then stays open (a stream that went quiet) or is closed."""
+        with self.lock:
+            self.canned.extend(answers)
 
     def cut(self) -> int:
         """Close every connection open now (the bot sees its sockets reset); how many."""
