@@ -122,43 +122,46 @@ class MetroCodec:
 
     def _put_entry(self, out: Writer, state: MetroState, entry: Any, escape: bool, n: int) -> None:
         seat, action = entry["seat"], entry["action"]
-        if state.seat < 0 or (seat != state.seat and action != "retire"):
-            raise RecordError(f"it is not seat {seat}'s turn")
-        if action == "retire":
-            if entry.get("drawn") is True:
-                if seat != state.seat:
-                    raise RecordError("'drawn': only the seat to move draws")
+        if action == "place" or action == "draw_place":  # the common case first
+            if seat != state.seat or seat < 0:
+                raise RecordError(f"it is not seat {seat}'s turn")
+            if action == "draw_place":
                 _put_code(out, state, DRAW, escape)
-            count = _options(state)[2]
-            out.put(count, count + 1)  # the escape
-            if type(seat) is not int or not 0 <= seat < n or state.retired_mask >> seat & 1:
-                raise RecordError(f"seat {seat!r} cannot retire here")
-            out.put(seat, n)
-            during = entry.get("during_draw", False) is True
-            if seat == state.seat:
-                if during or entry.get("drawn", False) is not (state.drawn >= 0):
-                    raise RecordError("a retirement's flags do not fit its turn")
-                when = RETIRED_OWN_DRAWN if state.drawn >= 0 else RETIRED_OWN
-            else:
-                if "drawn" in entry or state.drawn >= 0:
-                    raise RecordError("a retirement's flags do not fit its turn")
-                out.put(during, 2)
-                when = RETIRED_DURING_DRAW if during else RETIRED_OTHER
             before = state.reshuffles
-            state._retire(seat, when)
-            if _set_redeck(state, entry.get("redeck"), before, "this retirement puts tiles back"):
-                s, at, w, _ = state.retirements[-1]
-                state.retirements = (*state.retirements[:-1], (s, at, w, tuple(state.deck)))
+            _put_code(out, state, _code(entry["placement"]), escape)
+            redeck = entry.get("redeck")
+            if (redeck is not None or state.reshuffles != before) and _set_redeck(
+                state, redeck, before, "this move retires a player"
+            ):
+                self._fix_history(state)
                 out.put_perm(state.deck, Counter(state.deck))
             return
-        if action == "draw_place":
+        if state.seat < 0 or action != "retire":
+            raise RecordError(f"seat {seat} cannot {action!r} here")
+        if entry.get("drawn") is True:
+            if seat != state.seat:
+                raise RecordError("'drawn': only the seat to move draws")
             _put_code(out, state, DRAW, escape)
-        elif action != "place":
-            raise RecordError(f"unknown action {action!r}")
+        count = _options(state)[2]
+        out.put(count, count + 1)  # the escape
+        if type(seat) is not int or not 0 <= seat < n or state.retired_mask >> seat & 1:
+            raise RecordError(f"seat {seat!r} cannot retire here")
+        out.put(seat, n)
+        during = entry.get("during_draw", False) is True
+        if seat == state.seat:
+            if during or entry.get("drawn", False) is not (state.drawn >= 0):
+                raise RecordError("a retirement's flags do not fit its turn")
+            when = RETIRED_OWN_DRAWN if state.drawn >= 0 else RETIRED_OWN
+        else:
+            if "drawn" in entry or state.drawn >= 0:
+                raise RecordError("a retirement's flags do not fit its turn")
+            out.put(during, 2)
+            when = RETIRED_DURING_DRAW if during else RETIRED_OTHER
         before = state.reshuffles
-        _put_code(out, state, _code(entry["placement"]), escape)
-        if _set_redeck(state, entry.get("redeck"), before, "this move retires a player"):
-            self._fix_history(state)
+        state._retire(seat, when)
+        if _set_redeck(state, entry.get("redeck"), before, "this retirement puts tiles back"):
+            s, at, w, _ = state.retirements[-1]
+            state.retirements = (*state.retirements[:-1], (s, at, w, tuple(state.deck)))
             out.put_perm(state.deck, Counter(state.deck))
 
     @staticmethod
