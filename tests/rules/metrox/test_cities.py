@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from games.metrox import maps
+from games.metrox import maps, thumbnail
 from games.metrox.maps import MapError, check_set, validate
 from games.metrox.queries import answer
 from tests.rules.metrox.city_facts import CITY_FACTS, KEY_INTERCHANGES
@@ -123,3 +123,12 @@ def test_a_city_that_loses_its_facts_is_refused() -> None:
     others = [m for m in shipped if m.id != "berlin"]
     with pytest.raises(MapError, match="map 'berlin': 'beginner' must be true"):
         check_set([*others, validate(berlin)])
+
+
+def test_lobby_pictures_are_drawn_from_the_maps() -> None:
+    """games/metrox/web/maps/<id>.svg is what games/metrox/thumbnail.py draws of each shipped map
+    (rerun `python -m games.metrox.thumbnail` after changing a map)."""
+    for m in maps.shipped().values():
+        path = thumbnail.OUT_DIR / f"{m.id}.svg"
+        assert path.read_text(encoding="utf-8") == thumbnail.draw(m), m.id
+        assert m.data["lines"][0]["colour"] in path.read_text(encoding="utf-8")
