@@ -56,6 +56,7 @@ def test_a_choice_stays_hidden_until_the_turn_resolves(engine: RunningEngine) ->
     assert chosen == {
         "event_id": chosen["event_id"], "game_id": game_id, "version": mine.version,
         "seat": 0, "action": "choose", "status": "playing", "by": "player",
+        "to_move": [1],  # who is still to choose: public, as each seat's `chosen`
     }  # fmt: skip
     # A change of mind, pinned to the turn's first version: others' choices never make it stale.
     legal = moves_of(client.legal(game_id, tokens[0]))
@@ -128,7 +129,8 @@ def _play_racing(engine: RunningEngine, players: int, turns: int | None, seed: i
             assert len(resolves) == turn_index + 1, "a turn resolved twice, or never"
             assert resolves[-1]["choices"] == choices
             chosen = [e for e in events if e["action"] == "choose" and e["version"] > 0]
-            public = {"event_id", "game_id", "version", "seat", "action", "status", "by"}
+            public = {"event_id", "game_id", "version", "seat", "action", "status", "by",
+                      "to_move"}  # fmt: skip
             assert all(set(e) <= public for e in chosen)
             played += 1
     if view.status == "over":
