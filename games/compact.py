@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Protocol
 
 from games import registry
@@ -406,8 +406,3 @@ def decode_record(data: bytes, seats: Sequence[Mapping[str, Any]]) -> JSON:
     if len(seats) != state.seat_count:
         raise RecordError(f"compact record: {len(seats)} seats given for {state.seat_count}")
     return game.record(state, seats)
-
-
-def pool_of(items: Iterable[Hashable]) -> Counter[Any]:
-    """The multiset of `items` (for `put_perm` / `take_perm`)."""
-    return Counter(items)
