@@ -38,7 +38,8 @@ class MetroXCodec:
     """The hook (`Game.record_codec()`)."""
 
     tag = 2
-    # Append only (games/compact.py RecordCodec.rules_layout).
+    # Append only (games/compact.py RecordCodec.rules_layout): a new map's id goes at the end
+    # of the maps (until then its games store the id as text, a few bytes more).
     rules_layout = (
         ("players", ()),
         ("map", ("lakeside", "kessel", "amsterdam", "berlin", "madrid", "paris")),
