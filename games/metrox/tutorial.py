@@ -1,4 +1,5 @@
-"""Metro X's first-game tutorial: five scripted turns on the beginners' map, against one opponent.
+"""Metro X's first-game tutorial: five scripted turns on Amsterdam, a beginners' city sheet (the
+seed's advice), against one opponent.
 
 The revealed cards and both seats' choices are fixed. Each step's state is the replay of the
 record cut before that turn (`replay` is the checked door: a script that breaks a rule fails),
@@ -18,16 +19,18 @@ from typing import Any
 from games.metrox.record import replay
 
 LEARNER = 0
-RULES = {"players": 2, "map": "lakeside"}
+RULES = {"players": 2, "map": "amsterdam"}
 # One card a turn (the last is the one showing when the tutorial ends) and each turn's choices
-# (learner first); every card but the free one fills one window.
-CARDS = ["4", "3", "t", "s2", "f", "2"]
+# (learner first); every card but the free one fills one window. The learner completes tram 2
+# (first bonus), writes a transfer at Nieuwmarkt (three lines: 6), skips along line 53 and fills
+# Amstel with the free card.
+CARDS = ["4", "4", "t", "s2", "f", "2"]
 TURNS: list[list[dict[str, Any]]] = [
-    [{"line": "G"}, {"line": "B"}],
-    [{"line": "G"}, {"line": "B"}],
-    [{"line": "C"}, {"line": "D"}],
-    [{"line": "F"}, {"line": "G"}],
-    [{"station": "s22"}, {"station": "s23"}],
+    [{"line": "2"}, {"line": "52"}],
+    [{"line": "2"}, {"line": "52"}],
+    [{"line": "54"}, {"line": "53"}],
+    [{"line": "53"}, {"line": "51"}],
+    [{"station": "amstel"}, {"station": "gein"}],
 ]
 # What each card is, for the words (the page draws the card itself).
 CARD_KIND = {"t": "transfer", "f": "free", "f*": "free", "s2": "skip", "s3": "skip"}

@@ -77,12 +77,27 @@ function cards() {
   return box;
 }
 
+/** Amsterdam, a beginners' city sheet (the seed's advice), as the game draws it for the lobby
+ *  (games/metrox/thumbnail.py), twice the lobby's size. */
+function beginnerMap() {
+  const figure = html("figure", { className: "learn-card-example" });
+  const label = t("metrox.learn.pic.map");
+  const root = svg("svg", { viewBox: "0 0 160 120", width: 320, height: 240, class: "learn-picture", role: "img",
+    "aria-label": label });  // prettier-ignore
+  svg("title", {}, root).textContent = label;
+  svg("image", { href: new URL("./maps/amsterdam.svg", import.meta.url).href, x: 0, y: 0, width: 160, height: 120 }, root);
+  figure.append(root);
+  html("figcaption", {}, figure, label);
+  return figure;
+}
+
 /** The learn page's sections: {id, title, paragraphs, picture} in reading order. */
 export function rules() {
   ensureStylesheet(new URL("./page.css", import.meta.url).href);
   const p = (key) => t(key).split("\n");
   return [
     { id: "goal", title: t("metrox.learn.goal.title"), paragraphs: p("metrox.learn.goal.text") },
+    { id: "maps", title: t("metrox.learn.maps.title"), paragraphs: p("metrox.learn.maps.text"), picture: beginnerMap() },
     { id: "turn", title: t("metrox.learn.turn.title"), paragraphs: p("metrox.learn.turn.text") },
     { id: "cards", title: t("metrox.learn.cards.title"), paragraphs: p("metrox.learn.cards.text"), picture: cards() },
     { id: "bonus", title: t("metrox.learn.bonus.title"), paragraphs: p("metrox.learn.bonus.text") },
