@@ -8,13 +8,14 @@
 
 import { clockForm } from "./clock.js";
 import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveSeat } from "./api.js";
-import { formatList, formatNumber, has, t } from "./i18n.js";
+import { formatList, formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
 import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
 import { analyseButton } from "./analysis.js";
 import { claimSeat, serverGames, stateOf } from "./players.js";
 import { playerLink } from "./profile.js";
 import { learnHref } from "./learn.js";
+import { mapPicture } from "./mappick.js";
 import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -270,35 +271,6 @@ function renderOptions(game) {
   }
 }
 
-/** A map choice's small picture and words, following the select (issue 33): shown for a game
- *  whose words name its map pictures (`<kind>.option.map.picture`), drawn by the game into
- *  /games/<kind>/maps/<id>.svg (games/metrox/thumbnail.py); null for any other option. */
-function mapPicture(spec, select) {
-  const kind = current.game;
-  if (spec.name !== "map" || !has(`${kind}.option.map.picture`)) return null;
-  const box = document.createElement("span");
-  box.className = "map-pick";
-  const img = document.createElement("img");
-  img.className = "map-pic";
-  img.width = 160;
-  img.height = 120;
-  const about = document.createElement("small");
-  about.className = "map-about";
-  box.append(img, about);
-  const show = () => {
-    const choice = (spec.choices || []).find((c) => String(c.value) === select.value);
-    if (!choice) return;
-    img.src = `/games/${encodeURIComponent(kind)}/maps/${encodeURIComponent(String(choice.value))}.svg`;
-    img.alt = t(`${kind}.option.map.picture`, { map: choiceLabel(kind, spec, choice) });
-    box.dataset.map = String(choice.value);
-    const key = `${kind}.option.map.about.${choice.value}`;
-    about.textContent = has(key) ? t(key) : "";
-  };
-  select.addEventListener("change", show);
-  show();
-  return box;
-}
-
 function helpText(spec) {
   const text = optionHelp(current.game, spec);
   if (!text) return null;
@@ -335,7 +307,7 @@ function optionControl(spec) {
       select.add(new Option(choiceLabel(current.game, spec, c), String(c.value), false, c.value === spec.default));
     }
     label.append(select);
-    const picture = mapPicture(spec, select);
+    const picture = mapPicture(current.game, spec, select);
     if (picture) label.append(picture);
     // back to the choice's own value, number or string as the game wrote it
     read = () => [spec.name, choices.find((c) => String(c.value) === select.value)?.value];

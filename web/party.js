@@ -22,6 +22,7 @@ import { ensureStylesheet, html, seatGlyph } from "./dom.js";
 import { formatNumber, t } from "./i18n.js";
 import { gameMeta, seatColour, textOn } from "./meta.js";
 import { choiceLabel, gameName, optionLabel } from "./words.js";
+import { mapPicture } from "./mappick.js";
 
 const HOST_KEY = (id) => `host.${id}`;
 const CODE = /^[A-Za-z0-9 -]{1,20}$/;
@@ -182,6 +183,8 @@ function newPartyForm(section) {
       html("span", {}, label, optionLabel(kind, spec));
       const sel = html("select", { name: spec.name, id: `party-option-${spec.name}` }, label);
       for (const c of spec.choices || []) sel.add(new Option(choiceLabel(kind, spec, c), String(c.value), false, c.value === spec.default));
+      const picture = mapPicture(kind, spec, sel);
+      if (picture) label.append(picture);
       reads.push(() => [spec.name, (spec.choices || []).find((c) => String(c.value) === sel.value)?.value]);
     }
     readOptions = () => Object.fromEntries(reads.map((r) => r()));
