@@ -13,7 +13,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import timeouts, validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
-from services.engine.edge import aborted, not_found
+from services.engine.edge import aborted, failed, not_found
 from services.engine.store import Conflict, Duplicate, new_request_key
 from services.engine.table import Table, seat_view
 from services.engine.tables import COMMIT_ATTEMPTS, Tables
@@ -33,15 +33,17 @@ class Away:
     ) -> engine_pb2.GameView:
         game_id = validation.game_id(request.game_id)
         if caller.is_ai_service:
-            raise invalid_argument("away", "only a seat's own player leaves or comes back")
+            raise invalid_argument("away", "only a seat's own player leaves, resigns or comes back")
         for _ in range(AWAY_ATTEMPTS):
             table = await self.tables.load(game_id)
             seat = await seat_of(caller, self.claims, table.meta, game_id, None, required=True)
             assert seat is not None
             info = table.meta.seats[seat]
-            if table.status != "playing" or info.lost or info.away == request.away:
+            if request.resign:
+                result = await self.resign(table, seat)
+            elif table.status != "playing" or info.lost or info.away == request.away:
                 return seat_view(table, seat)  # nothing to hand over (or done already)
-            if request.away:
+            elif request.away:
                 result = await self.hand_over(table, (seat,), "left")
             else:
                 meta = table.meta.with_seat(seat, replace(info, away=False))
@@ -56,6 +58,28 @@ class Away:
             if result.current_version is None:
                 raise not_found(game_id)
         raise aborted(game_id, None, -1)
+
+    async def resign(self, table: Table, seat: int) -> Table | Duplicate | Conflict:
+        """Commit `seat` giving up (issue 35): it retires as the rules retire a leaver (score
+        frozen, never a winner, rated as a loss: ratings.py ranks retired seats last), whether
+        or not the AI was playing it; the others play on, or the game ends by its rules when
+        too few seats are left. Resigning again, or after the end, changes nothing."""
+        if table.status == "waiting":
+            raise failed(
+                "game_not_started", f"game {table.game_id} has not started: nothing to resign"
+            )
+        info = table.meta.seats[seat]
+        if table.status != "playing" or info.lost:
+            return table  # done already (a retried request) or over: nothing to give up
+        state = table.state.copy()
+        event: dict[str, Any] = {
+            "action": "resigned", "seat": seat, "seats": [seat], "retired": [state.retire(seat)],
+        }  # fmt: skip
+        meta = table.meta.with_seat(seat, replace(info, lost=True, away=False))
+        return await self.tables.commit(
+            table, state, event, new_request_key(), meta=meta,
+            new_turn=state.turn_number != table.state.turn_number,
+        )  # fmt: skip
 
     async def settle_clock(self, game_id: str, at_ms: int) -> None:
         """Act on `game_id`'s passed deadlines at `at_ms` (the clock keeper calls this)."""

@@ -280,12 +280,18 @@ def return_to_seat(game_id: str) -> Response:
     return _set_away(game_id, away=False)
 
 
-def _set_away(game_id: str, *, away: bool) -> Response:
+@bp.post("/games/<game_id>/resign")
+def resign(game_id: str) -> Response:
+    """The player gives up for good: the seat retires (a loss), the others play on."""
+    return _set_away(game_id, away=False, resign=True)
+
+
+def _set_away(game_id: str, *, away: bool, resign: bool = False) -> Response:
     token = bearer_token()
     only_fields(json_body(optional=True), set())
     reply = rpc(
         clients().engine.SetAway,
-        engine_pb2.SetAwayRequest(game_id=game_id, away=away),
+        engine_pb2.SetAwayRequest(game_id=game_id, away=away, resign=resign),
         token=token,
         idempotent=True,  # setting the same state twice changes nothing
     )

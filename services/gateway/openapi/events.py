@@ -24,6 +24,7 @@ ENGINE_ACTIONS: dict[str, str] = {
     "timeout": "time ran out for `seats` (`then`: ai, the AI plays them until they move again; "
     "lose, they are out for good, with `retired`)",
     "returned": "a player took back their `seats` from the AI",
+    "resigned": "a player gave up (`seat`): it retired for good, with `retired` (a loss)",
 }
 
 

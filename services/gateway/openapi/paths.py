@@ -227,6 +227,14 @@ def game_paths() -> JSON:
                     "time-out loses: leave the game for good, score frozen).",
                 ),
                 ("return", "returnToSeat", "Take back the token's seat from the AI."),
+                (
+                    "resign",
+                    "resign",
+                    "Give up for good: the token's seat retires as the rules retire a leaver "
+                    "(score frozen, never a winner, rated as a loss); the others play on, or "
+                    "with one seat left the game ends. Again, or once over: the view, unchanged; "
+                    "before the game starts: 409 game_not_started.",
+                ),
             )
         },
         "/api/games/{game_id}/hint": {
