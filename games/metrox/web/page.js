@@ -30,6 +30,7 @@ const BADGE_R = 15;
 const PHONE_SCALE = 0.75; // px per map unit on a narrow screen: its words 11 px and more
 const NARROW_PX = 600; // a map box narrower than this is a phone's
 const REACH_PX = 28; // a tap this near a line or station that can be chosen picks it
+const NAME_PX = 13; // station names on screen at every zoom (a name that would overlap waits)
 
 let metaColours = null;
 let metaPromise = null;
@@ -428,6 +429,7 @@ class MetroXPage {
     const gHit = svg("g", { class: "mx-hits", ...hidden }, root);
     const gLabels = svg("g", { class: "mx-labels", ...hidden }, root);
     const gStations = svg("g", { class: "mx-stations", ...hidden }, root);
+    const gNames = svg("g", { class: "mx-names", ...hidden }, root);
     this.gHints = svg("g", { class: "mx-hint-layer", ...hidden }, root);
     this.gCursor = svg("g", { class: "mx-cursor-layer", "aria-hidden": "true" }, root);
 
@@ -476,6 +478,13 @@ class MetroXPage {
       });
       this.stationEls.set(s.id, { g, circle, mark, text, title, name: s.name || s.id, deg });
     }
+    // Station names as the city writes them, placed by #layoutNames at every pan and zoom.
+    this.nameEls = new Map();
+    for (const s of st) {
+      const el = svg("text", { class: "mx-name", "data-station": s.id, visibility: "hidden" }, gNames);
+      el.textContent = s.name || s.id;
+      this.nameEls.set(s.id, el);
+    }
 
     // Line labels near each start: badge, windows, bonus [first, later]; pushed outward until
     // they overlap neither another label nor a station.
@@ -512,6 +521,7 @@ class MetroXPage {
       }
       placed.push(box);
       grow(box.x0, box.y0, box.x1, box.y1);
+      this.labelBoxes = placed;
       const anchor = { x: p0.x + dx * Math.max(0, t - 6), y: p0.y + dy * Math.max(0, t - 6) };
       this.labelEls.set(line.id, this.#buildLabel(gLabels, line, box, p0, anchor));
     }
@@ -532,6 +542,7 @@ class MetroXPage {
       onChange: (v) => {
         zoomIn.disabled = !v.canZoomIn;
         zoomOut.disabled = !v.canZoomOut;
+        this.#scheduleNames();
       },
       onTap: (ev) => this.#onTap(ev),
       onReady: (v) => {
@@ -540,6 +551,65 @@ class MetroXPage {
         v.centreOn(focus.x + focus.w / 2, focus.y + focus.h / 2, PHONE_SCALE, false);
       },
     });
+  }
+
+  /** Names are placed again once the map rests (they scale with it meanwhile). */
+  #scheduleNames() {
+    clearTimeout(this.nameTimer);
+    this.nameTimer = setTimeout(() => this.#layoutNames(), 80);
+  }
+
+  /** Station names at NAME_PX on screen beside their stations, where they cover no station, no
+   *  line label and no name already placed: the interchanges first, then the others; zooming in
+   *  makes room for every name (a 90-station sheet names its crossings when fitted whole). */
+  #layoutNames() {
+    const v = this.mapView;
+    if (!v?.s || !this.nameEls) return;
+    const s = v.s;
+    const size = NAME_PX / s;
+    const vis = v.visible;
+    const r = STATION_R + 2;
+    const taken = [...this.pos.values()].map((p) => ({ x0: p.x - r, y0: p.y - r, x1: p.x + r, y1: p.y + r }));
+    taken.push(...(this.labelBoxes || []));
+    const hits = (b) => taken.some((o) => b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1);
+    const degree = (st) => this.index.degree.get(st.id) || 0;
+    const order = [...this.index.map.stations].sort((a, b) => degree(b) - degree(a));
+    const gap = r + 2 / s;
+    const h = size * 1.15;
+    for (const st of order) {
+      const el = this.nameEls.get(st.id);
+      const p = this.pos.get(st.id);
+      const w = this.#nameWidth(st.id, el) * size + 2 / s;
+      const spots = [
+        [p.x + gap, p.y - h / 2, "start"], [p.x - gap - w, p.y - h / 2, "end"],
+        [p.x - w / 2, p.y + gap, "middle"], [p.x - w / 2, p.y - gap - h, "middle"],
+      ];  // prettier-ignore
+      const inSight = p.x >= vis.x && p.x <= vis.x + vis.w && p.y >= vis.y && p.y <= vis.y + vis.h;
+      const spot = inSight && spots.find(([x, y]) => !hits({ x0: x, y0: y, x1: x + w, y1: y + h }));
+      if (!spot) {
+        el.setAttribute("visibility", "hidden");
+        continue;
+      }
+      const [x, y, anchor] = spot;
+      taken.push({ x0: x, y0: y, x1: x + w, y1: y + h });
+      el.setAttribute("x", (anchor === "start" ? x : anchor === "end" ? x + w : x + w / 2).toFixed(1));
+      el.setAttribute("y", (y + size * 0.88).toFixed(1));
+      el.setAttribute("text-anchor", anchor);
+      el.setAttribute("font-size", size.toFixed(2));
+      el.setAttribute("stroke-width", (3 / s).toFixed(2));
+      el.setAttribute("visibility", "visible");
+    }
+  }
+
+  /** A name's width per unit of font size, measured once (the font the page really uses). */
+  #nameWidth(id, el) {
+    this.nameWidths ||= new Map();
+    if (!this.nameWidths.has(id)) {
+      el.setAttribute("font-size", "100");
+      const measured = el.getComputedTextLength() / 100;
+      this.nameWidths.set(id, measured > 0 ? measured : (el.textContent || "").length * 0.62);
+    }
+    return this.nameWidths.get(id);
   }
 
   /** What matters now, in map units: the stations a free card may fill, or the selected line,
