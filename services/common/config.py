@@ -244,6 +244,8 @@ class LiveLimits:
     buffer_kb: int  # a stream with more than this waiting unsent is dropped (a slow reader)
     buffer_events: int  # ... or more than this many messages
     threads: int  # threads that run the Flask API beside the streams
+    opens: int = 30  # streams one address may open per `opens_window_s` (0: no limit; issue 30)
+    opens_window_s: int = 10
 
     @classmethod
     def from_env(cls) -> LiveLimits:
@@ -256,6 +258,8 @@ class LiveLimits:
             buffer_kb=max(1, _int("GATEWAY_STREAM_BUFFER_KB", 256)),
             buffer_events=max(1, _int("GATEWAY_STREAM_BUFFER_EVENTS", 512)),
             threads=max(4, _int("GATEWAY_THREADS", DEFAULT_GATEWAY_THREADS)),
+            opens=max(0, _int("GATEWAY_STREAM_OPENS", 30)),
+            opens_window_s=max(1, _int("GATEWAY_STREAM_OPENS_WINDOW_S", 10)),
         )
 
 

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -30,6 +30,7 @@ from tests.fixtures.gateway import (
     dead_target,
     gateway_config,
     live_limits,
+    relaxed_limits,
 )
 from tests.live.sse import open_stream
 from tests.live.test_seat_streams import exact, play_one
@@ -267,3 +268,69 @@ def test_errors_before_the_stream_opens_are_json(stack_factory: Callable[..., St
     with open_stream(s.url, "nosuchgame00000") as missing:
         assert missing.status == 404
         assert json.loads(json.dumps(missing.body()))["error"]["code"] == "game_not_found"
+
+
+# ---- limits over every worker (issue 30 item 10) ------------------------------------------------
+
+
+@pytest.fixture
+def two_workers(
+    redis_server_factory: Callable[..., Any], engine_factory: Callable[..., Any]
+) -> Iterator[Callable[..., tuple[list[str], GatewayApi]]]:
+    """make(**live_limit_changes) -> the URLs of two gateway workers (ASGI apps of their own, as
+    gunicorn runs them) sharing one Redis for their limits, and an API client."""
+    with ExitStack() as stack:
+
+        def make(**changes: Any) -> tuple[list[str], GatewayApi]:
+            server = redis_server_factory(appendonly=False)
+            engine = engine_factory(server.url)
+            limits = replace(relaxed_limits(), storage_url=server.url)
+            urls, api = [], None
+            for _ in range(2):
+                app = create_app(gateway_config(engine.address, dead_target(), LIMITS=limits))
+                stack.callback(app.extensions["metro_gateway"].backends.close)
+                urls.append(
+                    stack.enter_context(asgi_server(GatewayAsgi(app, live_limits(**changes))))
+                )
+                api = api or GatewayApi(app.test_client())
+            assert api is not None
+            return urls, api
+
+        yield make
+
+
+def test_the_address_cap_counts_over_every_worker(two_workers: Callable[..., Any]) -> None:
+    """One address with 2 streams on one worker gets no third on the other (each worker counted
+    its own: 64 per worker held 128 with two)."""
+    (a, b), api = two_workers(per_client=2)
+    game, _ = api.new_game()
+    with open_stream(a, game) as first:
+        with open_stream(a, game) as second:
+            assert (first.status, second.status) == (200, 200)
+            with open_stream(b, game) as third:
+                assert third.status == 429  # (a 200 would be a stream without end)
+                assert third.headers["Retry-After"] == "5"
+                assert third.body()["error"]["code"] == "rate_limited"
+
+        def opens() -> bool:  # the second's connection is closed: its lease is given back
+            with open_stream(b, game) as again:
+                return bool(again.status == 200)
+
+        wait_for(opens, "a closed stream's lease is given back")
+
+
+def test_opening_streams_is_rate_limited(two_workers: Callable[..., Any]) -> None:
+    """At most `opens` streams opened per window from one address, over every worker; beyond,
+    429 with Retry-After (129 opens a second from one address went through before)."""
+    (a, b), api = two_workers(opens=3, opens_window_s=30)
+    game, _ = api.new_game()
+    for url in (a, b, a):
+        with open_stream(url, game) as opened:
+            assert opened.status == 200
+    with open_stream(b, game) as refused:
+        assert refused.status == 429
+        assert 1 <= int(refused.headers["Retry-After"]) <= 30
+        error = refused.body()["error"]
+        assert (
+            error["code"] == "rate_limited" and "3 live streams opened per 30 s" in error["message"]
+        )

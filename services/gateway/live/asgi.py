@@ -39,6 +39,7 @@ from services.gateway.calls import EXTENSION, Gateway
 from services.gateway.errors import ApiError, retry_later
 from services.gateway.events import StreamRequest, seat_denied
 from services.gateway.limits import STREAM_RETRY_AFTER_S
+from services.gateway.live.caps import AddressCaps
 from services.gateway.live.hub import BufferLimits, Feed, Hub, Watcher, api_error
 from services.gateway.live.protocol import TRANSPORT
 from services.gateway.live.wire import (
@@ -129,6 +130,12 @@ class GatewayAsgi:
             BufferLimits(limits.buffer_kb * 1024, limits.buffer_events),
         )  # fmt: skip
         self.slots = StreamSlots(limits.max_streams, limits.per_client)
+        # The cap per address over every worker, and the rate of opens (caps.py, issue 30).
+        guard = app.extensions["metro_limits"]
+        self.caps = AddressCaps(
+            guard.settings.storage_url if guard.settings.enabled else "",
+            limits.per_client, limits.opens if guard.settings.enabled else 0, limits.opens_window_s,
+        )  # fmt: skip
         self.proxies: int = app.extensions["metro_limits"].settings.proxies
         self.pumping: set[Watcher] = set()  # streams past their catch-up, for the ticker
         self.ticker: asyncio.Task[None] | None = None
@@ -154,6 +161,7 @@ class GatewayAsgi:
                 if self.ticker is not None:
                     self.ticker.cancel()
                 await self.hub.close()
+                await self.caps.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -175,13 +183,21 @@ class GatewayAsgi:
             args.setdefault(key, value)
         try:
             asked = StreamRequest.parse(headers, args)
-            give_back = self.slots.take(self.client_address(scope, headers))
+            address = self.client_address(scope, headers)
+            give_back = self.slots.take(address)
         except ApiError as err:
+            await answer_error(send, err)
+            return
+        try:
+            release = await self.caps.take(address)
+        except ApiError as err:
+            give_back()
             await answer_error(send, err)
             return
         try:
             await self._serve(scope, receive, send, game_id, asked)
         finally:
+            release()
             give_back()
 
     async def _serve(
