@@ -112,3 +112,20 @@ def test_migrations_twice_and_at_once_are_safe(postgres_server: PostgresServer) 
     assert sum(len(a) for a in applied) == len(names)  # each file once over all starters
     assert migrate(url) == []
     assert rows(url, "SELECT count(*) FROM schema_migrations") == [(len(names),)]
+
+
+def test_the_archive_stack_fixture_archives_a_game(archive_stack: Any) -> None:
+    """What a test that asks for the archive gets: a finished game reaches PostgreSQL."""
+    client = archive_stack.engine.client()
+    ada, bob = new_player(client, "Ada"), new_player(client, "Bob")
+    game_id, tokens = start_rated_game(client, [ada, bob], rated=False)
+    finish(client, game_id, tokens, seed=5)
+    db = archive_stack.database_url
+    wait_for("the game archived", lambda: archived_count(db, game_id) == (1, 2))
+    ratings = rows(
+        db,
+        "SELECT rating_before, rating_after FROM seats s JOIN games g ON g.no = s.game"
+        " WHERE g.id = %s AND NOT g.rated",
+        (pack_id(game_id),),
+    )
+    assert ratings == [(None, None), (None, None)]  # an unrated table: no ratings, no wait
