@@ -19,6 +19,7 @@ from typing import Any
 import redis
 from metro.v1 import engine_pb2
 
+from services.common.grpc_util import bearer
 from tests.engine.helpers import choose, moves_of
 from tests.fixtures.engine import EngineClient, engine_ready, metro_seats
 
@@ -102,6 +103,58 @@ def test_no_your_turn_is_lost_when_the_engine_is_killed_after_a_commit(
                 assert time.monotonic() < deadline, f"your_turn {version} lost: {feed_now}"
                 time.sleep(0.05)
             _move(client, game_id, tokens[0], rng)  # the player moves; the round begins again
+        seen = _turns(store, player.player_id, game_id)
+        assert len(seen) == len(set(seen)), f"a your_turn came twice: {seen}"
+    finally:
+        store.close()
+
+
+def test_kills_at_random_moments_of_commits_lose_no_your_turn(
+    redis_server_factory: Any, engine_factory: Any
+) -> None:
+    """The engine is killed (SIGKILL) while the other seat's move is in flight, at a random
+    moment of its commit; whenever the commit landed and made it the player's turn, the
+    restarted engine's feed has that `your_turn`, once."""
+    server = redis_server_factory()
+    running = engine_factory(server.url)
+    client = running.client()
+    store: Any = redis.Redis.from_url(server.url, decode_responses=True)
+    player = client.stub.CreatePlayer(
+        engine_pb2.CreatePlayerRequest(name="Killy"),
+        metadata=(("x-client-id", uuid.uuid4().hex),), timeout=TIMEOUT,
+    )  # fmt: skip
+    created = client.create({"players": 2}, metro_seats("human", "open"))
+    game_id = created.game_id
+    joined = client.join(game_id, "Other")
+    client.stub.SitPlayer(
+        engine_pb2.SitPlayerRequest(game_id=game_id),
+        metadata=_md(player.device_key, created.token), timeout=TIMEOUT,
+    )  # fmt: skip
+    tokens = [created.token, joined.token]
+    rng = random.Random(11)
+    try:
+        for _round in range(5):
+            while 0 in client.view(game_id).to_move:
+                _move(client, game_id, tokens[0], rng)
+            legal = client.legal(game_id, tokens[1])
+            action, placement = choose(moves_of(legal), rng, 0.3)
+            request = client.move_request(
+                game_id, action, placement, expected_version=legal.version, move_id=f"r{_round}"
+            )
+            future = client.stub.ApplyMove.future(
+                request, metadata=bearer(tokens[1]), timeout=TIMEOUT
+            )
+            time.sleep(rng.random() * 0.01)  # somewhere in the move's commit
+            running.process.restart(hard=True)
+            future.cancel()
+            _wait_ready(running.address)
+            client = running.client()
+            view = client.view(game_id)
+            if view.version > legal.version and 0 in view.to_move:
+                deadline = time.monotonic() + WAIT_S
+                while view.version not in _turns(store, player.player_id, game_id):
+                    assert time.monotonic() < deadline, f"your_turn {view.version} lost"
+                    time.sleep(0.05)
         seen = _turns(store, player.player_id, game_id)
         assert len(seen) == len(set(seen)), f"a your_turn came twice: {seen}"
     finally:
