@@ -70,6 +70,7 @@ export const api = {
   // A private game's (a daily attempt's) table is its seat's: the token goes with it.
   table: (id, token) => call("GET", `${g(id)}/table`, { token }),
   setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),
+  resign: (id, token) => call("POST", `${g(id)}/resign`, { token }),
   // The live stream with deltas (web/live.js reads it; where to resume goes in Last-Event-ID).
   streamUrl: (id) => `${g(id)}/events?delta=1`,
 };

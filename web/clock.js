@@ -185,3 +185,24 @@ export function renderSeatHandover(button, view, mySeat, act) {
     }
   };
 }
+
+/** The Resign button (issue 35): the reader's own seat gives up for good, after a confirmation;
+ *  the seat retires (a loss) and the others play on. Shown while the game is being played and
+ *  the seat is still in it, whoever plays it now (the AI while its player is away too). */
+export function renderResign(button, view, mySeat, act) {
+  const seat = Number.isInteger(mySeat) ? view?.seats?.[mySeat] : null;
+  const show = Boolean(seat) && view.status === "playing" && seat.kind === "human" && !seat.lost;
+  button.hidden = !show;
+  if (!show) return;
+  button.textContent = t("table.resign");
+  button.title = t("table.resign_help");
+  button.onclick = async () => {
+    if (!window.confirm(t("table.resign_confirm"))) return;
+    button.disabled = true;
+    try {
+      await act();
+    } finally {
+      button.disabled = false;
+    }
+  };
+}

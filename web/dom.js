@@ -342,7 +342,7 @@ export function moverWords(name, { byAi = false, mine = false } = {}) {
   return mine ? t("dom.ai_for_you") : t("dom.ai_for", { name });
 }
 
-const TABLE_ACTIONS = new Set(["timeout", "left", "returned"]);
+const TABLE_ACTIONS = new Set(["timeout", "left", "returned", "resigned"]);
 
 /** The log entries of the table's own events (a seat timed out, left, came back), which every
  *  game shares: one per seat, or [] for any other event. `nameOf(seat)` names a seat. */
@@ -352,7 +352,8 @@ export function tableEntries(event, mySeat, nameOf) {
   for (const seat of event.seats || []) {
     const mine = seat === mySeat;
     let key = "dom.log_returned";
-    if (event.action !== "returned") {
+    if (event.action === "resigned") key = "dom.log_resigned";
+    else if (event.action !== "returned") {
       const lose = event.then === "lose";
       key = event.action === "timeout" ? (lose ? "dom.log_timeout_out" : "dom.log_timeout_ai") : lose ? "dom.log_left_out" : "dom.log_left_ai";
     }

@@ -85,7 +85,7 @@ import { levelDescription, levelName, plainError, renderFinal, renderScores, ren
 import { linkSeatNames } from "./profile.js";
 import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
-import { renderSeatHandover, startTicking } from "./clock.js";
+import { renderResign, renderSeatHandover, startTicking } from "./clock.js";
 import { TurnAlerts } from "./notify.js";
 import { LiveCopy, LiveStream } from "./live.js";
 import { isPartyTable } from "./party.js";
@@ -595,6 +595,7 @@ export class GameScreen {
     this.#renderJoin();
     this.#renderHintRow();
     renderSeatHandover($("away-button"), view, this.seat, (away) => this.#setAway(away));
+    renderResign($("resign-button"), view, this.seat, () => this.#resign());
     this.#renderAfter();
     linkSeatNames(this.id, $("game")); // each player's name leads to their profile
     this.page.update(view, this.legal);
@@ -720,6 +721,17 @@ export class GameScreen {
     const id = this.id;
     try {
       const view = await api.setAway(id, this.mine.token, away);
+      if (this.id === id) await this.#apply(view);
+    } catch (err) {
+      if (this.id === id) this.#message(plainError(err, this.view, this.seat)[0], "error");
+    }
+  }
+
+  /** Give up for good (issue 35): the answer is the new view (the game over, for two). */
+  async #resign() {
+    const id = this.id;
+    try {
+      const view = await api.resign(id, this.mine.token);
       if (this.id === id) await this.#apply(view);
     } catch (err) {
       if (this.id === id) this.#message(plainError(err, this.view, this.seat)[0], "error");
