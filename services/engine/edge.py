@@ -19,6 +19,7 @@ from games.errors import GameError
 from services.common.config import Settings
 from services.common.grpc_util import OUTCOME_UNKNOWN_REASON, ServiceError, from_game_error
 from services.engine.access import Caller
+from services.engine.storage_gate import StorageGate, start_call, write_sent
 from services.engine.store import STORAGE_ERRORS, NotReplicated, OutcomeUnknown
 
 log = logging.getLogger("metro.engine")
@@ -71,15 +72,28 @@ def storage_unavailable(context: grpc.aio.ServicerContext, message: str = "") ->
     return context.abort(
         grpc.StatusCode.UNAVAILABLE,
         message or "the game store (Redis) is not answering; try again shortly",
-        (("metro-error-reason", "storage_unavailable"),),
+        # A negative pushback tells the client's channel not to retry (gRFC A6): the next
+        # try would get the same answer, and the client's Retry-After says when to come back.
+        (("metro-error-reason", "storage_unavailable"), ("grpc-retry-pushback-ms", "-1")),
+    )
+
+
+def outcome_unknown(context: grpc.aio.ServicerContext) -> Awaitable[None]:
+    return context.abort(
+        grpc.StatusCode.UNKNOWN,
+        "the change was sent to the game store but it could not be confirmed; send "
+        "the same request again (same move_id or idempotency key) to learn its outcome",
+        ((("metro-error-reason", OUTCOME_UNKNOWN_REASON),)),
     )
 
 
 class Edge:
     """Runs unary calls (deadline, error mapping) and says who is calling."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, gate: StorageGate | None = None) -> None:
         self.settings = settings
+        # Redis found unreachable: calls are answered at once (storage_gate.py).
+        self.gate = gate or StorageGate()
 
     def caller(self, context: grpc.aio.ServicerContext) -> Caller:
         return Caller.from_metadata(context.invocation_metadata(), self.settings.ai_service_token)
@@ -91,15 +105,29 @@ class Edge:
         budget = self.settings.rpc_deadline_s
         if remaining is not None:
             budget = min(budget, remaining)
+        if self.gate.down:
+            await storage_unavailable(context)
+        start_call()
         try:
-            async with asyncio.timeout(max(budget, 0.001)):
-                return await work()
+            async with asyncio.timeout(max(budget, 0.001)) as limit:
+                # Redis lost while this call waits on it: end the wait now, not at the deadline.
+                loop = asyncio.get_running_loop()
+                unsubscribe = self.gate.on_down(lambda: limit.reschedule(loop.time()))
+                try:
+                    return await work()
+                finally:
+                    unsubscribe()
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())
         except GameError as err:
             mapped = bounded(from_game_error(err))
             await context.abort(mapped.code, mapped.message, mapped.trailing_metadata())
         except TimeoutError:
+            if self.gate.down and not write_sent():
+                await storage_unavailable(context)
+            if self.gate.down:  # a change was sent and may have landed
+                log.warning("outcome of a change unknown: the game store stopped answering")
+                await outcome_unknown(context)
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"the call took longer than its deadline ({budget:.1f}s)",
@@ -111,12 +139,7 @@ class Edge:
             # again (its move_id or idempotency key) is answered from the first write if it
             # landed, and makes it if it did not.
             log.warning("outcome of a change unknown: %s", err)
-            await context.abort(
-                grpc.StatusCode.UNKNOWN,
-                "the change was sent to the game store but it could not be confirmed; send "
-                "the same request again (same move_id or idempotency key) to learn its outcome",
-                ((("metro-error-reason", OUTCOME_UNKNOWN_REASON),)),
-            )
+            await outcome_unknown(context)
         except StoreFull as err:
             # maxmemory with noeviction: no write is taken, reads go on (see the README).
             log.error("the game store is full (Redis maxmemory): %s", err)

@@ -23,22 +23,28 @@ from services.common.grpc_util import SERVER_OPTIONS
 from services.common.redis_url import redacted
 from services.engine.bots import POLL_SLICE_MS, BotQueue
 from services.engine.service import WATCH_SLICE_MS, EngineService, close_quietly
-from services.engine.store import STORAGE_ERRORS, GameStore, connect
+from services.engine.storage_gate import PROBE_INTERVAL_S, PROBE_TIMEOUT_S
+from services.engine.store import STORAGE_ERRORS, GameStore, connect, probe_client
 from services.engine.timeouts import ClockKeeper
 
 log = logging.getLogger("metro.engine")
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
-HEALTH_INTERVAL_S = 2.0
 
 
-async def _watch_health(store: GameStore, health: health_aio.HealthServicer) -> None:
+async def _watch_health(
+    store: GameStore, probe: GameStore, health: health_aio.HealthServicer
+) -> None:
+    """Ping Redis often, on a client of its own with short timeouts: the storage gate
+    (storage_gate.py) and the health status follow each answer."""
     serving: bool | None = None
     while True:
         try:
-            ok = await asyncio.wait_for(store.ping(), timeout=HEALTH_INTERVAL_S)
+            ok = await asyncio.wait_for(probe.ping(), timeout=PROBE_TIMEOUT_S * 2)
         except (TimeoutError, *STORAGE_ERRORS):
             ok = False
+        if store.gate.mark(ok) and not ok:
+            log.warning("redis unreachable: calls are answered UNAVAILABLE at once")
         if ok != serving:
             status = (
                 health_pb2.HealthCheckResponse.SERVING
@@ -49,7 +55,7 @@ async def _watch_health(store: GameStore, health: health_aio.HealthServicer) -> 
                 await health.set(name, status)
             log.info("redis %s", "reachable: serving" if ok else "unreachable: not serving")
             serving = ok
-        await asyncio.sleep(HEALTH_INTERVAL_S)
+        await asyncio.sleep(PROBE_INTERVAL_S)
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
@@ -61,6 +67,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         longest_block_ms=max(WATCH_SLICE_MS, POLL_SLICE_MS),
     )
     store = GameStore(client)
+    probe = GameStore(probe_client(settings.redis_url))
     bots = BotQueue(client, blocking)
     with contextlib.suppress(*STORAGE_ERRORS):
         await bots.ensure_group()  # also done lazily, should Redis be down at start
@@ -88,7 +95,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     # all of them (not one keeper batch, then the next a tick later); then the keeper's loop.
     clock_keeper = ClockKeeper(service)
     await clock_keeper.catch_up()
-    watcher = asyncio.create_task(_watch_health(store, health))
+    watcher = asyncio.create_task(_watch_health(store, probe, health))
     keeper = asyncio.create_task(clock_keeper.run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
     ladder = asyncio.create_task(service.ladder.run())  # the bot ladder's rounds (ladder.py)
@@ -111,3 +118,4 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         await server.stop(grace=3.0)
         await close_quietly(blocking)
         await close_quietly(client)
+        await close_quietly(probe.redis)

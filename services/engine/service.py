@@ -70,7 +70,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> None:
         self.settings = settings
         self.store = store
-        self.edge = Edge(settings)
+        self.edge = Edge(settings, store.gate)
         players = Players(store.redis)
         book = RatingBook(store.redis)
         # Bot accounts, their pauses and the players' own streams (issue 24) come first: the

@@ -54,6 +54,7 @@ from services.common.redis_url import async_client
 from services.engine.archive_outbox import archive_outbox_key
 from services.engine.commit_lua import COMMIT_LUA, LOAD_LUA, SUBMIT_LUA
 from services.engine.shards import SHARD_COUNT, TAGS, shard_of
+from services.engine.storage_gate import PROBE_TIMEOUT_S, StorageGate, note_write
 
 BOT_GROUP = "ai-workers"
 BOT_STREAM_MAXLEN = 100_000
@@ -236,10 +237,24 @@ def connect(url: str, *, max_connections: int = 256, longest_block_ms: int = 0) 
         socket_timeout=COMMAND_TIMEOUT_S
         + longest_block_ms / 1000
         + (BLOCKING_MARGIN_S if longest_block_ms else 0),
-        socket_connect_timeout=2.0,
+        # Short: on one network a connection is made in a millisecond; a host that is gone
+        # should not hold a call for long (the storage gate answers the others at once).
+        socket_connect_timeout=1.0,
         health_check_interval=15,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
         retry_on_error=[RedisConnectionError, RedisTimeoutError],
+    )
+
+
+def probe_client(url: str) -> Any:
+    """A client for the storage gate's ping alone: no retries, and a connect and a reply each
+    given PROBE_TIMEOUT_S, so a Redis that is gone is noticed within a second."""
+    return async_client(
+        url,
+        decode_responses=True,
+        max_connections=2,
+        socket_timeout=PROBE_TIMEOUT_S,
+        socket_connect_timeout=PROBE_TIMEOUT_S,
     )
 
 
@@ -256,6 +271,8 @@ class GameStore:
         self._commit = client.register_script(COMMIT_LUA)
         self._submit = client.register_script(SUBMIT_LUA)
         self._read = client.register_script(LOAD_LUA)
+        # Whether Redis answers (storage_gate.py): kept by the server's probe, read by edge.py.
+        self.gate = StorageGate()
 
     # ---- reads ------------------------------------------------------------------------------
 
@@ -470,6 +487,7 @@ class GameStore:
     async def _run(self, script: Any, keys: list[str], args: list[str]) -> Any:
         """Run a write script (a reply lost to a timeout: OutcomeUnknown, for the script may
         have run)."""
+        note_write()
         try:
             return await self._run_waited(script, keys, args)
         except NotReplicated:

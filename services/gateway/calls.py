@@ -177,7 +177,7 @@ def rpc(
         elif circuit is not None and trial:
             circuit.down()  # still not there: no second try, the circuit is open again
             raise circuit_refusal(backend, circuit.open_s) from None
-        if not (idempotent and (_code(err) in RETRIED_CODES or _unknown(err))):
+        if not (idempotent and (_code(err) in RETRIED_CODES or _unknown(err))) or _store_down(err):
             raise _api_error(err, backend) from None
         first = err
     else:
@@ -221,6 +221,11 @@ def circuit_refusal(backend: str, wait_s: float) -> ApiError:
 RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
 
 
+def _store_down(err: grpc.RpcError) -> bool:
+    """The engine answered that Redis is not answering: a second try now gets the same."""
+    return error_details(err).get("reason") == "storage_unavailable"
+
+
 def _unknown(err: grpc.RpcError) -> bool:
     """The engine sent a change to its store and could not confirm it (grpc_util)."""
     return (
@@ -235,12 +240,14 @@ def _api_error(err: grpc.RpcError, backend: str, circuit: Circuit | None = None)
     if circuit is not None and circuit.is_open:
         return circuit_refusal(backend, circuit.open_s)
     if _unknown(err):
-        return ApiError(
+        answer = ApiError(
             503,
             OUTCOME_UNKNOWN_REASON,
             "The change could not be confirmed: it may or may not have been made. Send the same "
             f"request again (same move_id or {IDEMPOTENCY_HEADER}) to learn which.",
         )
+        answer.headers["Retry-After"] = "1"
+        return answer
     return from_rpc_error(err, backend)
 
 

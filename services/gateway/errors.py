@@ -107,6 +107,7 @@ def explain_field(err: ApiError) -> None:
     err.extra["reason"], err.extra["params"] = given or reason, params
 
 
+STORE_RETRY_AFTER_S = 1  # the engine's storage gate (services/engine/storage_gate.py)
 ENGINE_RETRY_AFTER_S = 60  # the engine's own attempt counters are per minute
 
 _BY_STATUS: dict[grpc.StatusCode, tuple[int, str]] = {
@@ -147,6 +148,18 @@ def from_rpc_error(error: grpc.RpcError, backend: str) -> ApiError:
         log.warning("%s: the game store is full: %s", backend, details)
         message = details[:1].upper() + details[1:] if details else "The game store is full."
         return ApiError(503, "storage_full", message)
+    if code == grpc.StatusCode.UNAVAILABLE and error_details(error).get("reason") == (
+        "storage_unavailable"
+    ):
+        # The engine found Redis gone and answered at once (issue 32): so does the gateway,
+        # saying when to try again: the engine probes Redis a few times a second.
+        log.warning("%s: the game store is not answering: %s", backend, details)
+        return retry_later(
+            503,
+            "unavailable",
+            "The game store is not answering; try again soon.",
+            STORE_RETRY_AFTER_S,
+        )
     if code in _BACKEND_DOWN:
         # Transport sentences ("failed to connect to all addresses ...") help no user.
         log.warning("%s call failed: %s %s", backend, code.name, details)
