@@ -1,0 +1,93 @@
+"""`metro up` runs the archive (issue 29): its own PostgreSQL (data under the run dir, migrated)
+and an archiver; a finished game reaches PostgreSQL, and PostgreSQL and the archiver killed with
+SIGKILL come back on their own, the next finished game archived too. Real processes throughout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from services.archive.ids import pack_id
+from tests.fixtures.processes import free_port
+from tests.stack.test_faults import Game, start_up
+from tests.stack.test_stack import children_of
+
+
+def finish(game: Game) -> None:
+    while game.our_turn()["status"] != "over":
+        game.move()
+
+
+def archived(url: str, game_id: str) -> bool:
+    try:
+        with psycopg.connect(url, connect_timeout=2) as conn:
+            row = conn.execute("SELECT 1 FROM games WHERE id = %s", (pack_id(game_id),))
+            return row.fetchone() is not None
+    except psycopg.OperationalError:
+        return False
+
+
+def child(up_pid: int, mark: str) -> int:
+    for pid in children_of(up_pid):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if mark in cmdline:
+            return pid
+    raise AssertionError(f"no child of metro up runs {mark!r}")
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+@pytest.mark.timeout(600)
+def test_metro_up_archives_finished_games_through_kills_of_postgres_and_the_archiver(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1")
+    try:
+        found = re.search(r"postgres: \S+ at (postgresql://\S+), data in (\S+)", said())
+        assert found, said()
+        url, data_dir = found.group(1), found.group(2)
+        assert Path(data_dir) == (tmp_path / "run" / "postgres").resolve()
+        assert "applied migrations 0001_archive.sql" in said()
+        base = f"http://127.0.0.1:{port}"
+
+        first = Game(base)
+        finish(first)
+        wait_for("the first game archived", lambda: archived(url, first.id))
+
+        os.kill(child(up.pid, "postgres -D"), signal.SIGKILL)
+        wait_for("postgres back", lambda: "postgres is back" in said())
+        assert re.search(r"postgres exited with status -9; restarting it in", said())
+        os.kill(child(up.pid, "services.archive"), signal.SIGKILL)
+        wait_for("the archiver back", lambda: "archiver is back (healthy)" in said())
+
+        second = Game(base)
+        finish(second)
+        wait_for("the second game archived", lambda: archived(url, second.id))
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT count(*) FROM games").fetchone() == (2,)
+        assert "stopping the rest" not in said()
+
+        up.send_signal(signal.SIGINT)
+        assert up.wait(60) == 0, said()
+        assert "stopping postgres" in said()
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
