@@ -5,15 +5,19 @@ interchange of the sheet's stations shared, and §1's validator passing each one
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
+import random
 from typing import Any
 
 import pytest
 
 from games.metrox import maps, thumbnail
+from games.metrox.evaluate import evaluate
 from games.metrox.maps import MapError, check_set, validate
 from games.metrox.queries import answer
+from games.metrox.state import MetroXState
 from tests.rules.metrox.city_facts import CITY_FACTS, KEY_INTERCHANGES
 
 CITIES = ["amsterdam", "berlin", "paris", "madrid"]
@@ -132,3 +136,27 @@ def test_lobby_pictures_are_drawn_from_the_maps() -> None:
         path = thumbnail.OUT_DIR / f"{m.id}.svg"
         assert path.read_text(encoding="utf-8") == thumbnail.draw(m), m.id
         assert m.data["lines"][0]["colour"] in path.read_text(encoding="utf-8")
+
+
+def test_the_daily_puzzle_comes_to_every_map() -> None:
+    """The day's map is drawn from every shipped map (the digest picks it), so within two months
+    of days each city and each map of our own is dealt."""
+    from games.metrox import GAME
+
+    picked = {
+        GAME.daily_rules(hashlib.sha256(f"day-{i}".encode()).digest())["map"] for i in range(60)
+    }
+    assert picked == set(maps.shipped())
+
+
+@pytest.mark.parametrize("city", CITIES)
+def test_the_ai_evaluation_reads_any_sheet(city: str) -> None:
+    """A solo game on the city played out by random moves: the evaluation (the AI's and the
+    analysis') gives a finite value at every turn, from the map's own tables."""
+    state = MetroXState.new({"players": 1, "map": city}, 5)
+    rng = random.Random(5)
+    while not state.over:
+        value = evaluate(state)
+        assert len(value) == 1 and math.isfinite(value[0])
+        state.apply(0, state.random_move(0, rng.random))
+    assert math.isfinite(evaluate(state)[0])
