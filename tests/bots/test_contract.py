@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from services.gateway.openapi.events import actions_table
+from services.gateway.openapi.events import ENGINE_ACTIONS, actions_table
 from tests.bots.conftest import ROOT
 
 DOC = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
@@ -183,6 +183,20 @@ def test_the_guides_table_of_actions_is_the_documents() -> None:
         actions_table()
     )
     assert "holds `version`, `to_move`, `status`" in FLAT
+
+
+def test_every_action_the_engine_writes_is_documented() -> None:
+    """An action named in the engine's code (`"action": "..."`) is one of ENGINE_ACTIONS: a new
+    kind of event cannot reach the streams without its line in the document and the guide."""
+    written = set()
+    for path in (ROOT / "services" / "engine").glob("*.py"):
+        written |= set(re.findall(r'"action": "([a-z_]+)"', path.read_text(encoding="utf-8")))
+    missing = written - set(ENGINE_ACTIONS)
+    assert not missing, (
+        f"engine actions {sorted(missing)} are not in services/gateway/openapi/events.py's "
+        "ENGINE_ACTIONS (then paste `python -m services.gateway.openapi.events` into "
+        "docs/bots.md's table)"
+    )
 
 
 # ---- streams: which end, where a fresh one starts ---------------------------------------------
