@@ -70,6 +70,11 @@ def game_view(
         seat=seat,
         winners=list(view.get("winners") or ()),
     )
+    if meta.offer is not None and status == "playing":
+        doc["offer"] = meta.offer  # public: who offered to stop, and who accepted
+    if meta.ended is not None:
+        doc["ended"] = meta.ended["kind"]  # stopped by agreement: "abort" or "end"
+        doc["winners"] = list(meta.ended["winners"])
     if meta.clock_rules is not None:
         doc["clock"] = meta.clock_rules.to_json()  # each seat's time is in its seat object
     if meta.scored_daily:

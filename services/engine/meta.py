@@ -53,6 +53,12 @@ class GameMeta:
     # A scored daily attempt (daily_calls.py): its player gets no hints while it runs (the
     # view's `"hints": false`; the AI service refuses them), so the day's results are theirs.
     scored_daily: bool = False
+    # An open offer to stop (offers.py, issue 35): {"n", "kind", "by", "accepted": [seats]}.
+    offer: dict[str, Any] | None = None
+    offers_made: int = 0  # numbers the offers (n), so an answer names the one it answers
+    # Stopped by agreement (offers.py): {"kind": "abort"|"end", "winners": [...]}; the game is
+    # then over whatever its state says, and unrated (the state has no outcome).
+    ended: dict[str, Any] | None = None
 
     @property
     def open_seats(self) -> list[int]:
@@ -99,6 +105,12 @@ class GameMeta:
             data["private"] = True
         if self.scored_daily:
             data["scored_daily"] = True
+        if self.offer is not None:
+            data["offer"] = self.offer
+        if self.offers_made:
+            data["offers_made"] = self.offers_made
+        if self.ended is not None:
+            data["ended"] = self.ended
         return json.dumps(data, separators=(",", ":"))
 
     @classmethod
@@ -112,4 +124,7 @@ class GameMeta:
             clock=Clock.from_json(data["clock"]) if "clock" in data else None,
             private=bool(data.get("private", False)),
             scored_daily=bool(data.get("scored_daily", False)),
+            offer=data.get("offer"),
+            offers_made=int(data.get("offers_made", 0)),
+            ended=data.get("ended"),
         )

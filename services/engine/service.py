@@ -5,6 +5,7 @@ errors as statuses) and is answered by the part that holds its seam:
   moves.py          ApplyMove
   watching.py       GetView, ListLegalMoves, WatchGame, GetRecord
   away.py           SetAway, and the clock keeper's time-outs
+  offers.py         Offer: a table of people agrees to abort or end a game
   player_calls.py   players, seats of players, a player's games
   rating_calls.py   the leaderboard, rating ended games
   rematch_calls.py  rematch offers
@@ -43,6 +44,7 @@ from services.engine.invitations import Invitations
 from services.engine.ladder import Ladder, Pauses
 from services.engine.lobby import Lobby
 from services.engine.moves import Moves
+from services.engine.offers import StopOffers
 from services.engine.party import Parties
 from services.engine.player_calls import PlayerCalls
 from services.engine.player_feed import Feed
@@ -88,6 +90,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self.moves = Moves(self.tables, players, self.feed.illegal)
         self.watching = Watching(self.tables, players, blocking)
         self.away = Away(self.tables, players)
+        self.stop_offers = StopOffers(self.tables, players)
         self.players = PlayerCalls(self.tables, players, book, self.bot_accounts, self.invitations)
         self.rematches = Rematches(self.tables, self.lobby, players, book, Offers(store.redis))
         self.bots = BotCalls(bots)
@@ -175,6 +178,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.GameView:
         return await self.edge.unary(
             context, lambda: self.away.set_away(request, self.edge.caller(context))
+        )
+
+    async def Offer(self, request: engine_pb2.OfferRequest, context: Ctx) -> engine_pb2.GameView:
+        return await self.edge.unary(
+            context, lambda: self.stop_offers.offer(request, self.edge.caller(context))
         )
 
     # ---- party tables -------------------------------------------------------------------

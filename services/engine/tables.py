@@ -47,7 +47,8 @@ def state_json(state: GameState) -> str:
 
 
 def status_of(meta: GameMeta, state: GameState) -> str:
-    return "over" if state.is_over else meta.status_before_over
+    """The engine's status: over when the rules say so, or when the table agreed to stop."""
+    return "over" if state.is_over or meta.ended else meta.status_before_over
 
 
 def bots_due(meta: GameMeta, state: GameState, status: str) -> tuple[tuple[int, str], ...]:
@@ -250,6 +251,10 @@ class Tables:
         fingerprint: str,
     ) -> Table | Duplicate | Conflict:
         changed = meta or table.meta
+        if changed.offer is not None and not str(event.get("action", "")).startswith("offer"):
+            # An offer to stop lapses once anything else happens at the table (a move...).
+            event = {**event, "offer_lapsed": changed.offer["n"]}
+            changed = replace(changed, offer=None)
         status = status_of(changed, state)
         if changed.clock is not None:
             if moved is None:
