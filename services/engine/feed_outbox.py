@@ -25,7 +25,8 @@ import orjson
 from redis.exceptions import ResponseError
 
 from services.engine.shards import SHARD_COUNT
-from services.engine.store import STORAGE_ERRORS, feed_outbox_key
+from services.engine.store import STORAGE_ERRORS
+from services.engine.store_keys import feed_outbox_key
 
 log = logging.getLogger("metro.engine.feed")
 

@@ -53,48 +53,24 @@ from services.common.config import Durability
 from services.common.redis_url import async_client
 from services.engine.archive_outbox import archive_outbox_key
 from services.engine.commit_lua import COMMIT_LUA, LOAD_LUA, SUBMIT_LUA
-from services.engine.shards import SHARD_COUNT, TAGS, shard_of
+from services.engine.shards import SHARD_COUNT, shard_of
 from services.engine.storage_gate import PROBE_TIMEOUT_S, StorageGate, note_write
+from services.engine.store_keys import (  # (importers of these from here keep working)
+    FEED_OUTBOX_MAXLEN,
+    answers_key,
+    bot_stream,
+    clocks_key,
+    events_key,
+    feed_outbox_key,
+    game_key,
+    index_key,
+    pending_key,
+)
 
 BOT_GROUP = "ai-workers"
 BOT_STREAM_MAXLEN = 100_000
-FEED_OUTBOX_MAXLEN = 100_000  # entries are deleted once written; this only bounds a backlog
 STATUSES = ("waiting", "playing", "over")
 LIST_ROUNDS = 20  # a listing drops expired ids and looks again at most this often
-
-
-def game_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}"
-
-
-def events_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:events"
-
-
-def answers_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:answers"
-
-
-def pending_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:pending"
-
-
-def index_key(status: str, shard: int) -> str:
-    return f"games:{{{TAGS[shard]}}}:{status}"
-
-
-def bot_stream(shard: int) -> str:
-    return f"bot-turns:{{{TAGS[shard]}}}"
-
-
-def feed_outbox_key(shard: int) -> str:
-    """The shard's feed outbox: what commits owe the players' own streams (feed_outbox.py)."""
-    return f"feed-out:{{{TAGS[shard]}}}"
-
-
-def clocks_key(shard: int) -> str:
-    """The shard's clock index: game ids scored by their next deadline (ms)."""
-    return f"clocks:{{{TAGS[shard]}}}"
 
 
 BOT_STREAMS = tuple(bot_stream(shard) for shard in range(SHARD_COUNT))
@@ -184,8 +160,7 @@ class Submitted:
 
 @dataclass(frozen=True, slots=True)
 class Duplicate:
-    """The request key was seen before: the change it made then (and the fingerprint of the
-    request that made it, "" when none was kept)."""
+    """The request key was seen before: the change it made then (and its request's hash)."""
 
     event_id: str
     version: int
@@ -443,7 +418,7 @@ class GameStore:
             return Committed(event_id=reply[1], version=int(reply[2]))
         if tag == "dup":
             await self._replicated_answer(change.game_id, change.request_key, reply[1])
-            return _duplicate(reply[1])
+            return parse_answer(reply[1])
         if tag == "conflict":
             return Conflict(current_version=int(reply[1]))
         return Conflict(current_version=None)
@@ -479,7 +454,7 @@ class GameStore:
             return Submitted(event_id=reply[1], version=int(reply[2]))
         if tag == "dup":
             await self._replicated_answer(choice.game_id, choice.request_key, reply[1])
-            return _duplicate(reply[1])
+            return parse_answer(reply[1])
         if tag in ("turn", "last"):
             return Conflict(current_version=int(reply[1]), last=tag == "last")
         return Conflict(current_version=None)
@@ -607,12 +582,7 @@ def _event_tail(event: dict[str, Any]) -> str:
     return json.dumps(event, separators=(",", ":"))[1:]
 
 
-def _duplicate(answer: str) -> Duplicate:
+def parse_answer(answer: str) -> Duplicate:
     """A stored answer: "event_id\nversion", then "\nfingerprint" when one was kept."""
     event_id, version, *rest = answer.split("\n")
     return Duplicate(event_id=event_id, version=int(version), fingerprint=rest[0] if rest else "")
-
-
-def parse_answer(answer: str) -> Duplicate:
-    """A stored answer (GameStore.answer) read as the change it made."""
-    return _duplicate(answer)
