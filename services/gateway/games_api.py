@@ -286,6 +286,31 @@ def resign(game_id: str) -> Response:
     return _set_away(game_id, away=False, resign=True)
 
 
+@bp.post("/games/<game_id>/offers")
+def make_offer(game_id: str) -> Response:
+    """Offer the table to stop: {"kind": "abort"} (no result) or {"kind": "end"} (as it
+    stands); both unrated, and every seat in play must accept."""
+    token = bearer_token()
+    body = json_body()
+    only_fields(body, {"kind"})
+    kind = body.get("kind")
+    if kind not in ("abort", "end"):
+        raise bad_request("'kind' must be \"abort\" or \"end\".", field="kind")
+    request = engine_pb2.OfferRequest(game_id=game_id, kind=kind)
+    return _raw(rpc(clients().engine.Offer, request, token=token).json)
+
+
+@bp.post("/games/<game_id>/offers/<int:n>/<answer>")
+def answer_offer(game_id: str, n: int, answer: str) -> Response:
+    """Accept or decline offer `n` (an answer given before changes nothing)."""
+    token = bearer_token()
+    only_fields(json_body(optional=True), set())
+    if answer not in ("accept", "decline"):
+        raise ApiError(404, "not_found", "Answer an offer with /accept or /decline.")
+    request = engine_pb2.OfferRequest(game_id=game_id, n=n, answer=answer)
+    return _raw(rpc(clients().engine.Offer, request, token=token, idempotent=True).json)
+
+
 def _set_away(game_id: str, *, away: bool, resign: bool = False) -> Response:
     token = bearer_token()
     only_fields(json_body(optional=True), set())

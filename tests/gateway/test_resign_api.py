@@ -33,3 +33,22 @@ def test_nothing_to_resign_before_the_start(api: GatewayApi) -> None:
     status, body = api.post(f"/api/games/{made['game_id']}/resign", token=made["token"])
     assert status == 409, body
     assert body["error"]["code"] == "game_not_started"
+
+
+def test_agree_to_abort_over_http(api: GatewayApi) -> None:
+    game, tokens = api.new_game(2)
+    path = f"/api/games/{game}"
+    status, body = api.post(f"{path}/offers", {"kind": "draw"}, token=tokens[0])
+    assert status == 400 and body["error"]["field"] == "kind", body
+    status, made = api.post(f"{path}/offers", {"kind": "abort"}, token=tokens[0])
+    assert status == 200, made
+    assert made["offer"] == {"n": 1, "kind": "abort", "by": 0, "accepted": [0]}
+    status, body = api.post(f"{path}/offers", {"kind": "end"}, token=tokens[1])
+    assert status == 409 and body["error"]["code"] == "offer_open", body
+    status, body = api.post(f"{path}/offers/2/accept", token=tokens[1])
+    assert status == 409 and body["error"]["code"] == "offer_closed", body
+    status, body = api.post(f"{path}/offers/1/maybe", token=tokens[1])
+    assert status == 404, body
+    status, done = api.post(f"{path}/offers/1/accept", token=tokens[1])
+    assert status == 200, done
+    assert done["status"] == "over" and done["ended"] == "abort" and done["winners"] == []

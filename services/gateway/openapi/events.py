@@ -25,6 +25,11 @@ ENGINE_ACTIONS: dict[str, str] = {
     "lose, they are out for good, with `retired`)",
     "returned": "a player took back their `seats` from the AI",
     "resigned": "a player gave up (`seat`): it retired for good, with `retired` (a loss)",
+    "offer": "a seat offered the table to stop (`offer`: n, kind abort or end, by, accepted)",
+    "offer_accepted": "a seat accepted the open `offer`; others still to answer",
+    "offer_declined": "a seat declined the open `offer`: it is off",
+    "offer_agreed": "the last seat accepted: the game is over, unrated (`winners`; none for "
+    "an abort)",
 }
 
 

@@ -10,6 +10,7 @@ from services.gateway.openapi.common import (
     MAX_NAME,
     SEAT_ONLY,
     SPECTATOR_OR_SEAT,
+    body,
     error_response,
     json_content,
     obj,
@@ -175,8 +176,14 @@ def game_paths() -> JSON:
                 "tags": ["games"],
                 "security": SPECTATOR_OR_SEAT,
                 "responses": responses(
-                    200, ref("LegalMoves"), "The moves ([]: not this seat's move now).",
-                    400, 403, 404, 429, 503,
+                    200,
+                    ref("LegalMoves"),
+                    "The moves ([]: not this seat's move now).",
+                    400,
+                    403,
+                    404,
+                    429,
+                    503,
                 ),
             },
         },
@@ -235,6 +242,47 @@ def game_paths() -> JSON:
                     "with one seat left the game ends. Again, or once over: the view, unchanged; "
                     "before the game starts: 409 game_not_started.",
                 ),
+            )
+        },
+        "/api/games/{game_id}/offers": {
+            "parameters": game_path,
+            "post": {
+                "operationId": "offerToStop",
+                "summary": "At a table of people only: offer the others to stop, kind 'abort' "
+                "(no result) or 'end' (scored as it stands); both unrated. Every seat in play "
+                "must accept; a decline or any move ends the offer (the view's `offer`: n, "
+                "kind, by, accepted). 409: people_only, offer_open, game_not_playing.",
+                "tags": ["games"],
+                "security": SEAT_ONLY,
+                "requestBody": body(obj({"kind": {"enum": ["abort", "end"]}}, ["kind"])),
+                "responses": responses(
+                    200, ref("View"), "The seat's new view.", 400, 403, 404, 409, 429, 503
+                ),
+            },
+        },
+        **{
+            f"/api/games/{{game_id}}/offers/{{n}}/{answer}": {
+                "parameters": [
+                    *game_path,
+                    {"name": "n", "in": "path", "required": True, "schema": {"type": "integer"}},
+                ],
+                "post": {
+                    "operationId": f"{answer}Offer",
+                    "summary": summary,
+                    "tags": ["games"],
+                    "security": SEAT_ONLY,
+                    "responses": responses(
+                        200, ref("View"), "The seat's new view.", 400, 403, 404, 409, 429, 503
+                    ),
+                },
+            }
+            for answer, summary in (
+                (
+                    "accept",
+                    "Accept offer n (the last acceptance stops the game: `ended` in the "
+                    "view, status over). Again: unchanged. 409 offer_closed when n is not open.",
+                ),
+                ("decline", "Decline offer n: it ends for everyone."),
             )
         },
         "/api/games/{game_id}/hint": {
