@@ -11,6 +11,14 @@ DEFAULT_LEVEL = "medium"
 MAX_ITERATIONS = 100_000
 FIXED_ITERATIONS = re.compile(r"mcts-([0-9]{1,6})")  # "mcts-N": exactly N search iterations
 
+# The documented thinking time of each searching level (the others answer at once). The engine
+# leases an AI turn to the worker that claimed it for longer than this (job_lease_ms), so a
+# slow search is never handed to a second worker that would run a duplicate one.
+LEVEL_BUDGET_MS = {"hard": 700, "expert": 3000}
+LEASE_BASE_MS = 3000  # reading the game, answering, a person's pace (services/ai/pace.py)
+LEASE_BUDGET_FACTOR = 2  # a search may overrun its budget on a loaded machine (4.9 s seen)
+LEASE_MS_PER_ITERATION = 1  # mcts-N: a floor of 1,000 iterations/s (the search does ~7,000)
+
 
 def fixed_iterations(name: str) -> int | None:
     """N for a valid "mcts-N" level, else None."""
@@ -18,6 +26,19 @@ def fixed_iterations(name: str) -> int | None:
     if match and 1 <= int(match.group(1)) <= MAX_ITERATIONS:
         return int(match.group(1))
     return None
+
+
+def job_lease_ms(level: str) -> int:
+    """How long an AI turn at `level` stays with the worker that claimed it before it is taken
+    to be dead and the turn handed to another: the level's budget, doubled, plus a base."""
+    iterations = fixed_iterations(level)
+    budget = LEVEL_BUDGET_MS.get(level, 0)
+    if iterations is not None:
+        budget = iterations * LEASE_MS_PER_ITERATION
+    return LEASE_BASE_MS + LEASE_BUDGET_FACTOR * budget
+
+
+MAX_LEASE_MS = job_lease_ms(f"mcts-{MAX_ITERATIONS}")
 
 
 def is_level(name: str) -> bool:

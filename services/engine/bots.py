@@ -7,7 +7,9 @@ the game's shard and records its entry id in the game's hash (`bot:<seat>`); the
 change, or that seat's own hidden choice in a simultaneous turn, acknowledges and deletes it. So
 a job is current exactly while the game's `bot:<seat>` still names it, which is all the
 staleness check below needs. A job claimed by a worker that then dies stays pending in its
-group and is taken over by a later claim once it has been idle for RECLAIM_IDLE_MS.
+group and is taken over by a later claim once it has been idle for its lease: the job's level's
+time budget, doubled, plus a few seconds (services/common/levels.py job_lease_ms), so a search
+that runs past its budget is never handed to a second worker for a duplicate search.
 
 Reading every shard: on one server (or Sentinel's primary) one XREADGROUP blocks on all the
 streams at once. A cluster refuses a command over keys of several slots, so there the streams
@@ -30,10 +32,12 @@ from typing import Any
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
+from services.common.levels import LEASE_BASE_MS, job_lease_ms
 from services.engine.shards import SHARD_COUNT
 from services.engine.store import BOT_GROUP, BOT_STREAMS, game_key
 
-RECLAIM_IDLE_MS = 3000
+RECLAIM_IDLE_MS = LEASE_BASE_MS  # the shortest lease: jobs idle this long are looked at
+RECLAIM_SCAN = 8  # idle jobs looked at per shard and sweep (a long search's may come first)
 RECLAIM_EVERY_S = 1.0  # how often one process sweeps every stream for dead workers' jobs
 POLL_SLICE_MS = 1000  # a long wait is cut into slices so that dead workers' jobs are seen
 CLUSTER_POLL_MS = 50  # a cluster cannot block on every shard at once: how often to look
@@ -133,30 +137,42 @@ class BotQueue:
                 self._queued.append((now, shard, entry_id, fields))
 
     async def _reclaim(self, worker: str) -> None:
-        """Take over the jobs of every shard that a dead worker left idle (one per shard)."""
+        """Take over the jobs that dead workers left (at most one per shard): a job is retaken
+        once it has idled past its level's lease (job_lease_ms), never sooner, so a search
+        that runs long is not duplicated. XCLAIM with that idle time is atomic: a job renewed
+        or taken meanwhile is left alone."""
         pipe = self.redis.pipeline(transaction=False)
         for stream in BOT_STREAMS:
-            pipe.xautoclaim(stream, BOT_GROUP, worker, RECLAIM_IDLE_MS, start_id="0-0", count=1)
+            pipe.xpending_range(
+                stream, BOT_GROUP, min="-", max="+", count=RECLAIM_SCAN, idle=RECLAIM_IDLE_MS
+            )
         replies = await pipe.execute(raise_on_error=False)
-        found: list[tuple[int, list[Any]]] = []
         for shard, reply in enumerate(replies):
-            if isinstance(reply, ResponseError):
-                if "NOGROUP" in str(reply):
-                    await self.ensure_group()
-                    return
-                raise reply
+            if isinstance(reply, ResponseError) and "NOGROUP" in str(reply):
+                await self.ensure_group()
+                return
             if isinstance(reply, Exception):
                 raise reply
-            entries = [e for e in (reply[1] if len(reply) > 1 else []) if e[1]]
-            if entries:
-                found.append((shard, entries))
-        for shard, entries in found:
-            for entry_id, fields in entries:
-                pending = await self.redis.xpending_range(
-                    BOT_STREAMS[shard], BOT_GROUP, min=entry_id, max=entry_id, count=1
-                )
-                attempt = int(pending[0]["times_delivered"]) if pending else 2
-                self._queue(shard, [(entry_id, fields)], attempt)
+            for pending in reply:
+                if await self._retake(worker, shard, pending):
+                    break
+
+    async def _retake(self, worker: str, shard: int, pending: dict[str, Any]) -> bool:
+        """Queue one idle job if its lease has run out; whether it was taken."""
+        stream, entry_id = BOT_STREAMS[shard], pending["message_id"]
+        entries = await self.redis.xrange(stream, min=entry_id, max=entry_id, count=1)
+        if not entries or not entries[0][1]:  # deleted but left pending: nothing to play
+            await self.redis.xack(stream, BOT_GROUP, entry_id)
+            return False
+        lease = job_lease_ms(entries[0][1].get("level", ""))
+        if int(pending["time_since_delivered"]) < lease:
+            return False
+        moved = await self.redis.xclaim(stream, BOT_GROUP, worker, lease, [entry_id])
+        moved = [e for e in moved or () if e[1]]
+        if not moved:
+            return False
+        self._queue(shard, moved, int(pending["times_delivered"]) + 1)
+        return True
 
     async def _read_new(self, worker: str, block_ms: int) -> None:
         """Queue new jobs: blocking on every stream at once, or, on a cluster, one sweep

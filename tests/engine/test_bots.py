@@ -13,6 +13,7 @@ from metro.v1 import engine_pb2
 
 import games
 from services.common.grpc_util import bearer, error_details
+from services.common.levels import job_lease_ms
 from tests.engine.helpers import choose, moves_of, record_of
 from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
 
@@ -80,6 +81,26 @@ def test_dead_workers_job_is_retaken(bot_engine: RunningEngine) -> None:
         assert list(answer.to_move) == [0] and doc(answer)["drawn"] is not None
         assert job is not None and job.version == answer.version and job.seat == 0
         assert job.job_id != first.job_id and job.attempt == 1
+
+
+def test_slow_expert_search_is_not_handed_to_a_second_worker(bot_engine: RunningEngine) -> None:
+    """An expert turn stays with its worker past the 3 s a fast level's job idles before it is
+    retaken: the lease outlives expert's 3 s budget (doubled, plus a base), so a search that
+    runs 4-6 s is not duplicated by a second worker; a dead worker's job is still retaken."""
+    c = bot_engine.client()
+    seats = metro_seats("ai", "human")
+    seats[0].level = "expert"
+    created = c.create({"players": 2}, seats)
+    first = _claim(c, "worker-a", 2000)
+    assert first is not None and first.level == "expert" and first.game_id == created.game_id
+    lease_s = job_lease_ms("expert") / 1000
+    assert lease_s >= 2 * 3.0  # well past the budget
+    started = time.monotonic()
+    assert _claim(c, "worker-b", 6000) is None  # worker-a is still "searching" at 6 s
+    retaken = _claim(c, "worker-b", 8000)
+    waited = time.monotonic() - started
+    assert retaken is not None and retaken.job_id == first.job_id and retaken.attempt == 2
+    assert lease_s - 0.5 <= waited <= lease_s + 5.0
 
 
 def test_ai_game_plays_itself_exactly_once(bot_engine: RunningEngine) -> None:

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from services.ai.players.base import Player
 from services.ai.players.ismcts import ISMCTSPlayer
 from services.ai.players.simple import GreedyPlayer, RandomPlayer
-from services.common.levels import DEFAULT_LEVEL, NAMED_LEVELS, describe, fixed_iterations
+from services.common.levels import (
+    DEFAULT_LEVEL,
+    LEVEL_BUDGET_MS,
+    NAMED_LEVELS,
+    describe,
+    fixed_iterations,
+)
 
 MIN_BUDGET_MS = 10
 MAX_BUDGET_MS = 30_000
@@ -52,9 +58,9 @@ LEVELS: dict[str, Level] = {
         Level("medium", "greedy: the best position one move ahead",
               lambda: GreedyPlayer(name="medium"), 0),
         Level("hard", "information-set MCTS, 0.7 s a move",
-              lambda: ISMCTSPlayer(budget_s=0.7, name="hard"), 700),
+              lambda: ISMCTSPlayer(budget_s=0.7, name="hard"), LEVEL_BUDGET_MS["hard"]),
         Level("expert", "information-set MCTS, 3 s a move",
-              lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), 3000),
+              lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), LEVEL_BUDGET_MS["expert"]),
     )
 }  # fmt: skip
 if tuple(LEVELS) != NAMED_LEVELS:  # the shared list is the contract with the engine
