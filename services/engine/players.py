@@ -229,6 +229,7 @@ class Players:
         pipe.delete(player_key(player_id))
         pipe.delete(games_key(player_id))
         pipe.delete(seats_key(player_id))
+        pipe.delete(f"player:{{{player_id}}}:follows")  # whom they follow (follows.py)
         await pipe.execute()
 
     async def name_of(self, player_id: str) -> str:

@@ -40,6 +40,7 @@ from services.engine.bots import BotQueue
 from services.engine.daily import DailyBook
 from services.engine.daily_calls import DailyCalls
 from services.engine.edge import Edge
+from services.engine.follows import Follows
 from services.engine.invitations import Invitations
 from services.engine.ladder import Ladder, Pauses
 from services.engine.lobby import Lobby
@@ -102,6 +103,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             self.tables, self.lobby, players, DailyBook(store.redis, settings.daily_secret)
         )
         self.parties = Parties(self.tables, self.lobby)
+        self.follows = Follows(store.redis, players, self.tables)  # (issue 35 item 3)
 
     def _game_ended(self, game_id: str, kind: str) -> None:
         """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
@@ -350,6 +352,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.LadderRequest, context: Ctx
     ) -> engine_pb2.Ladder:
         return await self.edge.unary(context, lambda: self.ladder.set_call(request, context))
+
+    async def SetFollow(
+        self, request: engine_pb2.FollowRequest, context: Ctx
+    ) -> engine_pb2.Follows:
+        return await self.edge.unary(context, lambda: self.follows.set_call(request, context))
+
+    async def GetFollows(
+        self, request: engine_pb2.FollowRequest, context: Ctx
+    ) -> engine_pb2.Follows:
+        return await self.edge.unary(context, lambda: self.follows.get_call(context))
 
 
     # ---- post-game analysis (analysis.py) ----------------------------------------------

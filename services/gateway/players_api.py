@@ -314,3 +314,52 @@ def rematch_state(game_id: str) -> Response:
         token=bearer_token(),
     )
     return _json(_rematch_json(reply))
+
+
+# ---- follows (issue 35 item 3) ---------------------------------------------------------------
+
+
+def _follows_json(reply: engine_pb2.Follows) -> dict[str, Any]:
+    return {
+        "follows": [
+            {
+                "player_id": p.player_id,
+                "name": p.name,
+                "playing": [_summary_json(g) for g in p.playing],
+            }
+            for p in reply.players
+        ]
+    }
+
+
+@bp.get("/players/me/follows")
+def my_follows() -> Response:
+    """Whom the key's player follows, most recent first, each with the public games they are
+    playing now (`playing`: game summaries; never a private game such as a daily attempt)."""
+    reply = _call(
+        clients().engine.GetFollows, engine_pb2.FollowRequest(), player_key=_player_key()
+    )
+    return _json(_follows_json(reply))
+
+
+@bp.put("/players/me/follows/<player_id>")
+def follow(player_id: str) -> Response:
+    """Follow a player (at most 500; again: no change). Answers the whole list."""
+    only_fields(json_body(optional=True), set())
+    reply = _call(
+        clients().engine.SetFollow,
+        engine_pb2.FollowRequest(player_id=player_id, follow=True),
+        player_key=_player_key(),
+    )
+    return _json(_follows_json(reply))
+
+
+@bp.delete("/players/me/follows/<player_id>")
+def unfollow(player_id: str) -> Response:
+    """Stop following a player (one not followed: no change). Answers the whole list."""
+    reply = _call(
+        clients().engine.SetFollow,
+        engine_pb2.FollowRequest(player_id=player_id, follow=False),
+        player_key=_player_key(),
+    )
+    return _json(_follows_json(reply))

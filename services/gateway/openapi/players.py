@@ -130,6 +130,38 @@ def players_schemas() -> JSON:
             },
             ["game", "players"],
         ),
+        "Follows": obj(
+            {
+                "follows": {
+                    "type": "array",
+                    "description": "most recently followed first (at most 500)",
+                    "items": obj(
+                        {
+                            "player_id": string,
+                            "name": string,
+                            "playing": {
+                                "type": "array",
+                                "description": "their public games in play now, newest "
+                                "first; never a private game (a daily attempt)",
+                                "items": obj(
+                                    {
+                                        "game_id": string,
+                                        "game": string,
+                                        "rules": {"type": "object"},
+                                        "seats": {"type": "array", "items": ref("Seat")},
+                                        "status": {"enum": ["playing"]},
+                                        "created_at": {"type": ["string", "null"]},
+                                    },
+                                    ["game_id", "game", "seats", "status"],
+                                ),
+                            },
+                        },
+                        ["player_id", "name", "playing"],
+                    ),
+                }
+            },
+            ["follows"],
+        ),
         "Rematch": obj(
             {
                 "rematch": {
@@ -196,6 +228,25 @@ def players_paths() -> JSON:
                      "schema": {"type": "integer", "minimum": 0, "maximum": 10_000}},
                 ],
             )
+        },
+        "/api/players/me/follows": {
+            "get": player_op(
+                "myFollows", "Whom the key's player follows, with the games they play now.",
+                200, ref("Follows"), (403,), parameters=[PLAYER_KEY],
+            )
+        },
+        "/api/players/me/follows/{player_id}": {
+            "parameters": [{"name": "player_id", "in": "path", "required": True,
+                            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}],
+            "put": player_op(
+                "follow", "Follow a player (at most 500: 409 too_many_follows; oneself: 400; "
+                "an unknown player: 404 player_not_found). Answers the whole list.",
+                200, ref("Follows"), (400, 403, 404, 409), parameters=[PLAYER_KEY],
+            ),
+            "delete": player_op(
+                "unfollow", "Stop following a player. Answers the whole list.",
+                200, ref("Follows"), (400, 403), parameters=[PLAYER_KEY],
+            ),
         },
         "/api/games/{game_id}/player": {
             "parameters": game_path,
