@@ -71,6 +71,8 @@ export const api = {
   table: (id, token) => call("GET", `${g(id)}/table`, { token }),
   setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),
   resign: (id, token) => call("POST", `${g(id)}/resign`, { token }),
+  offer: (id, token, kind) => call("POST", `${g(id)}/offers`, { token, body: { kind } }),
+  answerOffer: (id, token, n, answer) => call("POST", `${g(id)}/offers/${n}/${answer}`, { token }),
   // The live stream with deltas (web/live.js reads it; where to resume goes in Last-Event-ID).
   streamUrl: (id) => `${g(id)}/events?delta=1`,
 };

@@ -1,6 +1,7 @@
 // Small DOM helpers the shell offers to every game's page module (import from "/dom.js").
 
 import { t } from "./i18n.js";
+import { offerText } from "./offers.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -347,6 +348,8 @@ const TABLE_ACTIONS = new Set(["timeout", "left", "returned", "resigned"]);
 /** The log entries of the table's own events (a seat timed out, left, came back), which every
  *  game shares: one per seat, or [] for any other event. `nameOf(seat)` names a seat. */
 export function tableEntries(event, mySeat, nameOf) {
+  const offered = offerText(event, nameOf); // an offer to stop, answered or agreed (issue 35)
+  if (offered) return [{ seat: event.seat, glyph: seatGlyph(event.seat), table: true, text: offered }];
   if (!TABLE_ACTIONS.has(event?.action)) return [];
   const out = [];
   for (const seat of event.seats || []) {

@@ -81,11 +81,12 @@ import {
 import { formatNumber, t } from "./i18n.js";
 import { defaultLevel, gameMeta } from "./meta.js";
 import { gameName, optionText } from "./words.js";
-import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, turnSentence, withoutRuleRefs } from "./panel.js";
+import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, seatLabel, turnSentence, withoutRuleRefs } from "./panel.js";
 import { linkSeatNames } from "./profile.js";
 import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
 import { renderResign, renderSeatHandover, startTicking } from "./clock.js";
+import { renderOffers } from "./offers.js";
 import { TurnAlerts } from "./notify.js";
 import { LiveCopy, LiveStream } from "./live.js";
 import { isPartyTable } from "./party.js";
@@ -596,6 +597,11 @@ export class GameScreen {
     this.#renderHintRow();
     renderSeatHandover($("away-button"), view, this.seat, (away) => this.#setAway(away));
     renderResign($("resign-button"), view, this.seat, () => this.#resign());
+    renderOffers($("offer-row"), view, this.seat, {
+      offer: (kind) => this.#seatCall((id, token) => api.offer(id, token, kind)),
+      answer: (n, answer) => this.#seatCall((id, token) => api.answerOffer(id, token, n, answer)),
+      nameOf: (seat) => seatLabel(view.seats[seat], seat),
+    });
     this.#renderAfter();
     linkSeatNames(this.id, $("game")); // each player's name leads to their profile
     this.page.update(view, this.legal);
@@ -728,10 +734,15 @@ export class GameScreen {
   }
 
   /** Give up for good (issue 35): the answer is the new view (the game over, for two). */
-  async #resign() {
+  #resign() {
+    return this.#seatCall((id, token) => api.resign(id, token));
+  }
+
+  /** A call for the reader's seat whose answer is the new view (resign, offers to stop). */
+  async #seatCall(call) {
     const id = this.id;
     try {
-      const view = await api.resign(id, this.mine.token);
+      const view = await call(id, this.mine.token);
       if (this.id === id) await this.#apply(view);
     } catch (err) {
       if (this.id === id) this.#message(plainError(err, this.view, this.seat)[0], "error");

@@ -337,4 +337,5 @@ export function renderFinal(view, mySeat, game) {
     const names = formatList([...winners].map((i) => seatLabel(view.seats[i], i)));
     title.textContent = t("final.they_win", { count: winners.size, names });
   } else title.textContent = t("status.over");
+  if (view.ended === "abort") title.textContent = t("offer.ended_abort"); // agreed: no result
 }

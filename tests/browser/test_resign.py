@@ -93,3 +93,29 @@ def test_four_players_the_others_play_on(
     )
     assert page.locator("#after").is_hidden()  # the game goes on without Ada
     ada.check_clean()
+
+
+def test_an_abort_offer_accepted_by_the_other_player(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    ada = open_tab(gateway_process)
+    game = create_game(ada.page, "Ada", [("open", "")])
+    bob = open_tab(ada.page.url, locale="es-ES")  # the invite link
+    bob.page.wait_for_selector("#join-box:not([hidden])")
+    bob.page.fill("#join-name", "Bob")
+    bob.page.click("#join-button")
+    ada.page.click("#offer-row .offer-abort")
+    ada.page.wait_for_selector("#offer-row .offer-wait")
+    # Bob sees the offer live, in Spanish, and accepts it.
+    bob.page.wait_for_selector("#offer-row .offer-accept")
+    assert "Ada propone anular la partida" in bob.page.inner_text("#offer-row .offer-note")
+    bob.page.click("#offer-row .offer-accept")
+    for tab, words in ((ada, "Aborted by agreement"), (bob, "Anulada de común acuerdo")):
+        tab.page.wait_for_selector("#after:not([hidden])")
+        assert words in tab.page.inner_text("#result-title")
+        assert tab.page.locator("#offer-row").is_hidden()
+    log_has(ada.page, "Ada offered to abort the game.")
+    view = call(gateway_process, "GET", f"/api/games/{game}")
+    assert view["status"] == "over" and view["ended"] == "abort" and view["winners"] == []
+    ada.check_clean()
+    bob.check_clean()
