@@ -118,6 +118,8 @@ async def gather(
         changes = orjson.loads(raw) if raw else {}
     outcome = state.outcome()
     winners = tuple(outcome.winners) if outcome is not None else ()
+    if meta.ended is not None:  # stopped by agreement (engine/offers.py): its winners, if any
+        winners = tuple(meta.ended["winners"])
     scores = list(state.scores)
     player_ids = [table.get(f"p{seat}") or None for seat in range(len(meta.seats))]
     names: dict[str, tuple[str, bool]] = {}
