@@ -89,6 +89,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--maps", "lakeside", "--decks", "1", "--beam", "10", "--check", "--levels", "mcts-5"],
         {"bench", "planner", "levels", "load_avg_start"},
     ),
+    "metrox_maps.py": (
+        ["--maps", "paris,amsterdam", "--games", "1", "--level", "random"],
+        {"bench", "level", "maps", "seconds"},
+    ),
 }
 
 
