@@ -136,7 +136,8 @@ class OutboxReader:
         replies = await pipe.execute(raise_on_error=False)
         found: list[tuple[int, str, dict[str, str]]] = []
         for shard, reply in enumerate(replies):
-            self._raise(reply)
+            if self._raise(reply):
+                continue
             for entry_id, fields in reply[1] if len(reply) > 1 else ():
                 found.append((shard, entry_id, fields or {}))
         return found
@@ -150,7 +151,8 @@ class OutboxReader:
                 pipe.xreadgroup(OUTBOX_GROUP, self.name, {stream: ">"}, count=PAGE)
             replies = await pipe.execute(raise_on_error=False)
             for reply in replies:
-                self._raise(reply)
+                if self._raise(reply):
+                    continue
                 for stream, entries in reply or ():
                     found.extend((shard_of[stream], i, f or {}) for i, f in entries)
             if not found and block:
@@ -168,12 +170,14 @@ class OutboxReader:
             found.extend((shard_of[stream], i, f or {}) for i, f in entries)
         return found
 
-    def _raise(self, reply: Any) -> None:
+    def _raise(self, reply: Any) -> bool:
+        """Raise a failed reply; True for a lost group (made again on the next step)."""
         if isinstance(reply, ResponseError) and "NOGROUP" in str(reply):
             self._grouped = False  # the outbox was lost (a flushed store): made again
-            return
+            return True
         if isinstance(reply, Exception):
             raise reply
+        return False
 
     async def _one(self, shard: int, entry_id: str, fields: dict[str, str]) -> None:
         """Handle one entry; acknowledged and deleted when done (or hopeless)."""
