@@ -12,6 +12,7 @@ import { closeLearn, learnAddress, showLearn } from "./learn.js";
 import { dailyAddress, initDaily, showDaily, showDailyCard } from "./daily.js";
 import { closeParty, partyAddress, showParty } from "./party.js";
 import { profileAddress, showProfile } from "./profile.js";
+import { followButton, initFollows, refreshFollows } from "./follows.js";
 
 // Every word of the page comes from the catalogue: load it before anything is drawn.
 await initI18n();
@@ -89,6 +90,7 @@ function route() {
     game.close();
     show(profilePage);
     showProfile(profilePage, profile, (name) => (document.title = t("profile.doc_title", { name, title: TITLE })));
+    followButton(profilePage, profile);
     return;
   }
   const daily = dailyAddress(location.hash);
@@ -111,6 +113,7 @@ function route() {
     document.title = TITLE;
     showLobby(go);
     showDailyCard(go);
+    refreshFollows();
   }
 }
 
@@ -135,6 +138,7 @@ function initLanguagePick() {
 
 initLanguagePick();
 initLobby(go);
+initFollows(go);
 initPlayers({ game, go });
 initDaily();
 window.addEventListener("hashchange", route);
