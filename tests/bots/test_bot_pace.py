@@ -9,18 +9,23 @@ so nothing here depends on the bot's own timing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from services.common.healthcheck import check_http
 from tests.bots.conftest import FAST_LEVEL, run_bot
 from tests.bots.test_vs_ai import events_of
+from tests.fixtures.gateway import RELAXED_RATES
+from tests.fixtures.processes import ServiceProcess, free_port, python_module
 
 BOT_SEAT = 0
 # The bot's answer to its turn: a few HTTP calls (view, legal moves, a move, and for Metro a
 # rules query per candidate), well under a second on an idle machine; 4 s leaves room for a
 # loaded CI machine and still catches the 10 s poll.
 MAX_ANSWER_S = 4.0
+RULES_LIMIT = "10/minute"  # a Metro game asks for hundreds without a limit
 
 
 def answer_gaps(events: list[dict[str, Any]]) -> list[float]:
@@ -51,3 +56,48 @@ def test_bot_answers_its_turn_without_stalling(
     assert len(gaps) >= 5, gaps
     slow = [round(g, 2) for g in gaps if g > MAX_ANSWER_S]
     assert not slow, f"the bot slept through its turn: {slow} (wall {wall_s:.1f} s)"
+
+
+@pytest.fixture
+def rules_limited_gateway(
+    engine: Any, ai: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A gateway process of its own whose position queries are limited as a real server's are
+    (RATE_LIMIT_RULES; everything else relaxed as for the other tests): its URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = ServiceProcess(
+        "gateway",
+        python_module("services.gateway"),
+        log_dir=tmp_path_factory.mktemp("limited-gateway-logs"),
+        env={
+            "GATEWAY_HOST": "127.0.0.1",
+            "GATEWAY_PORT": str(port),
+            "ENGINE_TARGET": engine.address,
+            "AI_TARGET": ai.target,
+            **RELAXED_RATES,
+            "RATE_LIMIT_RULES": RULES_LIMIT,
+        },
+        port=port,
+        ready=lambda: check_http(url + "/", timeout=2.0) is None,
+        timeout=60.0,
+    )
+    with process:
+        yield url
+
+
+def test_a_metro_bot_does_not_wait_out_the_rules_limit(
+    rules_limited_gateway: str, language: str
+) -> None:
+    """The Metro strategy asks one rules query per candidate placement, far more than
+    RATE_LIMIT_RULES allows in a game; past the limit it plays the best move scored so far
+    instead of waiting a minute for the next query (it once stalled the game for minutes)."""
+    started = time.monotonic()
+    run = run_bot(language, "--url", rules_limited_gateway, "--game", "metro", "--vs-ai",
+                  FAST_LEVEL)  # fmt: skip
+    wall_s = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    gaps = answer_gaps(events_of(rules_limited_gateway, run.game_id))
+    print(f"{language} metro, rules limited: {wall_s:.1f} s, slowest answer {max(gaps):.2f} s")
+    slow = [round(g, 2) for g in gaps if g > MAX_ANSWER_S]
+    assert not slow, f"the bot waited for the rules limit: {slow} (wall {wall_s:.1f} s)"

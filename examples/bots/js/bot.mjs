@@ -68,7 +68,7 @@ class Api {
     return h;
   }
 
-  async call(method, path, body = undefined, token = null, { giveUpMs = 120_000, idempotencyKey = null } = {}) {
+  async call(method, path, body = undefined, token = null, { giveUpMs = 120_000, idempotencyKey = null, waitWhenLimited = true } = {}) {
     const headers = this.headers(token, path);
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
@@ -90,6 +90,7 @@ class Api {
           answer = { error: { code: "http", message: text.slice(0, 200) } };
         }
         if (reply.status !== 429 && reply.status !== 503) return [reply.status, answer];
+        if (reply.status === 429 && !waitWhenLimited) return [reply.status, answer];
         wait = retryAfterMs(reply.headers) ?? wait;
       } catch (err) {
         log(`${method} ${path}: ${err.cause?.code || err.message}; trying again`);
@@ -109,6 +110,15 @@ class Api {
   // One `metro rules` query over HTTP (POST /api/rules): pure, no game state.
   rules(query) {
     return this.ok("POST", "/api/rules", query);
+  }
+
+  // A `rules` query, or null when the server's limit on them (RATE_LIMIT_RULES) is reached now:
+  // a move is not worth waiting a minute for one more candidate's score.
+  async rulesIfAllowed(query) {
+    const [status, answer] = await this.call("POST", "/api/rules", query, null, { waitWhenLimited: false });
+    if (status === 429) return null;
+    if (status >= 300) throw new ApiError(status, answer);
+    return answer;
   }
 }
 
@@ -205,7 +215,8 @@ class Stream {
 // that tile added: the route points it completes, the bot's own and the others' alike (a route
 // closed while short scores little; left open, the others' routes grow long). When no tile in
 // hand completes anything, draw (RULES.md §5, draw and place); the drawn tile must then be
-// placed, and the best place for it is taken.
+// placed, and the best place for it is taken. Past the server's limit on rules queries (429),
+// the candidates not scored yet are left out: the best so far is played, never waited for.
 async function chooseMetro(api, view, moves) {
   const board = view.board.join("");
   const before = view.seats.reduce((sum, s) => sum + s.score, 0);
@@ -213,7 +224,11 @@ async function chooseMetro(api, view, moves) {
   let bestValue = -1;
   for (const move of moves) {
     if (move.action !== "place") continue;
-    const answer = await api.rules({ op: "score", game: "metro", rules: view.rules, placements: board + move.placement });
+    const answer = await api.rulesIfAllowed({ op: "score", game: "metro", rules: view.rules, placements: board + move.placement });
+    if (answer === null) {
+      if (best === null) [best, bestValue] = [move, 0]; // nothing scored: a draw, else this placement
+      break;
+    }
     const value = answer.scores ? answer.scores.reduce((a, b) => a + b, 0) - before : 0;
     if (value > bestValue) [best, bestValue] = [move, value];
   }

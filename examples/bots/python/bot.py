@@ -89,6 +89,7 @@ class Api:
         token: str | None = None,
         give_up_s: float = 120.0,
         idempotency_key: str | None = None,
+        wait_when_limited: bool = True,
     ) -> tuple[int, Any]:
         headers = {"Accept": "application/json"}
         if idempotency_key:
@@ -113,7 +114,7 @@ class Api:
                     answer = json.loads(raw or b"null")
                 except ValueError:
                     answer = {"error": {"code": "http", "message": raw[:200].decode("latin-1")}}
-                if err.code not in (429, 503):
+                if err.code not in (429, 503) or (err.code == 429 and not wait_when_limited):
                     return err.code, answer
                 wait = retry_after(err.headers) or wait
             except (OSError, http.client.HTTPException) as err:
@@ -139,6 +140,16 @@ class Api:
     def rules(self, query: dict[str, Any]) -> Any:
         """One `metro rules` query over HTTP (POST /api/rules): pure, no game state."""
         return self.ok("POST", "/api/rules", query)
+
+    def rules_if_allowed(self, query: dict[str, Any]) -> Any | None:
+        """A `rules` query, or None when the server's limit on them (RATE_LIMIT_RULES) is
+        reached now: a move is not worth waiting a minute for one more candidate's score."""
+        status, answer = self.call("POST", "/api/rules", query, wait_when_limited=False)
+        if status == 429:
+            return None
+        if status >= 300:
+            raise ApiError(status, answer)
+        return answer
 
 
 def sse(
@@ -247,14 +258,15 @@ def choose_metro(api: Api, view: dict[str, Any], moves: list[dict[str, Any]]) ->
     long: measured against the AI's random level, counting only the bot's own points lost
     244-500 over four games, counting everyone's drew 346-347). When no tile in hand completes
     anything, draw instead (RULES.md §5, draw and place): the drawn tile must then be placed,
-    and the best place for it is taken."""
+    and the best place for it is taken. Past the server's limit on rules queries (429), the
+    candidates not scored yet are left out: the best so far is played, never waited for."""
     board = "".join(view["board"])
     before = sum(s["score"] for s in view["seats"])
     best, best_value = None, -1
     for move in moves:
         if move["action"] != "place":
             continue
-        answer = api.rules(
+        answer = api.rules_if_allowed(
             {
                 "op": "score",
                 "game": "metro",
@@ -262,6 +274,10 @@ def choose_metro(api: Api, view: dict[str, Any], moves: list[dict[str, Any]]) ->
                 "placements": board + move["placement"],
             }
         )
+        if answer is None:
+            if best is None:
+                best, best_value = move, 0  # nothing scored: a draw, else this placement
+            break
         value = sum(answer.get("scores") or []) - before if "scores" in answer else 0
         if value > best_value:
             best, best_value = move, value
