@@ -36,6 +36,7 @@ from types import FrameType
 from urllib.parse import urlsplit, urlunsplit
 
 from services.cli.archive_db import ArchiveDb, ArchiveStartFailed, archiver_health
+from services.cli.proxy import GUNICORN_CONF, Front, gateway_argv  # noqa: F401 (re-exported)
 from services.common.healthcheck import check_grpc, check_http
 from services.common.redis_server import RedisServer, RedisServerError, RedisServerNotFound
 
@@ -55,8 +56,6 @@ RESTART_LIMIT = 5  # deaths of one part within RESTART_WINDOW_S that stop the st
 RESTART_WINDOW_S = 60.0
 BACKOFF_FIRST_S = 0.25  # the wait before a restart doubles with each recent death
 BACKOFF_MAX_S = 8.0
-GUNICORN_CONF = Path(__file__).resolve().parents[2] / "deploy" / "gunicorn.conf.py"
-GATEWAY_STOP_GRACE_S = 5
 REDIS_MAXMEMORY_DEFAULT = "1gb"
 
 
@@ -123,20 +122,6 @@ class Deaths:
     @staticmethod
     def backoff(count: int) -> float:
         return float(min(BACKOFF_FIRST_S * 2 ** (count - 1), BACKOFF_MAX_S))
-
-
-def gateway_argv(python: str) -> list[str]:
-    """The gateway as production runs it: gunicorn with deploy/gunicorn.conf.py, which reads
-    GATEWAY_HOST, GATEWAY_PORT, WEB_CONCURRENCY (workers) and GATEWAY_THREADS from the
-    environment. Open live streams get a short grace on stop (browsers reconnect). Without the
-    config file (an installed package, no source tree): the development server."""
-    if not GUNICORN_CONF.is_file():
-        return [python, "-m", "services.gateway"]
-    return [
-        python, "-m", "gunicorn", "-c", str(GUNICORN_CONF),
-        "--graceful-timeout", str(GATEWAY_STOP_GRACE_S),
-        "services.gateway.app:create_app()",
-    ]  # fmt: skip
 
 
 def redis_maxmemory() -> str:
@@ -237,9 +222,13 @@ def _killpg(pgid: int, sig: int) -> None:
 class Stack:
     """The parts in start order; `down()` stops whatever was started, last first."""
 
+    failure = StartFailed  # (for services/cli/proxy.py)
+
     def __init__(self, args: argparse.Namespace, stop: threading.Event) -> None:
         self.args = args
         self.stop_requested = stop
+        self.roll_requested = threading.Event()  # SIGHUP: the gateways' rolling upgrade
+        self.front = Front(args.gateways, args.tls) if args.proxy else None
         self.run_dir = Path(args.run_dir).resolve()
         self.log_dir = self.run_dir / "logs"
         self.redis: RedisServer | None = None
@@ -388,6 +377,8 @@ class Stack:
         archiver.health = archiver_health(archiver.log_path, lambda: archiver.log_offset)
         archiver.needs = [engine]
         self.wait_healthy([archiver])
+        if self.front is not None:  # Caddy in front of --gateways N (services/cli/proxy.py)
+            return self.front.start(self, base, gateway_argv(python), engine)
         probe_host = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
         healthz = f"http://{probe_host}:{gateway_port}/healthz"
         gateway = self.add(
@@ -407,6 +398,9 @@ class Stack:
                 return 1
             if self.redis_restart_at is not None:
                 continue  # everything else needs Redis: it comes back first
+            if self.roll_requested.is_set() and self.front is not None:
+                self.roll_requested.clear()
+                self.front.roll(self)
             for part in self.parts:
                 if not self.watch_part(part):
                     return 1
@@ -551,6 +545,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="gateway port (default $GATEWAY_PORT or 8000)",
     )
     parser.add_argument("--ai-workers", type=int, default=2, help="AI worker processes (default 2)")
+    parser.add_argument("--gateways", type=int, default=1, help="gateway processes (default 1)")
+    parser.add_argument("--proxy", action="store_true", help="Caddy in front of the gateways")
+    parser.add_argument("--tls", action="store_true", help="the proxy serves https://localhost")
     parser.add_argument(
         "--run-dir", default=".run", help="Redis data and logs go here (default ./.run)"
     )
@@ -560,8 +557,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"the gateway port must be 1-65535 (GATEWAY_PORT={default_port!r}, --port)")
-    if args.ai_workers < 1:
-        parser.error("--ai-workers must be at least 1")
+    if args.ai_workers < 1 or args.gateways < 1:
+        parser.error("--ai-workers and --gateways must be at least 1")
+    args.proxy = args.proxy or args.tls or args.gateways > 1  # more than one need the proxy
     return args
 
 
@@ -574,6 +572,7 @@ def main(argv: list[str]) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     stack = Stack(args, stop)
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, lambda *_: stack.roll_requested.set())
     try:
         with single_instance(stack.run_dir):
             try:
