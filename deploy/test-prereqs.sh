@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tools the test suite needs beyond Python packages: Chromium for the browser tests,
-# docker-compose for linting docker-compose.yml and Node for the JavaScript example bot
+# docker-compose for linting docker-compose.yml, Caddy (the reverse proxy) and Node for the JavaScript example bot
 # (tests/bots/; installed with apt where missing and possible),
 # and axe-core for the browser tests' accessibility checks (with npm, into .venv/axe-core/).
 set -uo pipefail
@@ -8,6 +8,7 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 command -v node >/dev/null 2>&1 || need+=(nodejs)  # the Node example bot (tests/bots/)
+command -v caddy >/dev/null 2>&1 || need+=(caddy)  # the proxy of `metro up --proxy` (tests/stack/)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "test-prereqs: installing ${need[*]} with apt-get" >&2
