@@ -12,11 +12,20 @@ after the played move, `best_value` that of the search's choice (the most visite
 `loss = max(0, best_value - value)`, in the game's own points. Labels come from the loss as a
 share of what is at stake in that game: the winner's final score (at least STAKE_FLOOR points),
 so one rule fits a Metro game of 150 points and a Metro X sheet of 60.
+
+Time: a game's analysis is bounded by `game_budget_s` (issue 34: an Underground game, whose
+rollouts cost ~10x Metro's, took 7.6 minutes at 800 iterations a decision). What is left of it is
+split evenly over the decisions still to judge (a forced decision searches nothing and leaves its
+share to the others); a search stops at its share, but never before `min_iterations` (nor after
+`iterations`). Each move says how many iterations it got. Fixed-iteration runs (no budget) stay
+reproducible on any machine; with ample time the figures are exactly those.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -37,6 +46,8 @@ class AnalysisParams:
     `mistake` is a blunder). Part of every result, so a reader knows what the labels mean."""
 
     iterations: int = 800
+    game_budget_s: float = 40.0  # a whole game's analysis on this machine (at most ~60 s)
+    min_iterations: int = 40  # no decision gets fewer, whatever the budget
     good: float = 0.02
     inaccuracy: float = 0.05
     mistake: float = 0.10
@@ -81,17 +92,56 @@ def count_decisions(record: Mapping[str, Any]) -> int:
     return sum(1 for _ in game.replay_steps(record))
 
 
+_replayed: dict[str, list[Decision]] = {}  # the game a worker process is analysing, replayed once
+
+
+def _decisions_of(game_id: str, record: Mapping[str, Any]) -> list[Decision]:
+    """Every decision of the record, replayed once per game in a worker process (the pieces
+    used to replay the whole record each: 130 replays of an Underground game)."""
+    key = f"{game_id}:{hash(json.dumps(record, sort_keys=True, default=str))}"
+    if key not in _replayed:
+        _replayed.clear()
+        _replayed[key] = list(decisions(record))
+    return _replayed[key]
+
+
+def move_budget_s(left_s: float, decisions_left: int) -> float:
+    """The next decision's share of what is left of a game's budget (never negative)."""
+    return max(0.0, left_s) / max(1, decisions_left)
+
+
 def judge_range(
-    game_id: str, record: Mapping[str, Any], params: AnalysisParams, start: int, stop: int
+    game_id: str,
+    record: Mapping[str, Any],
+    params: AnalysisParams,
+    start: int,
+    stop: int,
+    budget_s: float | None = None,
 ) -> list[dict[str, Any]]:
-    """judge() for the decisions `start`..`stop`: one piece of work for a worker process."""
-    return [judge(d, game_id, params) for d in decisions(record, start, stop)]
+    """judge() for the decisions `start`..`stop`: one piece of work for a worker process;
+    `budget_s` (None: no time limit) is split evenly over the piece's decisions."""
+    found = _decisions_of(game_id, record)[start:stop]
+    if budget_s is None:
+        return [judge(d, game_id, params) for d in found]
+    out = []
+    ends = time.perf_counter() + budget_s
+    for i, d in enumerate(found):
+        share = move_budget_s(ends - time.perf_counter(), len(found) - i)
+        out.append(judge(d, game_id, params, share))
+    return out
 
 
-def judge(decision: Decision, game_id: str, params: AnalysisParams) -> dict[str, Any]:
+def judge(
+    decision: Decision,
+    game_id: str,
+    params: AnalysisParams,
+    budget_s: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, Any]:
     """The played move's value against the search's best, for the decision's seat (searched
-    from its information set only, with `params.iterations` iterations and a seed derived from
-    the game and the decision's index)."""
+    from its information set only, with `params.iterations` iterations, or fewer, down to
+    `params.min_iterations`, once `budget_s` has passed; a seed derived from the game and the
+    decision's index)."""
     info = InfoSet.from_view(decision.view, decision.seat)
     game = info.game
     played = game.parse_move(decision.move)
@@ -104,8 +154,12 @@ def judge(decision: Decision, game_id: str, params: AnalysisParams) -> dict[str,
     order.remove(played)
     order.insert(min(1, len(order)), played)  # always among the root's first candidates
     tree = _Search(game, info.seat, order, DEFAULT_PARAMS, rng)
+    deadline = None if budget_s is None else clock() + budget_s
+    floor = min(params.min_iterations, params.iterations)
     if len(order) > 1:
         while tree.iterations < params.iterations:
+            if deadline is not None and tree.iterations >= floor and clock() >= deadline:
+                break
             tree.iterate(info.sample(rng))
     ranking = _ranking(tree.root.stats.get(info.seat, {}), order, priors, index)
     best = ranking[0]
@@ -121,6 +175,7 @@ def judge(decision: Decision, game_id: str, params: AnalysisParams) -> dict[str,
         "best_value": round(max(best.value, value) if loss == 0 else best.value, 2),
         "loss": round(loss, 2),
         "choices": len(order),
+        "iterations": tree.iterations,
     }
 
 
@@ -165,7 +220,8 @@ def summarise(
             **asdict(params),
             "stake": stake,
             "thresholds": thresholds,
-            "budget": f"{params.iterations} ISMCTS iterations a move",
+            "budget": f"{params.iterations} ISMCTS iterations a move (at least "
+            f"{params.min_iterations}), {params.game_budget_s:g} s a game",
         },
     }
 
@@ -176,11 +232,14 @@ def analyse(
     params: AnalysisParams,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Analyse a whole record in this process (tests, benches; the workers go move by move)."""
+    """Analyse a whole record in this process, within params.game_budget_s (tests, benches;
+    the workers go move by move)."""
     found = list(decisions(record))
     judged = []
+    ends = time.perf_counter() + params.game_budget_s
     for i, d in enumerate(found):
-        judged.append(judge(d, game_id, params))
+        share = move_budget_s(ends - time.perf_counter(), len(found) - i)
+        judged.append(judge(d, game_id, params, share))
         if progress is not None:
             progress(i + 1, len(found))
     return summarise(game_id, record, judged, params)

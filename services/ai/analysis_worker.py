@@ -27,7 +27,13 @@ import grpc
 from metro.v1 import engine_pb2
 
 from games.errors import GameError
-from services.ai.analysis import AnalysisParams, count_decisions, judge_range, summarise
+from services.ai.analysis import (
+    AnalysisParams,
+    count_decisions,
+    judge_range,
+    move_budget_s,
+    summarise,
+)
 from services.ai.bot import worker_id
 from services.ai.engine_api import EngineApi
 from services.common.grpc_util import bearer
@@ -117,15 +123,21 @@ class AnalysisWorker:
             return
         judged: list[dict[str, Any]] = []
         await self.report(game_id, 0, total)
+        # The game's time budget, split over the decisions left (time spent waiting for live
+        # searches is not counted: the analysis yields to them, it does not lose to them).
+        left_s = self.params.game_budget_s
         for start in range(0, total, PIECE):
             if self.stopping:  # another worker takes it over once the lease runs out
                 return
             while self.busy() and not self.stopping:  # live searches first, always
                 await asyncio.sleep(YIELD_S)
             stop = min(total, start + PIECE)
+            share = move_budget_s(left_s, total - start) * (stop - start)
+            began = loop.time()
             judged += await loop.run_in_executor(
-                self.pool, judge_range, game_id, record, self.params, start, stop
+                self.pool, judge_range, game_id, record, self.params, start, stop, share
             )
+            left_s -= loop.time() - began
             if stop < total and stop % REPORT_EVERY == 0:
                 await self.report(game_id, stop, total)
         result = summarise(game_id, record, judged, self.params)

@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 
 import games
-from services.ai.analysis import AnalysisParams, count_decisions, decisions, judge, label
+from services.ai.analysis import (
+    AnalysisParams,
+    count_decisions,
+    decisions,
+    judge,
+    label,
+    move_budget_s,
+)
 
 
 def random_record(kind: str, seed: int = 3) -> dict[str, Any]:
@@ -67,3 +74,42 @@ def test_hidden_tiles_never_reach_the_figures() -> None:
     for a, b in zip(decisions(record, 0, 3), decisions(other, 0, 3), strict=True):
         assert a.view == b.view
         assert judge(a, "g", params) == judge(b, "g", params)
+
+
+class _Clock:
+    """A clock that moves on by `step` seconds each time it is read: how many iterations a
+    budget allows is then fixed by the code, not by how loaded the machine is."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_decisions_search_stops_at_its_time_budget() -> None:
+    """Each decision's search stops once its share of the game's budget is spent (but never
+    below min_iterations): an Underground game's analysis is bounded by its budget."""
+    record = random_record("underground")
+    found = [d for d in decisions(record) if d.index < 40]
+    params = AnalysisParams(iterations=800, min_iterations=10)
+    searched = 0
+    for d in found[:12]:
+        # The clock is read once per iteration past the floor, 0.05 s each: a 1 s share is
+        # spent 20 reads after the floor (10), so the search stops at 29 of its 800 iterations.
+        one = judge(d, "g", params, budget_s=1.0, clock=_Clock(0.05))
+        if one["choices"] > 1:
+            searched += 1
+            assert one["iterations"] == 29, one
+        else:
+            assert one["iterations"] == 0  # a forced decision searches nothing
+        # A spent budget: exactly the floor.
+        assert judge(d, "g", params, budget_s=0.0, clock=_Clock(1))["iterations"] in (0, 10)
+    assert searched >= 3
+    # No budget: the fixed count, and the same figures as with a budget never reached.
+    d = next(d for d in found if judge(d, "g", AnalysisParams(iterations=30))["choices"] > 1)
+    fixed = judge(d, "g", AnalysisParams(iterations=30))
+    assert fixed["iterations"] == 30
+    assert judge(d, "g", AnalysisParams(iterations=30), budget_s=1e9) == fixed
+    assert move_budget_s(40.0, 8) == 5.0 and move_budget_s(-1.0, 3) == 0.0
