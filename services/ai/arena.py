@@ -3,6 +3,14 @@
     metro arena hard medium --games 200 --jobs 2 --json out.json
     metro arena medium random easy --hand-size 2 --games 30
     metro arena hard medium random --game <kind> --players 1 --games 40
+    metro arena expert hard --sprt --tc 0.1 --games 400
+
+`--sprt`: a sequential test that the first of two entrants is stronger (services/ai/sprt.py:
+H0 it wins 50%, H1 it wins --h1, default 60%, alpha = beta = 0.05), played deal by deal from both
+seats until one hypothesis is accepted or --games (the cap) are played; it prints the decision,
+the games, the first entrant's win rate with its Wilson 95% interval, and the time spent.
+`--tc F` scales every timed entrant's budget by F (a short time control: hard's 700 ms at 0.1
+is 70 ms); say the factor when quoting a result.
 
 Entrants are levels (docs/ai.md), optionally with a time budget: `hard:500`. The number of
 entrants is the number of players; with `--players 1` (and for a game only played alone) every
@@ -17,14 +25,23 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import games
 from games.base import Game
 from games.errors import GameError
 from services.ai.players.levels import UnknownLevelError, parse_spec
-from services.ai.tournament import entrant_names, run, summarise, tasks
+from services.ai.sprt import H0_ACCEPTED, H1_ACCEPTED, UNDECIDED, Sprt
+from services.ai.tournament import (
+    entrant_names,
+    run,
+    scale_spec,
+    score_of,
+    summarise,
+    tasks,
+    wilson,
+)
 
 
 def _pick_game(argv: Sequence[str]) -> Game:
@@ -41,8 +58,16 @@ def parse_args(argv: Sequence[str], game: Game) -> argparse.Namespace:
                    help=f"the game (default {games.default().kind})")  # fmt: skip
     p.add_argument("--players", type=int, default=0, help="seats: the number of entrants "
                    "(default), or 1: every entrant plays every deal alone")  # fmt: skip
-    p.add_argument("--games", type=int, default=20, help="games to play (rounded up to whole "
-                   "seat rotations; default 20)")  # fmt: skip
+    p.add_argument("--games", type=int, default=None, help="games to play (rounded up to whole "
+                   "seat rotations; default 20), or with --sprt the cap (default 400)")  # fmt: skip
+    p.add_argument("--sprt", action="store_true", help="sequential test: is the first of two "
+                   "entrants stronger? Stops as soon as it is decided")  # fmt: skip
+    p.add_argument("--h0", type=float, default=0.5, help="SPRT H0 win rate (default 0.5)")
+    p.add_argument("--h1", type=float, default=0.6, help="SPRT H1 win rate (default 0.6)")
+    p.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate")
+    p.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate")
+    p.add_argument("--tc", type=float, default=1.0, metavar="FACTOR", help="scale every timed "
+                   "entrant's budget by FACTOR (a short time control; default 1)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: up to 2)")  # fmt: skip
@@ -64,6 +89,8 @@ def parse_args(argv: Sequence[str], game: Game) -> argparse.Namespace:
         else:
             options.add_argument(flag, dest=opt.name, type=int, default=None, help=text)
     args = p.parse_args(list(argv))
+    if args.games is None:
+        args.games = 400 if args.sprt else 20
     args.rules = {
         opt.name: getattr(args, opt.name)
         for opt in game.options
@@ -137,6 +164,61 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(fmt.format(*row) for row in (head, *lines))
 
 
+def _stopper(test: Sprt, seats: int) -> Callable[[list[dict[str, Any]]], bool]:
+    """Whether a sequential test is decided, looked at after each whole deal (every seat
+    rotation played), so both entrants have had the same luck."""
+
+    def decided(results: list[dict[str, Any]]) -> bool:
+        if len(results) % seats:
+            return False
+        return test.decide(test.llr(score_of(0, r) for r in results)) != UNDECIDED
+
+    return decided
+
+
+def sprt_report(
+    test: Sprt, names: list[str], results: list[dict[str, Any]], elapsed_s: float
+) -> dict[str, Any]:
+    """The test's outcome: decision, games, the first entrant's win rate and interval, time."""
+    scores = [score_of(0, r) for r in results]
+    llr = test.llr(scores)
+    wins = sum(scores)
+    low, high = wilson(wins, len(scores))
+    return {
+        "candidate": names[0],
+        "baseline": names[1],
+        "h0": test.p0,
+        "h1": test.p1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "decision": test.decide(llr),
+        "llr": round(llr, 3),
+        "bounds": [round(b, 3) for b in test.bounds],
+        "games": len(scores),
+        "wins": round(wins, 2),
+        "win_rate": round(wins / len(scores), 4) if scores else 0.0,
+        "win_ci95": [round(low, 4), round(high, 4)],
+        "elapsed_s": elapsed_s,
+    }
+
+
+def sprt_line(s: dict[str, Any]) -> str:
+    """The decision in words, for the terminal."""
+    verdict = {
+        H1_ACCEPTED: f"H1 accepted: {s['candidate']} is stronger than {s['baseline']}",
+        H0_ACCEPTED: f"H0 accepted: {s['candidate']} is not stronger than {s['baseline']} "
+        f"by the margin",
+        UNDECIDED: "no decision: the game cap came first",
+    }[s["decision"]]
+    low, high = s["win_ci95"]
+    return (
+        f"SPRT (H0 {s['h0']:.0%}, H1 {s['h1']:.0%}, alpha {s['alpha']}, beta {s['beta']}): "
+        f"{verdict}; {s['games']} games, {s['candidate']} won {s['wins']:g} "
+        f"({s['win_rate']:.1%}, 95% CI {low:.1%}-{high:.1%}), LLR {s['llr']:+.2f} in "
+        f"[{s['bounds'][0]:+.2f}, {s['bounds'][1]:+.2f}], {s['elapsed_s']:.0f} s"
+    )
+
+
 def main(argv: Sequence[str]) -> int:
     try:
         game = _pick_game(argv)
@@ -163,16 +245,32 @@ def main(argv: Sequence[str]) -> int:
     if args.games < 1:
         print("metro arena: --games must be at least 1", file=sys.stderr)
         return 2
+    if not 0.001 <= args.tc <= 100:
+        print("metro arena: --tc must lie between 0.001 and 100", file=sys.stderr)
+        return 2
+    test = None
+    if args.sprt:
+        if solo or len(args.entrants) != 2:
+            print("metro arena: --sprt compares exactly two entrants, one per seat",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        try:
+            test = Sprt(args.h0, args.h1, args.alpha, args.beta)
+        except ValueError as e:
+            print(f"metro arena: --sprt: {e}", file=sys.stderr)
+            return 2
+    specs = [scale_spec(spec, args.tc) for spec in args.entrants]
     try:
         rules = game.normalise_rules({**args.rules, "players": n})
     except GameError as e:
         print(f"metro arena: {e}", file=sys.stderr)
         return 2
-    names = entrant_names(args.entrants)
-    todo = tasks(args.entrants, rules, args.games, args.seed, game=game.kind, solo=solo)
+    names = entrant_names(specs)
+    todo = tasks(specs, rules, args.games, args.seed, game=game.kind, solo=solo)
     started = time.monotonic()
-    results = run(todo, args.jobs, None if args.quiet else ProgressBar(names))
-    rows = summarise(args.entrants, results)
+    stop = None if test is None else _stopper(test, len(specs))
+    results = run(todo, args.jobs, None if args.quiet else ProgressBar(names), stop=stop)
+    rows = summarise(specs, results)
     report = {
         "game": game.kind,
         "rules": rules,
@@ -180,15 +278,20 @@ def main(argv: Sequence[str]) -> int:
         "seed": args.seed,
         "games": len(results),
         "jobs": args.jobs,
+        "tc": args.tc,
         "elapsed_s": round(time.monotonic() - started, 1),
         "entrants": rows,
         "results": results,
     }
+    if test is not None:
+        report["sprt"] = sprt_report(test, names, results, report["elapsed_s"])
     if args.json == "-":
         json.dump(report, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(table(rows))
+        if test is not None:
+            print(sprt_line(report["sprt"]))
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(report, f, indent=1)

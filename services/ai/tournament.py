@@ -20,7 +20,7 @@ import games
 from games.base import Game
 from services.ai.players.base import Player, derive_seed
 from services.ai.players.infoset import InfoSet
-from services.ai.players.levels import parse_spec
+from services.ai.players.levels import MAX_BUDGET_MS, MIN_BUDGET_MS, parse_spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +111,11 @@ def run(
     jobs: int,
     progress: Callable[[int, int, list[dict[str, Any]]], None] | None = None,
     time_limit_s: float | None = None,
+    stop: Callable[[list[dict[str, Any]]], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every task, in worker processes when jobs > 1; results sorted by (deal, rotation).
-    With `time_limit_s`, stop once it has passed and return the games finished by then."""
+    With `time_limit_s`, stop once it has passed and return the games finished by then. With
+    `stop` (a sequential test), results come in task order and play ends once it says so."""
     started = time.monotonic()
     results: list[dict[str, Any]] = []
     stream: Iterator[dict[str, Any]]
@@ -122,7 +124,8 @@ def run(
         pool = None
     else:
         pool = multiprocessing.get_context("spawn").Pool(jobs)
-        stream = pool.imap_unordered(play_game, all_tasks)
+        ordered = pool.imap if stop is not None else pool.imap_unordered
+        stream = ordered(play_game, all_tasks)
     try:
         for result in stream:
             results.append(result)
@@ -130,12 +133,31 @@ def run(
                 progress(len(results), len(all_tasks), results)
             if time_limit_s is not None and time.monotonic() - started > time_limit_s:
                 break
+            if stop is not None and stop(results):
+                break
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
     results.sort(key=lambda r: (r["deal"], r["rotation"]))
     return results
+
+
+def scale_spec(spec: str, factor: float) -> str:
+    """An entrant with its time budget (given, or its level's own) scaled by `factor`: a short
+    time control for every timed entrant at once ("hard" at 0.1 is "hard:70"). Entrants that
+    do not search by time are left as they are."""
+    level, budget_s = parse_spec(spec)
+    if factor == 1 or (budget_s is None and not level.timed):
+        return spec
+    ms = budget_s * 1000 if budget_s is not None else level.budget_ms
+    return f"{level.name}:{min(MAX_BUDGET_MS, max(MIN_BUDGET_MS, round(ms * factor)))}"
+
+
+def score_of(entrant: int, result: Mapping[str, Any]) -> float:
+    """An entrant's share of a game's win: 1, 1/k for a win shared by k seats, or 0."""
+    seats = [k for k, e in enumerate(result["entrants"]) if e == entrant]
+    return sum(1 / len(result["winners"]) for k in seats if k in result["winners"])
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:

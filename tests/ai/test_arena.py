@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from services.ai.arena import main
-from services.ai.tournament import tasks, wilson
+from services.ai.tournament import scale_spec, tasks, wilson
 
 
 def test_arena_plays_seeded_games_with_seats_swapped(
@@ -97,3 +97,39 @@ def test_rotations_and_intervals() -> None:
     low, high = wilson(90, 100)
     assert 0.82 < low < 0.9 < high < 0.95
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_arena_sprt_stops_as_soon_as_it_is_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tiny real sequential test: medium against random is decided (H1) in 18 games of the
+    cap of 60, deal by deal from both seats; the other way round H0 is accepted as soon."""
+    out = tmp_path / "sprt.json"
+    argv = ["medium", "random", "--sprt", "--games", "60", "--jobs", "1", "--quiet"]
+    assert main([*argv, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "H1 accepted: medium is stronger than random; 18 games" in printed
+    report = json.loads(out.read_text())
+    s = report["sprt"]
+    assert s["decision"] == "H1" and s["games"] == 18 == len(report["results"])
+    assert s["llr"] >= s["bounds"][1] and s["win_ci95"][0] > 0.6 and s["elapsed_s"] > 0
+    assert [(r["deal"], r["rotation"]) for r in report["results"]] == [
+        (d, k) for d in range(9) for k in (0, 1)
+    ]  # each deal from both seats
+    assert main(["random", "medium", "--sprt", "--games", "60", "--jobs", "2", "--quiet",
+                 "--json", str(out)]) == 0  # fmt: skip
+    s = json.loads(out.read_text())["sprt"]
+    assert s["decision"] == "H0" and s["games"] == 14 and s["wins"] == 0
+    # Only two entrants; a bad margin is refused.
+    assert main(["medium", "random", "easy", "--sprt"]) == 2
+    assert main(["medium", "random", "--sprt", "--h1", "0.4"]) == 2
+    assert "0 < p0 < p1 < 1" in capsys.readouterr().err
+
+
+def test_a_time_control_scales_every_timed_budget() -> None:
+    assert scale_spec("hard", 0.1) == "hard:70"
+    assert scale_spec("expert", 0.1) == "expert:300"
+    assert scale_spec("hard:500", 0.5) == "hard:250"
+    assert scale_spec("expert", 0.001) == "expert:10"  # the smallest budget a level takes
+    assert scale_spec("medium", 0.1) == "medium" and scale_spec("mcts-50", 0.1) == "mcts-50"
+    assert scale_spec("hard", 1) == "hard"
