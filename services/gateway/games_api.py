@@ -307,6 +307,9 @@ def answer_offer(game_id: str, n: int, answer: str) -> Response:
     only_fields(json_body(optional=True), set())
     if answer not in ("accept", "decline"):
         raise ApiError(404, "not_found", "Answer an offer with /accept or /decline.")
+    if not 1 <= n <= 2**31 - 1:
+        raise bad_request("'n' must be an offer's number (1 or more, as the view's offer.n).",
+                          field="n")  # fmt: skip
     request = engine_pb2.OfferRequest(game_id=game_id, n=n, answer=answer)
     return _raw(rpc(clients().engine.Offer, request, token=token, idempotent=True).json)
 

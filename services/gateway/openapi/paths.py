@@ -264,7 +264,12 @@ def game_paths() -> JSON:
             f"/api/games/{{game_id}}/offers/{{n}}/{answer}": {
                 "parameters": [
                     *game_path,
-                    {"name": "n", "in": "path", "required": True, "schema": {"type": "integer"}},
+                    {
+                        "name": "n",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+                    },
                 ],
                 "post": {
                     "operationId": f"{answer}Offer",

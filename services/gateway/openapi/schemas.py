@@ -90,6 +90,21 @@ def game_schemas() -> JSON:
                 "const": False,
                 "description": "only in a scored daily attempt: it takes no hints (403 hints_off)",
             },
+            "offer": obj(
+                {
+                    "n": {"type": "integer", "minimum": 1},
+                    "kind": {"enum": ["abort", "end"]},
+                    "by": {"type": "integer", "minimum": 0},
+                    "accepted": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                },
+                ["n", "kind", "by", "accepted"],
+                description="an open offer to stop (POST /api/games/{id}/offers), while playing",
+            ),
+            "ended": {
+                "enum": ["abort", "end"],
+                "description": "the table agreed to stop (unrated): abort, no winners; end, "
+                "scored as it stood",
+            },
         },
         ["game_id", "game", "version", "status", "rules", "seats", "to_move"],
         description="Every game's view has these fields; the rest is the game's own.",
