@@ -132,6 +132,8 @@ class Watching:
             )
         record = table.state.record()
         record["seats"] = [s.public() for s in table.meta.seats]
+        if table.meta.ended is not None:  # stopped by agreement (offers.py): how, and winners
+            record["ended"] = table.meta.ended
         return engine_pb2.GetRecordResponse(
             format=str(record.get("format", "")),
             record_json=json.dumps(record, separators=(",", ":")),

@@ -82,7 +82,9 @@ def test_abort_needs_every_seat_and_lapses_on_a_move(quiet_engine: RunningEngine
     with pytest.raises(grpc.RpcError) as err:  # over: no more moves
         c.move(game, tokens[seat], legal, seat=seat)
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    replayed = games.get("metro").replay(record_of(c, game))
+    record = record_of(c, game)
+    assert record["ended"] == {"kind": "abort", "winners": []}  # the record says how it ended
+    replayed = games.get("metro").replay(record)
     assert not replayed.is_over  # the record ends where the play stopped, and replays
 
 
