@@ -90,5 +90,5 @@ def test_follow_from_a_name_see_playing_now_and_watch(
 
     page.click(f"#follows-list li[data-game='{first}'] .follow-watch")
     page.wait_for_url(f"**/#/game/{first}")
-    page.wait_for_selector(f"#scores [data-seat='0'] a.player-link")
+    page.wait_for_selector("#scores [data-seat='0'] a.player-link")
     tab.check_clean()

@@ -924,6 +924,9 @@ class MetroXPage {
     const code = rp ? rp.card : v.card;
     this.cardSlot.replaceChildren(cardFace(code, "big"));
     this.cardSlot.parentElement.hidden = v.status === "over" && !rp;
+    const dealt = `${v.game_id}|${v.turn_index ?? 0}|${code}`;
+    if (!rp && this.dealt && dealt !== this.dealt) requestAnimationFrame(() => this.#cardInSight());
+    this.dealt = dealt;
     if (rp) {
       this.cardWords.textContent = code ? t("metrox.replay_card", { turn: rp.index + 1, words: cardWords(code) }) : t("metrox.replay");
     } else if (v.status === "over") {
@@ -1268,6 +1271,19 @@ class MetroXPage {
       return;
     }
     this.#select({ station: stationId });
+  }
+
+  /** A new card dealt while the panel beside the map (wide screens: it scrolls by itself) is
+   *  scrolled down to the list of lines: scroll it back so the card shows under the status. */
+  #cardInSight() {
+    const box = this.cardSlot.parentElement;
+    const panel = box.closest(".panel");
+    if (!panel || box.hidden || panel.scrollHeight <= panel.clientHeight) return;
+    const status = panel.querySelector(":scope > .status");
+    const top = box.getBoundingClientRect().top - panel.getBoundingClientRect().top;
+    const cover = (status?.getBoundingClientRect().height || 0) + 8;
+    const bottom = box.getBoundingClientRect().bottom - panel.getBoundingClientRect().bottom;
+    if (top < cover || bottom > 0) panel.scrollTop += top - cover;
   }
 
   /** Select a move (a second click on the selected one sends it; `send` sends at once). */
