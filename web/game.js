@@ -728,6 +728,7 @@ export class GameScreen {
     try {
       const view = await api.setAway(id, this.mine.token, away);
       if (this.id === id) await this.#apply(view);
+      if (this.id === id && !away) ownRowInSight(this.seat); // its clock runs again (issue 35)
     } catch (err) {
       if (this.id === id) this.#message(plainError(err, this.view, this.seat)[0], "error");
     }
@@ -861,4 +862,18 @@ export class GameScreen {
     el.className = `message ${["error", "ok", "info"].includes(kind) ? kind : "info"}`;
     el.dataset.code = code || "";
   }
+}
+
+/** The reader's own row of the score table (with its clock) scrolled into the panel's sight:
+ *  after taking the seat back the panel was still scrolled down to the button, the clock that
+ *  runs again hidden above. Only the panel scrolls (wide screens); under the pinned status. */
+function ownRowInSight(seat) {
+  const row = Number.isInteger(seat) ? document.querySelector(`#scores tr[data-seat='${seat}']`) : null;
+  const panel = row?.closest(".panel");
+  if (!panel || panel.scrollHeight <= panel.clientHeight) return;
+  const status = panel.querySelector(":scope > .status");
+  const cover = (status ? status.getBoundingClientRect().bottom : panel.getBoundingClientRect().top) + 4;
+  const r = row.getBoundingClientRect();
+  if (r.top < cover) panel.scrollTop -= cover - r.top;
+  else if (r.bottom > panel.getBoundingClientRect().bottom) panel.scrollTop += r.bottom - panel.getBoundingClientRect().bottom;
 }
