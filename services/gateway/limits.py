@@ -52,6 +52,7 @@ from flask import Flask, Response, current_app, jsonify, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from redis.exceptions import RedisClusterException
+from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from services.common.config import GatewayLimits
@@ -255,8 +256,15 @@ _OPENS = ("open", "bot")
 
 
 def _lists_open_seat() -> bool:
-    """Whether the create request asks for a game with an open seat (or one that may open)."""
-    body = request.get_json(silent=True)
+    """Whether the create request asks for a game with an open seat (or one that may open).
+
+    Never raises: flask-limiter takes any error of a check for its store failing (it would count
+    in memory and fail the costly calls closed, 503), so a body too large to read is no open
+    seat here and the view refuses it, 413."""
+    try:
+        body = request.get_json(silent=True)
+    except HTTPException:
+        return False
     seats = body.get("seats") if isinstance(body, dict) else None
     return isinstance(seats, list) and any(
         isinstance(seat, dict) and seat.get("kind") in _OPENS for seat in seats
