@@ -107,12 +107,12 @@ def test_services_and_healthchecks(config: dict[str, Any]) -> None:
     process importing grpc every 2 s (an idle stack spent ~40% of a core on them); now bash
     alone asks the service's own HTTP health answer."""
     services = config["services"]
-    assert set(services) == {"redis", "engine", "ai", "gateway", "postgres", "archiver"}
+    assert set(services) == {"redis", "engine", "ai", "gateway", "postgres", "archiver", "proxy"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
         assert "container_name" not in service, f"{name}: a fixed name prevents scaling"
         test = service["healthcheck"]["test"]
-        assert test[0] == "CMD" and test[1] in ("bash", "redis-cli", "pg_isready"), f"{name}"
+        assert test[0] == "CMD" and test[1] in ("bash", "redis-cli", "pg_isready", "wget"), name
         assert "python" not in " ".join(test), f"{name}: a check must not start Python"
     ports = {"engine": "8081", "ai": "8082", "gateway": "8000", "archiver": "8083"}
     for name, port in ports.items():
@@ -124,13 +124,15 @@ def test_services_and_healthchecks(config: dict[str, Any]) -> None:
 
 def test_ports_and_addresses(config: dict[str, Any]) -> None:
     services = config["services"]
-    # Only the gateway is reachable from outside; the AI has no host port, so --scale works.
-    for name in ("redis", "engine", "ai", "postgres", "archiver"):
+    # Only the proxy is reachable from outside; no other service has a host port, so the AI
+    # workers and the gateways scale (issue 32: the gateways sit behind the proxy).
+    for name in ("redis", "engine", "ai", "postgres", "archiver", "gateway"):
         assert "ports" not in services[name], f"{name} must not publish a host port"
     assert [str(p) for p in services["ai"]["expose"]] == ["50052"]
-    published = services["gateway"]["ports"]
-    assert len(published) == 1
-    assert "8000" in json.dumps(published[0])
+    assert [str(p) for p in services["gateway"]["expose"]] == ["8000"]
+    published = json.dumps(services["proxy"]["ports"])
+    assert len(services["proxy"]["ports"]) == 2
+    assert '"443"' in published or ":443" in published, published
     env = {name: service.get("environment", {}) for name, service in services.items()}
     assert env["gateway"]["AI_TARGET"] == "dns:///ai:50052"
     assert env["gateway"]["ENGINE_TARGET"] == "dns:///engine:50051"
@@ -353,18 +355,21 @@ def test_every_setting_of_the_readme_reaches_the_services_that_read_it(tmp_path:
 def test_the_gateway_has_no_service_token_and_listens_on_loopback(tmp_path: Path) -> None:
     services = resolved(tmp_path)["services"]
     assert "AI_SERVICE_TOKEN" not in services["gateway"].get("environment", {})
-    published = json.dumps(services["gateway"]["ports"])
+    published = json.dumps(services["proxy"]["ports"])
     assert "127.0.0.1" in published and "0.0.0.0" not in published
-    services = resolved(tmp_path, "GATEWAY_PUBLISH=0.0.0.0:8080\n")["services"]
-    published = json.dumps(services["gateway"]["ports"])
-    assert "0.0.0.0" in published and "8080" in published
+    services = resolved(tmp_path, "PROXY_HTTPS_PUBLISH=0.0.0.0:443\n")["services"]
+    published = json.dumps(services["proxy"]["ports"])
+    assert "0.0.0.0" in published and "443" in published
 
 
 def test_redis_asks_for_a_password_that_compose_requires(tmp_path: Path) -> None:
     services = resolved(tmp_path)["services"]
-    command = services["redis"]["command"]
-    assert command[command.index("--requirepass") + 1] == PASSWORD
-    assert services["redis"]["environment"]["REDISCLI_AUTH"] == PASSWORD
+    # Never on a command line (issue 32: `docker inspect` showed it): the entrypoint reads it
+    # from the environment into a config file.
+    redis = services["redis"]
+    assert PASSWORD not in json.dumps([redis["command"], redis["entrypoint"]])
+    assert "requirepass" in " ".join(redis["entrypoint"])
+    assert redis["environment"]["REDISCLI_AUTH"] == PASSWORD
     for password in (None, ""):
         done = compose(tmp_path, "config", "-q", password=password)
         assert done.returncode != 0

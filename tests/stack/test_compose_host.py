@@ -1,0 +1,60 @@
+"""docker-compose.yml fits any Docker host and is hardened (issue 32), checked on the rendered
+file (`docker-compose config`), no Docker engine needed: the gateway's open-files limit is a
+setting whose default a daemon allowing 20000 accepts; the AI worker and gateway counts live in
+.env (a plain `up -d` keeps them); every service has memory and process caps; Redis runs as its
+own user with a read-only root, no capabilities and its password on no command line; the proxy
+alone is published and serves TLS with HSTS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.stack.test_compose import PASSWORD, ROOT, resolved
+
+DAEMON_NOFILE = 20000  # the open-files limit of the daemon the issue met
+
+
+def test_the_gateways_open_files_limit_is_a_setting_with_a_safe_default(tmp_path: Path) -> None:
+    nofile = resolved(tmp_path)["services"]["gateway"]["ulimits"]["nofile"]
+    assert int(nofile["soft"]) == int(nofile["hard"]) <= DAEMON_NOFILE, nofile
+    nofile = resolved(tmp_path, "GATEWAY_NOFILE=65536\n")["services"]["gateway"]["ulimits"]
+    assert int(nofile["nofile"]["soft"]) == int(nofile["nofile"]["hard"]) == 65536
+
+
+def test_worker_and_gateway_counts_live_in_the_env_file(tmp_path: Path) -> None:
+    services = resolved(tmp_path)["services"]
+    assert int(services["ai"]["scale"]) == 1
+    assert int(services["gateway"]["scale"]) >= 2  # one serves while the other is replaced
+    services = resolved(tmp_path, "AI_WORKERS=4\nGATEWAY_REPLICAS=3\n")["services"]
+    assert int(services["ai"]["scale"]) == 4 and int(services["gateway"]["scale"]) == 3
+
+
+def test_every_service_has_memory_and_process_limits(tmp_path: Path) -> None:
+    for name, service in resolved(tmp_path)["services"].items():
+        assert service.get("mem_limit"), f"{name} has no memory limit"
+        assert 0 < int(service.get("pids_limit", 0)) <= 4096, f"{name} has no process limit"
+
+
+def test_redis_is_hardened_and_its_password_is_on_no_command_line(tmp_path: Path) -> None:
+    redis = resolved(tmp_path)["services"]["redis"]
+    assert redis["read_only"] is True
+    assert redis["cap_drop"] == ["ALL"] and not redis.get("cap_add")
+    assert "no-new-privileges:true" in redis["security_opt"]
+    assert redis["user"] == "redis"
+    assert PASSWORD not in json.dumps([redis["entrypoint"], redis["command"]])
+    assert any(str(t).startswith("/tmp") for t in redis["tmpfs"])  # where the config is written
+
+
+def test_the_proxy_serves_tls_with_hsts_and_trusted_forwarding(tmp_path: Path) -> None:
+    services = resolved(tmp_path)["services"]
+    proxy = services["proxy"]
+    assert proxy["environment"]["SITE_ADDRESS"] == "https://localhost"  # the local CA
+    domain = resolved(tmp_path, "PUBLIC_URL=https://play.example.org\n")["services"]["proxy"]
+    assert domain["environment"]["SITE_ADDRESS"] == "https://play.example.org"  # ACME
+    assert services["gateway"]["environment"]["GATEWAY_PROXIES"] == "1"
+    assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"]
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "Strict-Transport-Security" in caddyfile
+    assert "lb_try_duration" in caddyfile and "flush_interval -1" in caddyfile
+    assert "keepalive off" in caddyfile
