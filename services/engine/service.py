@@ -37,6 +37,7 @@ from services.engine.away import Away
 from services.engine.bot_accounts import BotAccounts
 from services.engine.bot_calls import BotCalls
 from services.engine.bots import BotQueue
+from services.engine.chat import Chat
 from services.engine.daily import DailyBook
 from services.engine.daily_calls import DailyCalls
 from services.engine.edge import Edge
@@ -104,6 +105,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
         self.parties = Parties(self.tables, self.lobby)
         self.follows = Follows(store.redis, players, self.tables)  # (issue 35 item 3)
+        self.chat = Chat(store.redis, self.tables, players)  # (issue 35 item 2)
 
     def _game_ended(self, game_id: str, kind: str) -> None:
         """A commit ended a game: rate it, and count it if it is a daily puzzle's attempt."""
@@ -185,6 +187,25 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def Offer(self, request: engine_pb2.OfferRequest, context: Ctx) -> engine_pb2.GameView:
         return await self.edge.unary(
             context, lambda: self.stop_offers.offer(request, self.edge.caller(context))
+        )
+
+    # ---- chat (chat.py) -------------------------------------------------------------------
+
+    async def SendChat(self, request: engine_pb2.ChatRequest, context: Ctx) -> engine_pb2.ChatLines:
+        return await self.edge.unary(
+            context, lambda: self.chat.send(request, self.edge.caller(context))
+        )
+
+    async def GetChat(self, request: engine_pb2.ChatRequest, context: Ctx) -> engine_pb2.ChatLines:
+        return await self.edge.unary(
+            context, lambda: self.chat.get(request, self.edge.caller(context))
+        )
+
+    async def ReportChat(
+        self, request: engine_pb2.ChatRequest, context: Ctx
+    ) -> engine_pb2.ChatLines:
+        return await self.edge.unary(
+            context, lambda: self.chat.report(request, self.edge.caller(context))
         )
 
     # ---- party tables -------------------------------------------------------------------
