@@ -339,10 +339,11 @@ class Game:
         holds real events to it. Games override it; the default names none."""
         return {}
 
-    def daily_rules(self, digest: bytes) -> JSON | None:
+    def daily_rules(self, digest: bytes, day: int = 0) -> JSON | None:
         """The rules of the day's solo puzzle, picked by `digest` (32 bytes the engine derives
         from the date and a server secret; the deck's seed comes from the same bytes, so the
-        rules never name it); None: this game has no daily puzzle (the default)."""
+        rules never name it) and `day` (the date's ordinal, for what rotates day by day); None:
+        this game has no daily puzzle (the default)."""
         return None
 
     def rules_schema(self) -> JSON:

@@ -100,11 +100,12 @@ class MetroXGame(Game):
     def query(self, query: Mapping[str, Any]) -> JSON:
         return queries.answer(query)
 
-    def daily_rules(self, digest: bytes) -> JSON:
-        """Solo on one of the shipped maps, chosen by the digest (in id order, so adding a map
-        changes the choice only from the day it ships)."""
+    def daily_rules(self, digest: bytes, day: int = 0) -> JSON:
+        """Solo on the day's map: the shipped maps in turn, one a day in id order (every city
+        and every map of our own within as many days as there are maps); the deck is the
+        digest's."""
         ids = sorted(maps.shipped())
-        return normalise({"players": 1, "map": ids[int.from_bytes(digest[:8], "big") % len(ids)]})
+        return normalise({"players": 1, "map": ids[day % len(ids)]})
 
 
 def _options() -> tuple[Option, ...]:

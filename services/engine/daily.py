@@ -1,7 +1,8 @@
 """The daily puzzle's deal and book (issue 23): one solo deck and map per UTC day and game.
 
-A day's deal is HMAC-SHA256(secret, "metro-daily/1/<kind>/<date>"): its first bytes pick the map
-(the game's `daily_rules`), the next ones are the deck's seed. The secret is `DAILY_SECRET`, or
+A day's deal is HMAC-SHA256(secret, "metro-daily/1/<kind>/<date>"): the game's `daily_rules` picks
+the rules from it and the day (Metro X: the maps in turn, one a day), its bytes 8-16 are the deck's
+seed. The secret is `DAILY_SECRET`, or
 one made once and kept in Redis (`daily:secret`, SET NX) so every engine replica deals the same;
 it is never sent anywhere, so nobody can compute a day's deck, today's or tomorrow's, and the
 rules shown (`{"players": 1, "map"}`) name no seed.
@@ -93,7 +94,7 @@ def deal(secret: str, kind: str, day: dt.date) -> tuple[dict[str, Any], int]:
     """The day's rules and deck seed (a pure function of the secret, the game and the day)."""
     message = f"metro-daily/1/{kind}/{day.isoformat()}".encode()
     digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    rules = games.get(kind).daily_rules(digest)
+    rules = games.get(kind).daily_rules(digest, day.toordinal())
     if rules is None:
         raise ValueError(f"{kind} has no daily puzzle")
     return dict(rules), int.from_bytes(digest[8:16], "big") & SEED_MASK

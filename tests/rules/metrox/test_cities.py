@@ -5,6 +5,7 @@ interchange of the sheet's stations shared, and §1's validator passing each one
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import hashlib
 import json
 import math
@@ -138,15 +139,20 @@ def test_lobby_pictures_are_drawn_from_the_maps() -> None:
         assert m.data["lines"][0]["colour"] in path.read_text(encoding="utf-8")
 
 
-def test_the_daily_puzzle_comes_to_every_map() -> None:
-    """The day's map is drawn from every shipped map (the digest picks it), so within two months
-    of days each city and each map of our own is dealt."""
+def test_the_daily_puzzle_rotates_through_every_map() -> None:
+    """The day's map is the shipped maps in turn, one a day: any run of six days deals each
+    city and each map of our own once, whatever the digest (which still makes the deck)."""
     from games.metrox import GAME
 
-    picked = {
-        GAME.daily_rules(hashlib.sha256(f"day-{i}".encode()).digest())["map"] for i in range(60)
-    }
-    assert picked == set(maps.shipped())
+    start = dt.date(2026, 12, 2).toordinal()
+    for offset in (0, 3, 400):
+        week = [
+            GAME.daily_rules(hashlib.sha256(f"d{i}".encode()).digest(), start + offset + i)["map"]
+            for i in range(len(maps.shipped()))
+        ]
+        assert sorted(week) == sorted(maps.shipped())
+    same_day = {GAME.daily_rules(bytes([i]) * 32, start)["map"] for i in range(8)}
+    assert len(same_day) == 1
 
 
 @pytest.mark.parametrize("city", CITIES)
