@@ -95,6 +95,9 @@ const $ = (id) => document.getElementById(id);
 const KIND = /^[A-Za-z0-9_-]{1,64}$/;
 // How long a move's answer waits for its event to bring the seat's legal moves before asking.
 const LEGAL_WAIT_MS = 2000;
+// Issue 35: the AI's own moves came 0.08-0.54 s apart, too fast to follow. Each AI move the
+// stream brings is shown at least this long after the AI move before it (the first at once).
+export const AI_PACE_MS = 900;
 
 function newMoveId() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -205,6 +208,7 @@ export class GameScreen {
     this.legal = [];
     this.legalVersion = null;
     this.copy = new LiveCopy();
+    this.#stopPacing();
     this.seatStream = false; // whether the stream speaks for this seat (its events carry `legal`)
     this.legalWait = null;
     this.busy = false;
@@ -251,6 +255,7 @@ export class GameScreen {
     this.legalWait = null;
     clearTimeout(this.retryTimer);
     clearTimeout(this.soonTimer);
+    this.#stopPacing();
     clearInterval(this.pollTimer);
     clearTimeout(this.ratedTimer);
     this.#unmountPage();
@@ -413,7 +418,45 @@ export class GameScreen {
     if (this.seat !== null) this.seatStream = true;
     const step = this.copy.event(data.delta, data.legal);
     this.#legalArrived();
+    if (step === "applied" && this.#paced(data)) return;
+    if (step === "gap") this.#stopPacing();
     this.#soon(step === "gap");
+  }
+
+  // ---- the AI's moves, one at a time (issue 35) ----------------------------------------------
+
+  /** Queue the view after an AI's move (and whatever follows it while AI moves wait) to be
+   *  shown in turn, each AI move AI_PACE_MS after the AI move before it. The view that makes it
+   *  the reader's turn is the last AI move's own: it shows as that move does, no later. */
+  #paced(data) {
+    const view = this.copy.view;
+    const seat = Number.isInteger(data.seat) ? view?.seats?.[data.seat] : null;
+    const ai = Boolean(seat) && (seat.kind === "ai" || seat.away === true) && !["join", "create"].includes(data.action);
+    this.paceQueue ??= [];
+    if (!ai && !this.paceQueue.length) return false;
+    this.paceQueue.push({ view, ai });
+    this.#drainPace();
+    return true;
+  }
+
+  #drainPace() {
+    if (this.paceTimer || !this.paceQueue?.length) return;
+    const first = this.paceQueue[0];
+    const wait = first.ai ? Math.max(0, (this.paceShownAt || 0) + AI_PACE_MS - performance.now()) : 0;
+    this.paceTimer = setTimeout(() => {
+      this.paceTimer = null;
+      const next = this.paceQueue.shift();
+      if (!next) return;
+      if (next.ai) this.paceShownAt = performance.now();
+      this.#apply(next.view);
+      this.#drainPace();
+    }, wait);
+  }
+
+  #stopPacing() {
+    clearTimeout(this.paceTimer);
+    this.paceTimer = null;
+    this.paceQueue = [];
   }
 
   /** The stream brought legal moves: a move's answer waiting for them has them now. */
@@ -461,7 +504,7 @@ export class GameScreen {
       const gap = this.soonFetch;
       this.soonFetch = false;
       if (gap || !this.copy.view) this.refresh();
-      else this.#apply(this.copy.view);
+      else if (!this.paceQueue?.length) this.#apply(this.copy.view); // else the pacing shows it
     }, 30);
   }
 
