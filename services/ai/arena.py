@@ -66,6 +66,8 @@ def parse_args(argv: Sequence[str], game: Game) -> argparse.Namespace:
     p.add_argument("--h1", type=float, default=0.6, help="SPRT H1 win rate (default 0.6)")
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate")
+    p.add_argument("--time-limit-s", type=float, default=None, help="stop after this long "
+                   "with the games played by then (an SPRT then says 'no decision')")  # fmt: skip
     p.add_argument("--tc", type=float, default=1.0, metavar="FACTOR", help="scale every timed "
                    "entrant's budget by FACTOR (a short time control; default 1)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
@@ -269,7 +271,8 @@ def main(argv: Sequence[str]) -> int:
     todo = tasks(specs, rules, args.games, args.seed, game=game.kind, solo=solo)
     started = time.monotonic()
     stop = None if test is None else _stopper(test, len(specs))
-    results = run(todo, args.jobs, None if args.quiet else ProgressBar(names), stop=stop)
+    bar = None if args.quiet else ProgressBar(names)
+    results = run(todo, args.jobs, bar, time_limit_s=args.time_limit_s, stop=stop)
     rows = summarise(specs, results)
     report = {
         "game": game.kind,
