@@ -21,8 +21,9 @@
 # No certificate of the build machine goes into an image unless asked: behind a TLS-intercepting
 # proxy, pip in the image build must trust the proxy's authority, so EXTRA_CA_DIR (opt-in, e.g.
 # EXTRA_CA_DIR=/usr/local/share/ca-certificates, where Debian keeps local ones) names a folder
-# whose *.crt are added to both images' store, and PIP_CERT points pip at that store. An image
-# built that way trusts those authorities for good: build production images without it.
+# whose *.crt go into a separate build-only image, $BUILD_TAG (metro-python-build:3.11-bookworm,
+# BUILD_IMAGE for deploy/Dockerfile's build stage), and PIP_CERT points pip at its store. The
+# runtime base ($BASE_TAG), Redis and PostgreSQL images never hold them (issue 32).
 # `deploy/build-base-image.sh --settings` prints what a build would use, and builds nothing.
 #
 # Reproducible: the package set is fixed here and comes from one suite; set DEBIAN_MIRROR to a
@@ -33,6 +34,7 @@ set -euo pipefail
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BASE_TAG=${BASE_TAG:-metro-python:3.11-bookworm}
+BUILD_TAG=${BUILD_TAG:-metro-python-build:3.11-bookworm}
 REDIS_TAG=${REDIS_TAG:-metro-redis:7-bookworm}
 POSTGRES_TAG=${POSTGRES_TAG:-metro-postgres:15-bookworm}
 PYTHON_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates
@@ -86,14 +88,6 @@ debootstrap --variant=minbase --include="$PYTHON_PACKAGES" "$SUITE" "$work/pytho
 # A service started by a package's install script has no place in an image.
 printf '#!/bin/sh\nexit 101\n' >"$work/python/usr/sbin/policy-rc.d"
 chmod +x "$work/python/usr/sbin/policy-rc.d"
-if [ -n "$EXTRA_CA_DIR" ]; then
-  compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null \
-    || { echo "build-base-image: EXTRA_CA_DIR=$EXTRA_CA_DIR holds no *.crt" >&2; exit 1; }
-  cp "$EXTRA_CA_DIR"/*.crt "$work/python/usr/local/share/ca-certificates/"
-  chroot "$work/python" update-ca-certificates >/dev/null
-  echo "build-base-image: trusting $(ls "$EXTRA_CA_DIR"/*.crt | wc -l) local CA certificate(s) from $EXTRA_CA_DIR" >&2
-fi
-
 # The Redis system is the same one plus redis-server, installed before the Python one is trimmed.
 cp -a "$work/python" "$work/redis"
 mount -t proc proc "$work/redis/proc"
@@ -115,13 +109,28 @@ rm -rf "$work/postgres"/var/lib/postgresql/*/main "$work/postgres"/etc/postgresq
 mkdir -p "$work/postgres/var/lib/postgresql/data" "$work/postgres/var/run/postgresql"
 chroot "$work/postgres" chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
 
+# A build-only image that trusts the build machine's CAs (see above), made last from the clean one.
+if [ -n "$EXTRA_CA_DIR" ]; then
+  cp -a "$work/python" "$work/python-build"  # the only image that gets the CAs
+  compgen -G "$EXTRA_CA_DIR/*.crt" >/dev/null \
+    || { echo "build-base-image: EXTRA_CA_DIR=$EXTRA_CA_DIR holds no *.crt" >&2; exit 1; }
+  cp "$EXTRA_CA_DIR"/*.crt "$work/python-build/usr/local/share/ca-certificates/"
+  chroot "$work/python-build" update-ca-certificates >/dev/null
+  echo "build-base-image: trusting $(ls "$EXTRA_CA_DIR"/*.crt | wc -l) local CA certificate(s) from $EXTRA_CA_DIR" >&2
+fi
+
 trim "$work/python"
+[ -d "$work/python-build" ] && trim "$work/python-build"
 trim "$work/redis"
 trim "$work/postgres"
 
 PATH_ENV='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 import_rootfs "$work/python" "$BASE_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
   'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' 'CMD ["python3"]'
+if [ -d "$work/python-build" ]; then
+  import_rootfs "$work/python-build" "$BUILD_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
+    'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' 'CMD ["python3"]'
+fi
 import_rootfs "$work/redis" "$REDIS_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' 'WORKDIR /data' \
   'USER redis' 'EXPOSE 6379' 'VOLUME /data' 'CMD ["redis-server"]'
 import_rootfs "$work/postgres" "$POSTGRES_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
