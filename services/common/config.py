@@ -194,6 +194,7 @@ class GatewayLimits:
     analyses_all: str = "120/minute"  # ... by every address together
     rules: str = "60/minute"  # position queries (POST /api/rules) of one address
     rules_at_once: int = 1  # position queries worked out at once by one gateway process
+    chat: str = "30/minute"  # chat lines (and reports) one address sends (issue 35)
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
@@ -225,6 +226,7 @@ class GatewayLimits:
             analyses_all=_rate("RATE_LIMIT_ANALYSES_ALL", "120/minute"),
             rules=_rate("RATE_LIMIT_RULES", "60/minute"),
             rules_at_once=max(1, _int("RULES_AT_ONCE", 1)),
+            chat=_rate("RATE_LIMIT_CHAT", "30/minute"),
         )
 
 

@@ -21,6 +21,7 @@ projector is a liability. Lines are data: the page sets them with textContent, n
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from typing import Any
@@ -106,11 +107,14 @@ class Chat:
                     f"a chat line is at most {MAX_CHARS} characters; got {len(text)}",
                 )
             line["text"] = text
-        who = str(seat) if seat is not None else (caller.token or "anyone")[:64]
+        who = str(seat) if seat is not None else (request.writer or caller.token or "anyone")
+        who = hashlib.sha256(f"{game_id}\n{who}".encode()).hexdigest()[:12]  # salted: no address
         await self._count(game_id, room, who)
         if seat is not None:
             line["seat"] = seat
             line["name"] = table.meta.seats[seat].name
+        else:
+            line["by"] = who  # a spectator's mark: the reader mutes by it, learning nothing more
         line["at_ms"] = int(time.time() * 1000)
         ttl = int(await self.redis.ttl(game_key(game_id)))
         if ttl == -2:

@@ -21,6 +21,7 @@ from services.gateway import (
     analysis_api,
     archive_api,
     bots_api,
+    chat_api,
     daily_api,
     errors,
     events,
@@ -87,6 +88,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(learn_api.bp)
     app.register_blueprint(daily_api.bp)
     app.register_blueprint(party_api.bp)
+    app.register_blueprint(chat_api.bp)
     archive_api.install(app, options_url)
     errors.register(app)
     # A hint's slot is held at most as long as its call may take, plus a margin.

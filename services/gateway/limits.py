@@ -115,6 +115,9 @@ RATED_ENDPOINTS = {
     "games.rules_query": "rules",
     "players.create_player": "players",
     "analysis.request_analysis": "analyses",
+    "chat.send_chat": "chat",
+    "chat.report_chat": "chat",
+    "chat.get_chat": "reads",
 }
 # Endpoint -> its quotas beyond its rate (issue 30: bounded costs): GatewayLimits fields counted
 # per address, or for every address together (the `_all` ones), each with its own 429.
