@@ -125,8 +125,8 @@ class Loader:
 
     GAME = (
         "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, rated, id,"
-        " record) VALUES (%s, %s, %s, 0, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING"
-        " RETURNING no"
+        " record, players) VALUES (%s, %s, %s, 0, %s, %s, %s, %s, %s) ON CONFLICT (id)"
+        " DO NOTHING RETURNING no"
     )
     PLAYERS = (
         "WITH want AS (SELECT * FROM unnest(%s::bytea[], %s::text[]) AS w(id, name)),"
@@ -151,24 +151,27 @@ class Loader:
 
     def write(self, game: dict[str, Any]) -> bool:
         from services.archive.ids import pack_id
+        from services.archive.writes import pack_players
 
         with self.conn.transaction():
-            row = self.conn.execute(
-                self.GAME,
-                (game["created_ms"], game["ended_ms"], game["version"], self.kinds[game["kind"]],
-                 game["rated"], pack_id(game["id"]), game["record"]),
-            ).fetchone()  # fmt: skip
-            if row is None:
-                return False  # archived already: nothing else is written
-            no = row[0]
+            # The players first: the game's row lists their numbers (migrations/0002).
             humans = [(i, p) for i, p in enumerate(game["players"]) if p is not None]
             ids = [pack_id(p[0]) for _, p in humans]
             found = dict(self.conn.execute(self.PLAYERS, (ids, [p[1] for _, p in humans])))
             player_no = {i: found[pack_id(p[0])] for i, p in humans}
             n = len(game["scores"])
+            numbers = [player_no.get(i, 0) for i in range(n)]
+            row = self.conn.execute(
+                self.GAME,
+                (game["created_ms"], game["ended_ms"], game["version"], self.kinds[game["kind"]],
+                 game["rated"], pack_id(game["id"]), game["record"], pack_players(numbers)),
+            ).fetchone()  # fmt: skip
+            if row is None:
+                return False  # archived already: nothing else is written
+            no = row[0]
             self.conn.execute(
                 self.SEATS,
-                (no, [player_no.get(i) for i in range(n)], game["scores"],
+                (no, numbers, game["scores"],
                  [self.kinds[game["kind"]]] * n, list(range(n)), game["before"],
                  game["after"], game["results"]),
             )  # fmt: skip

@@ -1,6 +1,6 @@
-"""The statements of reads.py, on the schema of migrations/0001_archive.sql: ids as bytes through
-metro_id()/metro_id_text(), games and players numbered inside the archive (`no`), kinds as
-numbers in game_kinds, results as "char", ratings in hundredths.
+"""The statements of reads.py, on the schema of migrations/0001_archive.sql and 0002: ids as
+bytes through metro_id()/metro_id_text(), games and players numbered inside the archive (`no`),
+kinds as numbers in game_kinds, results as "char", ratings in hundredths.
 
 A player's history, profile and export read the `seats_by_player` index range (player, newest
 game first); private games (daily attempts, `private_seat` >= 0) never leave through the public
@@ -20,15 +20,19 @@ WHERE g.id = metro_id(%(game_id)s)
 TOKENS = "SELECT seat, token_hash FROM game_tokens WHERE game = %(no)s ORDER BY seat"
 
 # The seats of some games (by number), with their players' names (NULL once deleted) or their
-# labels (a guest's name, an AI seat's level).
+# labels (a guest's name, an AI seat's level). Found through the player index: each game's
+# packed list of its players' numbers (0: the seats no player holds) gives the (player, game)
+# entries (migrations/0002_seats_through_players.sql).
 SEATS_OF = """
 SELECT s.game AS no, s.seat, s.score, s.result::text AS result, s.rating_before,
        s.rating_after, metro_id_text(p.id) AS player_id, p.name AS player_name,
        p.bot AS player_bot, p.deleted, l.seat_kind::text AS label_kind, l.label
-FROM seats s
+FROM games g
+CROSS JOIN LATERAL metro_players(g.players) AS q(player)
+JOIN seats s ON s.player = q.player AND s.game = g.no
 LEFT JOIN players p ON p.no = s.player
 LEFT JOIN seat_labels l ON l.game = s.game AND l.seat = s.seat
-WHERE s.game = ANY (%(nos)s::int4[])
+WHERE g.no = ANY (%(nos)s::int4[])
 ORDER BY s.game, s.seat
 """
 

@@ -9,6 +9,7 @@ transactions sharing players never deadlock. bench/archive.py writes through her
 
 from __future__ import annotations
 
+import struct
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ _KINDS: dict[tuple[str, int, str, str], int] = {}  # (host, port, database, kind
 
 _INSERT_GAME = (
     "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, private_seat,"
-    " rated, id, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " rated, id, record, players) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT (id) DO NOTHING RETURNING no"
 )
 _UPSERT_PLAYERS = (
@@ -65,6 +66,10 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
     (its analysis, if one came with it, is written either way)."""
     async with conn.transaction():
         kind = await kind_id(conn, game.kind)
+        # The players first: the game's row lists their numbers (its seats are found through
+        # the player index). Upserting them again for a game archived already changes nothing.
+        numbers = await _players(conn, game)
+        seat_players = [numbers.get(s.player_id, 0) if s.player_id else 0 for s in game.seats]
         cur = await conn.execute(
             _INSERT_GAME,
             (
@@ -77,6 +82,7 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
                 game.rated,
                 pack_id(game.game_id),
                 game.record,
+                pack_players(seat_players),
             ),
         )
         row = await cur.fetchone()
@@ -85,14 +91,13 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
                 await write_analysis(conn, game.game_id, game.analysis)
             return False
         number = int(row[0])
-        numbers = await _players(conn, game)
         async with conn.cursor() as cur:
             await cur.executemany(
                 _INSERT_SEATS,
                 [
                     (
                         number,
-                        numbers.get(s.player_id) if s.player_id else None,
+                        player,
                         s.score,
                         kind,
                         s.seat,
@@ -100,7 +105,7 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
                         s.rating_after,
                         s.result,
                     )
-                    for s in game.seats
+                    for s, player in zip(game.seats, seat_players, strict=True)
                 ],
             )
             labels = [(number, s.seat, *s.label) for s in game.seats if s.label is not None]
@@ -118,6 +123,13 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
         if game.analysis is not None:
             await conn.execute(_UPSERT_ANALYSIS, (number, int(time.time() * 1000), game.analysis))
         return True
+
+
+def pack_players(numbers: list[int]) -> bytes:
+    """games.players: the distinct player numbers of a game's seats (0: a seat no player
+    holds), ascending, 4 bytes each in network order, as metro_players() reads them back."""
+    distinct = sorted(set(numbers))
+    return struct.pack(f">{len(distinct)}i", *distinct)
 
 
 async def _players(conn: psycopg.AsyncConnection[Any], game: GameRow) -> dict[str, int]:

@@ -53,7 +53,8 @@ def add_game(
         assert kind_no is not None, kind
         row = conn.execute(
             "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, private_seat,"
-            " rated, id, record) VALUES (%s, %s, %s, 0, %s, %s, %s, metro_id(%s), %s)"
+            " rated, id, record, players) VALUES (%s, %s, %s, 0, %s, %s, %s, metro_id(%s), %s,"
+            " '')"
             " RETURNING no",
             (ended - 60_000, ended, version, kind_no[0], private_seat,
              any("rating_after" in s for s in seats), game_id, encode_record(record)),
@@ -63,8 +64,8 @@ def add_game(
         for index, seat in enumerate(seats):
             conn.execute(
                 "INSERT INTO seats (game, player, score, kind, seat, rating_before, rating_after,"
-                " result) VALUES (%s, (SELECT no FROM players WHERE id = metro_id(%s)), %s, %s,"
-                " %s, %s, %s, %s)",
+                " result) VALUES (%s, coalesce((SELECT no FROM players WHERE id = metro_id(%s)),"
+                " 0), %s, %s, %s, %s, %s, %s)",
                 (no, seat.get("player_id"), seat["score"], kind_no[0], index,
                  seat.get("rating_before"), seat.get("rating_after"), seat["result"]),
             )  # fmt: skip
@@ -74,6 +75,12 @@ def add_game(
                     "INSERT INTO seat_labels (game, seat, seat_kind, label) VALUES (%s,%s,%s,%s)",
                     (no, index, label_kind, label),
                 )
+        # The game's packed player numbers (migrations/0002): its seats are found through them.
+        conn.execute(
+            "UPDATE games SET players = (SELECT string_agg(int4send(p), ''::bytea ORDER BY p)"
+            " FROM (SELECT DISTINCT player AS p FROM seats WHERE game = %s) d) WHERE no = %s",
+            (no, no),
+        )
         for index, token_hash in (tokens or {}).items():
             conn.execute(
                 "INSERT INTO game_tokens (game, seat, token_hash) VALUES (%s, %s, %s)",
