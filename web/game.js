@@ -87,6 +87,7 @@ import { ReplayControls } from "./replay.js";
 import { learnHref } from "./learn.js";
 import { renderResign, renderSeatHandover, startTicking } from "./clock.js";
 import { renderOffers } from "./offers.js";
+import { ChatBox } from "./chat.js";
 import { TurnAlerts } from "./notify.js";
 import { LiveCopy, LiveStream } from "./live.js";
 import { isPartyTable } from "./party.js";
@@ -644,6 +645,10 @@ export class GameScreen {
       offer: (kind) => this.#seatCall((id, token) => api.offer(id, token, kind)),
       answer: (n, answer) => this.#seatCall((id, token) => api.answerOffer(id, token, n, answer)),
       nameOf: (seat) => seatLabel(view.seats[seat], seat),
+    });
+    this.chat ??= new ChatBox($("chat-box")); // (issue 35 item 2) the reader's own room
+    this.chat.show(this.id, this.mine?.token, {
+      party: this.party, mySeat: this.seat, nameOf: (seat) => seatLabel(view.seats[seat], seat),
     });
     this.#renderAfter();
     linkSeatNames(this.id, $("game")); // each player's name leads to their profile

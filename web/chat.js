@@ -1,0 +1,194 @@
+// Chat at the table (issue 35 item 2; the server's rules: services/engine/chat.py). A player's
+// token writes and reads the players' room; a spectator (no token) the spectators' room: the
+// server picks the room from the token, this page only shows what it is given. Lines are data:
+// every piece is set with textContent, never as HTML, and a link stays plain text. A mute is
+// the reader's own (kept in this browser, per game: a seat, or a spectator's mark `by`).
+// A party table's phones send only preset messages (the words are the page's).
+import { call } from "./api.js";
+import { t } from "./i18n.js";
+
+export const MAX_CHARS = 280;
+export const PRESETS = ["well_played", "good_luck", "one_more", "thanks", "oops", "wow"];
+const POLL_MS = 3000;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const muteKey = (id) => `metro.chat.mutes.${id}`;
+const whoOf = (line) => (Number.isInteger(line.seat) ? `seat:${line.seat}` : `by:${line.by}`);
+
+export class ChatBox {
+  constructor(box) {
+    this.box = box;
+    this.id = null;
+    this.lines = [];
+    this.timer = null;
+  }
+
+  /** Show the chat of game `id` for the reader (`token`: their seat's, else a spectator). */
+  show(id, token, { party = false, mySeat = null, nameOf = (seat) => `#${seat + 1}` } = {}) {
+    this.nameOf = nameOf;
+    this.mySeat = mySeat;
+    if (this.id === id && this.token === token && this.party === party) return;
+    this.id = id;
+    this.token = token || "";
+    this.party = party;
+    this.lines = [];
+    this.#build();
+    this.refresh();
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      if (document.visibilityState === "visible" && !this.box.hidden) this.refresh();
+    }, POLL_MS);
+  }
+
+  get mutes() {
+    try {
+      return new Set(JSON.parse(localStorage.getItem(muteKey(this.id)) || "[]"));
+    } catch {
+      return new Set();
+    }
+  }
+
+  #setMuted(who, muted) {
+    const mutes = this.mutes;
+    if (muted) mutes.add(who);
+    else mutes.delete(who);
+    localStorage.setItem(muteKey(this.id), JSON.stringify([...mutes]));
+    this.#draw();
+  }
+
+  #build() {
+    this.box.hidden = false;
+    this.box.replaceChildren();
+    const details = el("details", "chat-details");
+    details.open = !matchMedia("(max-width: 700px)").matches; // folded on phones
+    const summary = el("summary", "chat-title", t(this.token ? "chat.players_room" : "chat.spectators_room"));
+    this.list = el("ol", "chat-lines");
+    this.list.setAttribute("aria-live", "polite");
+    this.note = el("p", "chat-note");
+    this.note.setAttribute("role", "status");
+    this.note.hidden = true;
+    details.append(summary, this.list, this.note, this.party ? this.#presets() : this.#form());
+    this.box.append(details);
+  }
+
+  #form() {
+    const form = el("form", "chat-form");
+    const input = el("input", "chat-input");
+    input.type = "text";
+    input.maxLength = MAX_CHARS;
+    input.placeholder = t("chat.placeholder");
+    input.setAttribute("aria-label", t("chat.placeholder"));
+    const send = el("button", "chat-send", t("chat.send"));
+    send.type = "submit";
+    form.append(input, send);
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      const text = input.value.trim();
+      if (!text) return;
+      if (text.length > MAX_CHARS) return this.#say(t("chat.too_long", { max: MAX_CHARS }));
+      send.disabled = true;
+      try {
+        if (await this.#post({ text })) input.value = "";
+      } finally {
+        send.disabled = false;
+      }
+    };
+    return form;
+  }
+
+  #presets() {
+    const row = el("div", "chat-presets");
+    for (const id of PRESETS) {
+      const b = el("button", "ghost-button chat-preset", t(`chat.preset.${id}`));
+      b.type = "button";
+      b.dataset.preset = id;
+      b.onclick = () => this.#post({ preset: id });
+      row.append(b);
+    }
+    return row;
+  }
+
+  #say(text) {
+    this.note.textContent = text;
+    this.note.hidden = !text;
+  }
+
+  async #post(body) {
+    try {
+      const answer = await call("POST", `/api/games/${this.id}/chat`, { token: this.token || undefined, body });
+      this.#say("");
+      this.#take(answer);
+      return true;
+    } catch (err) {
+      this.#say(this.#refusal(err));
+      return false;
+    }
+  }
+
+  #refusal(err) {
+    const status = err?.status;
+    if (status === 429) return t("chat.too_fast");
+    if (err?.code === "chat_too_long" || (status === 400 && err?.field === "text")) {
+      return t("chat.too_long", { max: MAX_CHARS });
+    }
+    return t("chat.failed");
+  }
+
+  async refresh() {
+    const id = this.id;
+    try {
+      const answer = await call("GET", `/api/games/${id}/chat`, { token: this.token || undefined });
+      if (id === this.id) this.#take(answer);
+    } catch {
+      /* the next poll tries again */
+    }
+  }
+
+  #take(answer) {
+    this.lines = Array.isArray(answer?.lines) ? answer.lines : [];
+    this.#draw();
+  }
+
+  #draw() {
+    const mutes = this.mutes;
+    const items = this.lines.map((line) => {
+      const who = whoOf(line);
+      const li = el("li", "chat-line");
+      li.dataset.lineId = line.id;
+      const name = Number.isInteger(line.seat) ? line.name || this.nameOf(line.seat) : t("chat.spectator");
+      li.append(el("b", "chat-name", `${name}: `));
+      const muted = mutes.has(who);
+      const words = muted ? t("chat.muted_line") : line.preset ? t(`chat.preset.${line.preset}`) : line.text;
+      li.append(el("span", muted ? "chat-text chat-muted" : "chat-text", words));
+      const mine = Number.isInteger(line.seat) && this.token && line.seat === this.mySeat;
+      if (!mine) {
+        const mute = el("button", "link-button chat-mute", t(muted ? "chat.unmute" : "chat.mute"));
+        mute.type = "button";
+        mute.onclick = () => this.#setMuted(who, !muted);
+        const report = el("button", "link-button chat-report", t("chat.report"));
+        report.type = "button";
+        report.onclick = async () => {
+          try {
+            await call("POST", `/api/games/${this.id}/chat/${encodeURIComponent(line.id)}/report`, {
+              token: this.token || undefined,
+            });
+            this.#say(t("chat.reported"));
+          } catch (err) {
+            this.#say(this.#refusal(err));
+          }
+        };
+        li.append(mute, report);
+      }
+      return li;
+    });
+    if (!items.length) items.push(el("li", "chat-empty", t("chat.empty")));
+    this.list.replaceChildren(...items);
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+}
