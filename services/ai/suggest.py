@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
+import socket
 import time
 from typing import Any
 
@@ -24,6 +26,9 @@ from services.common.auth import is_service_credential
 from services.common.grpc_util import REASON_KEY, ServiceError, bearer_token, invalid_argument
 
 log = logging.getLogger("metro.ai")
+# Which worker answered, in every hint's log line (issue 32: the spread of hints over the AI
+# workers was invisible): the host (a container's id under compose, the pod's name) and pid.
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
 
 DEFAULT_SUGGESTIONS = 5
 ANSWER_MARGIN_S = 0.03  # kept back from the budget for the reply itself
@@ -126,6 +131,10 @@ class AiService(ai_pb2_grpc.AiServicer):
                 visits=r.visits,
                 move_json=json.dumps(r.move.to_json(), separators=(",", ":")),
             )
+        log.info(
+            "hint answered by worker %s: game %s seat %d level %s, %d iterations in %d ms",
+            WORKER, request.game_id, seat, level.name, result.iterations, reply.elapsed_ms,
+        )  # fmt: skip
         return reply
 
     def _check(
