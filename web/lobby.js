@@ -16,6 +16,7 @@ import { claimSeat, serverGames, stateOf } from "./players.js";
 import { playerLink } from "./profile.js";
 import { learnHref } from "./learn.js";
 import { mapPicture } from "./mappick.js";
+import { gameGallery, markPickedGame } from "./gallery.js";
 import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -144,6 +145,7 @@ async function loadCatalogue() {
   const pick = $("game-pick");
   pick.replaceChildren();
   for (const g of games) pick.add(new Option(gameName(g.game), g.game));
+  gameGallery(pick, games.map((g) => g.game), (kind) => pickGame(kind)); // (issue 35)
   if (games.length) pickGame(games[0].game);
   const draft = takeDraft();
   if (draft) restoreDraft(draft);
@@ -156,6 +158,7 @@ let readClock = null; // the clock part of the create form (clock.js)
 function pickGame(kind) {
   current = games.find((g) => g.game === kind) || games[0];
   $("game-pick").value = current.game;
+  markPickedGame(current.game);
   $("game-description").textContent = optionText(current.game, "description");
   const learnLink = $("learn-link");
   learnLink.href = learnHref(current.game);
