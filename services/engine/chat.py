@@ -13,7 +13,7 @@ Storage, beside the game's own keys and in its hash slot (the game id is the has
   chat-reports
       a list (newest first, bounded) of reported lines, copied with the game id and room, so a
       moderator still has a line after the game and its chat expired
-The rooms expire with the game: each write gives them the game's own time to live.
+The rooms expire with the game: each write and read gives them the game's own time to live.
 
 A party table's phones send only preset ids (PRESETS; the page words them): free text on a
 projector is a liability. Lines are data: the page sets them with textContent, never as HTML.
@@ -143,7 +143,13 @@ class Chat:
 
     async def get(self, request: engine_pb2.ChatRequest, caller: Caller) -> engine_pb2.ChatLines:
         game_id, seat, _ = await self._room(request, caller)
-        return await self._lines(game_id, ROOMS[0] if seat is not None else ROOMS[1])
+        room = ROOMS[0] if seat is not None else ROOMS[1]
+        # The game's own commits renew its keys' time to live but not the rooms': a read keeps
+        # a room living exactly as long as its game (the page reads while anyone is at the table).
+        ttl = int(await self.redis.ttl(game_key(game_id)))
+        if ttl > 0:
+            await self.redis.expire(room_key(game_id, room), ttl)
+        return await self._lines(game_id, room)
 
     async def _lines(self, game_id: str, room: str) -> engine_pb2.ChatLines:
         entries = await self.redis.xrevrange(room_key(game_id, room), count=RECENT)

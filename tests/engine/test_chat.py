@@ -68,6 +68,10 @@ def test_rooms_are_kept_apart(quiet_engine: RunningEngine) -> None:
     r = redis.Redis.from_url(quiet_engine.redis_url)
     game_ttl = r.ttl(f"game:{{{game}}}")
     assert 0 < r.ttl(chat.room_key(game, "players")) <= game_ttl
+    # A move renews the game's keys, not the rooms': a read renews them to the game's.
+    r.expire(chat.room_key(game, "players"), 5)
+    call(c, "GetChat", game, tokens[0])
+    assert r.ttl(chat.room_key(game, "players")) > 5
 
 
 def test_limits_refuse_long_empty_and_fast_lines(quiet_engine: RunningEngine) -> None:
