@@ -16,12 +16,14 @@ Storage, beside the game's own keys and in its hash slot (the game id is the has
 The rooms expire with the game: each write and read gives them the game's own time to live.
 
 A party table's phones send only preset ids (PRESETS; the page words them): free text on a
-projector is a liability. Lines are data: the page sets them with textContent, never as HTML.
+projector is a liability. The host token reads the players' room (the host screen's feed).
+Lines are data: the page sets them with textContent, never as HTML.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import time
 from typing import Any
@@ -29,6 +31,7 @@ from typing import Any
 import grpc
 from metro.v1 import engine_pb2
 
+from services.common.auth import token_hash
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
@@ -143,13 +146,23 @@ class Chat:
 
     async def get(self, request: engine_pb2.ChatRequest, caller: Caller) -> engine_pb2.ChatLines:
         game_id, seat, _ = await self._room(request, caller)
-        room = ROOMS[0] if seat is not None else ROOMS[1]
+        players = seat is not None or await self._is_host(game_id, caller)
+        room = ROOMS[0] if players else ROOMS[1]
         # The game's own commits renew its keys' time to live but not the rooms': a read keeps
         # a room living exactly as long as its game (the page reads while anyone is at the table).
         ttl = int(await self.redis.ttl(game_key(game_id)))
         if ttl > 0:
             await self.redis.expire(room_key(game_id, room), ttl)
         return await self._lines(game_id, room)
+
+    async def _is_host(self, game_id: str, caller: Caller) -> bool:
+        """Whether the caller holds a party table's host token: the host screen shows the
+        phones' preset messages (it reads the players' room; it writes nothing)."""
+        raw = await self.redis.get(party_key(game_id)) if caller.token else None
+        if not raw or caller.token is None:
+            return False
+        host_hash = json.loads(raw).get("host_hash", "")
+        return bool(host_hash) and hmac.compare_digest(token_hash(game_id, caller.token), host_hash)
 
     async def _lines(self, game_id: str, room: str) -> engine_pb2.ChatLines:
         entries = await self.redis.xrevrange(room_key(game_id, room), count=RECENT)

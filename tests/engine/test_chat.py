@@ -132,3 +132,14 @@ def test_a_party_table_takes_only_presets(quiet_engine: RunningEngine) -> None:
     )  # fmt: skip
     room, lines = call(c, "SendChat", party.game_id, party.token, preset="well_played")
     assert room == "players" and lines[0]["preset"] == "well_played" and "text" not in lines[0]
+    # A host-only table's host token reads the phones' room (the host screen's feed).
+    host = c.stub.CreateParty(
+        engine_pb2.CreatePartyRequest(game="metrox", host_only=True), timeout=TIMEOUT
+    )
+    phone = c.stub.JoinParty(
+        engine_pb2.JoinPartyRequest(code=host.join_code, name="Phone"), timeout=TIMEOUT
+    )
+    call(c, "SendChat", host.game_id, phone.token, preset="one_more")
+    room, lines = call(c, "GetChat", host.game_id, host.host_token)
+    assert room == "players" and [x["preset"] for x in lines] == ["one_more"]
+    assert call(c, "GetChat", host.game_id, None) == ("spectators", [])
