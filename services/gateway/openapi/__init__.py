@@ -20,6 +20,7 @@ from flask import Blueprint, Response
 from services.gateway.openapi.analysis import analysis_paths, analysis_schemas
 from services.gateway.openapi.archive import archive_paths, archive_schemas
 from services.gateway.openapi.bots import bots_paths, bots_schemas
+from services.gateway.openapi.chat import chat_paths, chat_schemas
 from services.gateway.openapi.common import API_VERSION, JSON, MAX_NAME, OPENAPI_VERSION, obj, ref
 from services.gateway.openapi.daily import daily_paths, daily_schemas, with_daily_hints
 from services.gateway.openapi.events import event_schema
@@ -42,7 +43,7 @@ def document() -> JSON:
 @functools.cache
 def _document_text() -> str:
     schemas = {**game_schemas(), **players_schemas(), **daily_schemas(), **party_schemas(),
-               **analysis_schemas(), **bots_schemas(), **archive_schemas()}
+               **analysis_schemas(), **bots_schemas(), **archive_schemas(), **chat_schemas()}
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -68,7 +69,8 @@ def _document_text() -> str:
         "description": "An event id, '<ms>-<seq>', both below 2^64.",
     }
     paths: JSON = {**with_daily_hints(with_party_create(game_paths())), **players_paths(),
-                   **daily_paths(), **party_paths(), **analysis_paths(), **bots_paths()}
+                   **daily_paths(), **party_paths(), **analysis_paths(), **bots_paths(),
+                   **chat_paths()}
     for path, operations in archive_paths().items():  # (it adds DELETE to /api/players/me)
         paths[path] = {**paths.get(path, {}), **operations}
     doc: JSON = {
