@@ -150,8 +150,7 @@ class Loader:
         self.kinds = kinds
 
     def write(self, game: dict[str, Any]) -> bool:
-        from services.archive.ids import pack_id
-        from services.archive.writes import pack_players
+        from services.archive.ids import pack_id, pack_players
 
         with self.conn.transaction():
             # The players first: the game's row lists their numbers (migrations/0002).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+import struct
 
 _DECODED = re.compile(r"[A-Za-z0-9_-]{12}|[A-Za-z0-9_-]{16}")
 _DECODED_SIZES = (9, 12)
@@ -30,3 +31,16 @@ def unpack_id(data: bytes | memoryview) -> str:
     if len(raw) in _DECODED_SIZES:
         return base64.urlsafe_b64encode(raw).decode()
     return raw.lstrip(b"\0").decode()
+
+
+def pack_players(numbers: list[int]) -> bytes:
+    """games.players (migrations/0002): the distinct player numbers of a game's seats (0: a seat
+    no player holds), ascending, 4 bytes each in network order (SQL's int4send)."""
+    distinct = sorted(set(numbers))
+    return struct.pack(f">{len(distinct)}i", *distinct)
+
+
+def unpack_players(data: bytes | memoryview) -> list[int]:
+    """The player numbers of a packed games.players."""
+    raw = bytes(data)
+    return list(struct.unpack(f">{len(raw) // 4}i", raw))

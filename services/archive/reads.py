@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from games.compact import decode_record
 from services.archive import sql
+from services.archive.ids import unpack_players
 
 DELETED_NAME = "deleted player"
 STATEMENT_TIMEOUT_MS = 2000  # one read of a page or a profile takes milliseconds
@@ -154,7 +155,7 @@ class Archive:
         if not rows:
             return None
         row = rows[0]
-        seats = self._seats_of([row["no"]])[row["no"]]
+        seats = self._seats_of({row["no"]: row["players"]})[row["no"]]
         private = int(row["private_seat"])
         hashes: tuple[str, ...] = ()
         if private >= 0:
@@ -244,7 +245,7 @@ class Archive:
         rows = self._rows(sql.HISTORY, args)
         more = len(rows) > limit
         rows = rows[:limit]
-        seats_by_game = self._seats_of([r["no"] for r in rows])
+        seats_by_game = self._seats_of({r["no"]: r["players"] for r in rows})
         games = []
         for row in rows:
             seats = seats_by_game.get(row["no"], [])
@@ -263,17 +264,20 @@ class Archive:
         return games, encode_cursor(rows[-1]["no"]) if more else None
 
     def _seats_of(
-        self, nos: list[int], conn: psycopg.Connection[Any] | None = None
+        self, games: Mapping[int, bytes], conn: psycopg.Connection[Any] | None = None
     ) -> dict[int, list[dict[str, Any]]]:
-        """The seats of these games (by the archive's numbers), as `_seat` shapes them."""
-        out: dict[int, list[dict[str, Any]]] = {n: [] for n in nos}
-        if not nos:
+        """The seats of these games (their archive numbers and packed player numbers,
+        games.players), as `_seat` shapes them."""
+        out: dict[int, list[dict[str, Any]]] = {n: [] for n in games}
+        pairs = [(no, p) for no, packed in games.items() for p in unpack_players(packed)]
+        if not pairs:
             return out
+        args = {"games": [no for no, _ in pairs], "players": [p for _, p in pairs]}
         if conn is None:
-            rows = self._rows(sql.SEATS_OF, {"nos": nos})
+            rows = self._rows(sql.SEATS_OF, args)
         else:
             with conn.cursor(row_factory=dict_row) as cur:
-                cur.execute(sql.SEATS_OF, {"nos": nos})
+                cur.execute(sql.SEATS_OF, args)
                 rows = cur.fetchall()
         for row in rows:
             out.setdefault(row["no"], []).append(_seat(row))
@@ -293,7 +297,7 @@ class Archive:
                 with conn.cursor(row_factory=dict_row) as cur:
                     cur.execute(sql.EXPORT_ROWS, {"nos": batch})
                     rows = {r["no"]: r for r in cur.fetchall()}
-                seats = self._seats_of(batch, conn)
+                seats = self._seats_of({no: rows[no]["players"] for no in batch}, conn)
                 for no in batch:
                     row = rows[no]
                     public = [public_seat(s) for s in seats.get(no, [])]

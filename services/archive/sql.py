@@ -12,7 +12,7 @@ from __future__ import annotations
 
 GAME = """
 SELECT g.no, metro_id_text(g.id) AS game_id, k.name AS kind, g.created_ms, g.ended_ms,
-       g.version, g.last_event_seq, g.private_seat, g.rated, g.record
+       g.version, g.last_event_seq, g.private_seat, g.rated, g.record, g.players
 FROM games g JOIN game_kinds k ON k.id = g.kind
 WHERE g.id = metro_id(%(game_id)s)
 """
@@ -21,18 +21,17 @@ TOKENS = "SELECT seat, token_hash FROM game_tokens WHERE game = %(no)s ORDER BY 
 
 # The seats of some games (by number), with their players' names (NULL once deleted) or their
 # labels (a guest's name, an AI seat's level). Found through the player index: each game's
-# packed list of its players' numbers (0: the seats no player holds) gives the (player, game)
-# entries (migrations/0002_seats_through_players.sql).
+# packed list of its players' numbers (games.players; 0: the seats no player holds), unpacked
+# by the caller, gives the (game, player) pairs to look up (migrations/0002). Pairs from
+# constant arrays: the planner knows how many and probes seats_by_player for each.
 SEATS_OF = """
 SELECT s.game AS no, s.seat, s.score, s.result::text AS result, s.rating_before,
        s.rating_after, metro_id_text(p.id) AS player_id, p.name AS player_name,
        p.bot AS player_bot, p.deleted, l.seat_kind::text AS label_kind, l.label
-FROM games g
-CROSS JOIN LATERAL metro_players(g.players) AS q(player)
-JOIN seats s ON s.player = q.player AND s.game = g.no
+FROM unnest(%(games)s::int4[], %(players)s::int4[]) AS q(game, player)
+JOIN seats s ON s.player = q.player AND s.game = q.game
 LEFT JOIN players p ON p.no = s.player
 LEFT JOIN seat_labels l ON l.game = s.game AND l.seat = s.seat
-WHERE g.no = ANY (%(nos)s::int4[])
 ORDER BY s.game, s.seat
 """
 
@@ -67,7 +66,7 @@ ORDER BY s.game
 # A page of the history, newest first; `before`: the last game number of the page before.
 HISTORY = """
 SELECT s.game AS no, metro_id_text(g.id) AS game_id, k.name AS kind, g.ended_ms AS ended_at_ms,
-       s.seat, s.result::text AS result, g.rated
+       s.seat, s.result::text AS result, g.rated, g.players
 FROM seats s
 JOIN game_kinds k ON k.id = s.kind
 JOIN games g ON g.no = s.game AND g.private_seat = -1
@@ -90,7 +89,8 @@ ORDER BY s.game DESC
 """
 
 EXPORT_ROWS = """
-SELECT g.no, metro_id_text(g.id) AS game_id, k.name AS kind, g.ended_ms AS ended_at_ms, g.record
+SELECT g.no, metro_id_text(g.id) AS game_id, k.name AS kind, g.ended_ms AS ended_at_ms, g.record,
+       g.players
 FROM games g JOIN game_kinds k ON k.id = g.kind
 WHERE g.no = ANY (%(nos)s::int4[])
 """

@@ -9,14 +9,13 @@ transactions sharing players never deadlock. bench/archive.py writes through her
 
 from __future__ import annotations
 
-import struct
 import time
 from typing import Any
 
 import psycopg
 
 from services.archive.gather import GameRow
-from services.archive.ids import pack_id
+from services.archive.ids import pack_id, pack_players
 
 _KINDS: dict[tuple[str, int, str, str], int] = {}  # (host, port, database, kind) -> number
 
@@ -123,13 +122,6 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
         if game.analysis is not None:
             await conn.execute(_UPSERT_ANALYSIS, (number, int(time.time() * 1000), game.analysis))
         return True
-
-
-def pack_players(numbers: list[int]) -> bytes:
-    """games.players: the distinct player numbers of a game's seats (0: a seat no player
-    holds), ascending, 4 bytes each in network order, as metro_players() reads them back."""
-    distinct = sorted(set(numbers))
-    return struct.pack(f">{len(distinct)}i", *distinct)
 
 
 async def _players(conn: psycopg.AsyncConnection[Any], game: GameRow) -> dict[str, int]:

@@ -13,9 +13,9 @@ import psycopg
 
 import games
 from games.compact import encode_record
+from services.archive.ids import pack_players
 from services.archive.migrate import MIGRATIONS_DIR, migrate
 from services.archive.reads import Archive
-from services.archive.writes import pack_players
 from services.common.postgres_server import PostgresServer
 
 

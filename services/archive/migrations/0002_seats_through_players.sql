@@ -6,7 +6,7 @@
 -- player index, which the history needs anyway.
 --
 --  * games.players: the distinct player numbers of the game's seats, ascending, each an int4
---    in network byte order (int4send; services/archive/sql.py unpacks it with metro_players);
+--    in network byte order (int4send; services/archive/ids.py unpack_players, or SQL metro_players);
 --    a seat that no player holds (a guest, the AI) counts as player 0.
 --  * seats.player: 0, not NULL, for a seat no player holds (players are numbered from 1, so
 --    the LEFT JOIN to players still finds nobody), so that such seats are in the player index
