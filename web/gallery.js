@@ -1,6 +1,6 @@
 // The lobby's games as a gallery (issue 35 item 4): a picture-less drop-down hid what each game
 // is; each game is now a button with a small picture of its board and its name, pressed for the
-// game picked. The drop-down stays in the form (visually hidden) as the form's value.
+// game picked. The drop-down stays in the form (out of sight) as the form's value.
 
 import { html } from "./dom.js";
 import { gameName } from "./words.js";
@@ -55,7 +55,11 @@ export function gameGallery(select, kinds, onPick) {
   if (!gallery) {
     gallery = html("div", { id: "game-gallery", className: "game-gallery", role: "group" });
     label.after(gallery);
-    label.classList.add("visually-hidden");
+    // The drop-down stays for the form's value (and scripts), out of sight and out of the way
+    // of the keyboard and screen readers: the gallery's buttons are the control.
+    label.classList.add("game-pick-hidden");
+    label.setAttribute("aria-hidden", "true");
+    select.tabIndex = -1;
     const title = label.querySelector("span");
     if (title?.textContent) gallery.setAttribute("aria-label", title.textContent);
   }
