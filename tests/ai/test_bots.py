@@ -20,8 +20,11 @@ from services.ai.bot import BotWorker, bot_move_id
 from services.ai.engine_api import EngineApi
 from services.ai.search import Searcher
 from services.common.grpc_util import REPLAYED_METADATA, bearer
+from services.common.levels import job_lease_ms
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 from tests.fixtures.processes import ServiceProcess
+
+EXPERT_LEASE_S = job_lease_ms("expert") / 1000  # a killed expert worker's job waits this long
 
 
 @pytest.fixture
@@ -117,8 +120,9 @@ def test_a_killed_worker_does_not_stall_the_game(own_engine: RunningEngine, ai_f
     assert c.view(game).version == version
     killed_at = time.monotonic()
     second: ServiceProcess = ai_factory(own_engine, "ai-2")
-    wait_for(moved_past(c, game, version), 20.0, "another worker to move")
-    assert time.monotonic() - killed_at < 15.0
+    # The job is retaken once its lease (expert: 3 s + 2 x 3 s) has run out, then searched.
+    wait_for(moved_past(c, game, version), EXPERT_LEASE_S + 15.0, "another worker to move")
+    assert time.monotonic() - killed_at < EXPERT_LEASE_S + 8.0
     log = second.log_path.read_text()
     assert re.search(rf"claimed: game {game} v{version} seat 1 level 'expert' attempt [2-9]", log)
     # And the game goes on with the surviving worker.
@@ -204,7 +208,8 @@ def test_a_killed_worker_does_not_stall_a_simultaneous_turn(  # type: ignore[no-
     second: ServiceProcess = ai_factory(own_engine, "ai-2")
     legal = c.legal(game, token)
     c.move(game, token, json.loads(legal.moves[0]), expected_version=start.version)
-    wait_for(lambda: doc(c.view(game))["turn_index"] == 1, 20.0, "the turn to resolve")
+    wait_for(lambda: doc(c.view(game))["turn_index"] == 1, EXPERT_LEASE_S + 15.0,
+             "the turn to resolve")  # fmt: skip
     log = second.log_path.read_text()
     assert re.search(rf"claimed: game {game} v{start.version} seat 1 level 'expert' attempt [2-9]",
                      log)  # fmt: skip
