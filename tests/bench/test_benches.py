@@ -81,6 +81,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--games", "2", "--db-games", "60", "--players", "20", "--reads", "4"],
         {"bench", "codec", "postgres"},
     ),
+    "archive_size.py": (
+        ["--games", "20", "--pool", "10"],
+        {"bench", "kind", "games", "bytes_per_game", "record_bytes_mean", "write_games_per_s"},
+    ),
     "bounded_costs.py": (
         ["rules", "--flood", "1"],
         {"bench", "mode", "query_cpu_s", "query_answer", "flood_statuses", "meta_ms_in_flood"},
