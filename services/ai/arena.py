@@ -210,7 +210,7 @@ def sprt_line(s: dict[str, Any]) -> str:
         H1_ACCEPTED: f"H1 accepted: {s['candidate']} is stronger than {s['baseline']}",
         H0_ACCEPTED: f"H0 accepted: {s['candidate']} is not stronger than {s['baseline']} "
         f"by the margin",
-        UNDECIDED: "no decision: the game cap came first",
+        UNDECIDED: "no decision: the game cap or the time limit came first",
     }[s["decision"]]
     low, high = s["win_ci95"]
     return (
