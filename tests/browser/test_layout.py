@@ -228,11 +228,12 @@ def test_on_a_phone_confirm_is_a_bar_inside_the_viewport(
 # ---- the lobby ----------------------------------------------------------------------------------
 
 
-def tabs_to(page: Any, element_id: str) -> int:
-    """How many Tabs from the page's start (just loaded) reach `element_id`, up to 12."""
+def tabs_to(page: Any, selector: str) -> int:
+    """How many Tabs from the page's start (just loaded) reach an element matching `selector`,
+    up to 12."""
     for n in range(1, 13):
         page.keyboard.press("Tab")
-        if page.evaluate(f"() => document.activeElement?.id === {element_id!r}"):
+        if page.evaluate(f"() => !!document.activeElement?.matches({selector!r})"):
             return n
     return 99
 
@@ -269,10 +270,11 @@ def test_the_lobby_puts_new_game_first_with_one_list_of_my_games(
     page.click("#player-code-button")
     assert "-" in page.inner_text("#player-code")
     shot(page, artifacts, "layout-lobby-player-menu")
-    # "Game" is the second Tab stop from the page's start (the language switch is the first).
+    # "Game" (the gallery's first game) is the second Tab stop from the page's start (the
+    # language switch is the first).
     page.reload()
-    page.wait_for_selector("#game-pick option", state="attached")
-    assert tabs_to(page, "game-pick") <= 2
+    page.wait_for_selector("#game-gallery .game-tile")
+    assert tabs_to(page, "#game-gallery .game-tile") <= 2
 
     # Another device: the recovery code brings the game into its one list, once, and it opens as
     # the player's own seat.
