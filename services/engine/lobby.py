@@ -103,7 +103,13 @@ class Lobby:
         now or before), False when the id is taken by another. `seed`: the deal's (a daily
         puzzle's; default random); `private`: unlisted (GameMeta.private); `scored_daily`: no hints
         (GameMeta.scored_daily)."""
-        await self.watermark.check_new_game()
+        try:
+            await self.watermark.check_new_game()
+        except ServiceError:
+            # A retry of a create or start that already made its game (same request key) makes
+            # nothing new: it is answered from what was stored, however full the store is.
+            if await self.store.answer(game_id, request_key) is None:
+                raise
         now = timeouts.now_ms()
         meta = GameMeta(
             kind=kind,

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
+from metro.v1 import engine_pb2
 
 from services.common.grpc_util import error_details
 from services.common.redis_server import RedisServer
@@ -108,6 +109,49 @@ def test_new_games_are_refused_before_moves_in_running_games(
             assert "running games go on" in (refused.details() or "")
             versions = [_one_move(c, game_id, tokens) for _ in range(3)]
             assert versions == sorted(set(versions)), versions  # three moves saved
+        finally:
+            r.close()
+
+
+def test_a_retried_create_gets_its_game_above_the_watermark(
+    tmp_path: Path, engine_factory: Any
+) -> None:
+    """A create that succeeded and is retried with its Idempotency-Key (its answer was lost)
+    gets its game even once the store is above the watermark: it makes no new game. Before, the
+    watermark was checked before the stored answer, and the retry answered storage_full."""
+    with RedisServer(tmp_path / "redis", maxmemory="1gb") as server:
+        r = redis.Redis.from_url(server.url)
+        try:
+            c = engine_factory(server.url).client()
+            request = engine_pb2.CreateGameRequest(
+                game="metro",
+                seats=metro_seats("human", "open"),
+                idempotency_key="retry-me-0123456789",
+            )
+            first = c.stub.CreateGame(request, timeout=10)
+            r.set("ballast", b"x" * 20_000_000)
+            used = int(r.info("memory")["used_memory"])
+            r.config_set("maxmemory", str(int(used / 0.93)))  # 93% used: above the watermark
+            other = engine_pb2.CreateGameRequest(
+                game="metro",
+                seats=metro_seats("human", "open"),
+                idempotency_key="another-0123456789",
+            )
+            deadline = time.monotonic() + 10  # the engine reads the usage every 0.5 s
+            while True:
+                try:
+                    c.stub.CreateGame(other, timeout=10)
+                except grpc.RpcError as err:
+                    assert error_details(err)["reason"] == "storage_full"
+                    break
+                other.idempotency_key = f"another-{time.monotonic_ns()}"
+                assert time.monotonic() < deadline, "a new game was never refused"
+            again = c.stub.CreateGame(request, timeout=10)
+            assert (again.game_id, again.token, again.seat) == (
+                first.game_id,
+                first.token,
+                first.seat,
+            )
         finally:
             r.close()
 
