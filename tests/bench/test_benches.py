@@ -85,6 +85,14 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--games", "20", "--pool", "10"],
         {"bench", "kind", "games", "bytes_per_game", "record_bytes_mean", "write_games_per_s"},
     ),
+    "analysis_time.py": (
+        ["--game", "metro", "--iterations", "5", "--budget-s", "2"],
+        {"bench", "game", "decisions", "wall_s", "cpu_s", "labels"},
+    ),
+    "search_speed.py": (
+        ["--games", "metro", "--positions", "1", "--seconds", "0.1", "--rounds", "1"],
+        {"bench", "metro", "seconds"},
+    ),
     "bounded_costs.py": (
         ["rules", "--flood", "1"],
         {"bench", "mode", "query_cpu_s", "query_answer", "flood_statuses", "meta_ms_in_flood"},
