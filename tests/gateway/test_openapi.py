@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import copy
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -38,10 +39,14 @@ from schemathesis.specs.openapi.checks import (
 from werkzeug.serving import BaseWSGIServer, make_server
 
 import games
+from services.common.postgres_server import PostgresServer
 from services.gateway.app import create_app
 from services.gateway.errors import JsonErrorRequestHandler
+from services.gateway.limit_safety import FAIL_CLOSED
 from services.gateway.openapi import document, view_schema_name
+from services.gateway.openapi.refusals import ARCHIVE_OPERATIONS, COSTLY_OPERATIONS
 from tests.fixtures.gateway import GatewayApi, gateway_config
+from tests.fixtures.postgres import fresh_database
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 CHECKS = [
@@ -56,6 +61,33 @@ STATUSES: dict[str, dict[int, int]] = collections.defaultdict(dict)  # what the 
 
 
 # ---- the document ------------------------------------------------------------------------------
+
+
+def test_refusal_codes_are_named_where_they_apply(api: GatewayApi) -> None:
+    """503 archive_unavailable on the archive's routes, 503 limits_unavailable on the costly
+    calls (exactly limit_safety's FAIL_CLOSED endpoints), 422 idempotency_mismatch on moves."""
+    status, doc = api.get("/api/openapi.json")
+    assert status == 200
+    paths = doc["paths"]
+    for method, path in ARCHIVE_OPERATIONS:
+        assert "`archive_unavailable`" in paths[path][method]["responses"]["503"]["description"]
+    for method, path in COSTLY_OPERATIONS:
+        assert "`limits_unavailable`" in paths[path][method]["responses"]["503"]["description"]
+    costly = {
+        (method.lower(), re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule))
+        for rule in api.client.application.url_map.iter_rules()
+        if rule.endpoint in FAIL_CLOSED
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    }
+    unnamed = {(m, re.sub(r"\{\w+\}", "{}", p)) for m, p in COSTLY_OPERATIONS}
+    assert {(m, re.sub(r"\{\w+\}", "{}", p)) for m, p in costly} == unnamed  # {kind}: {game}
+    moves = paths["/api/games/{game_id}/moves"]["post"]["responses"]["422"]
+    assert "`idempotency_mismatch`" in moves["description"]
+    assert (
+        "limits_unavailable"
+        not in paths["/api/games/{game_id}/moves"]["post"]["responses"]["503"]["description"]
+    )
 
 
 def test_document_is_valid_openapi(api: GatewayApi) -> None:
@@ -206,10 +238,14 @@ class Target:
 
 
 @pytest.fixture(scope="module")
-def fuzz_url(engine: Any, ai: Any) -> Iterator[str]:
+def fuzz_url(engine: Any, ai: Any, postgres_server: PostgresServer) -> Iterator[str]:
     """A gateway of its own on a real socket (the development server's JSON refusals), with
-    event streams that close after 0.3 s, so fuzzing /events does not wait on them."""
-    app: Flask = create_app(gateway_config(engine.address, ai.target, WATCH_MAX_S=0.3))
+    event streams that close after 0.3 s, so fuzzing /events does not wait on them, and a real
+    archive (PostgreSQL), so that the players' profile, history and export are reached."""
+    archive = fresh_database(postgres_server)
+    app: Flask = create_app(
+        gateway_config(engine.address, ai.target, WATCH_MAX_S=0.3, DATABASE_URL=archive)
+    )
     server: BaseWSGIServer = make_server(
         "127.0.0.1", 0, app, threaded=True, request_handler=JsonErrorRequestHandler
     )
@@ -218,6 +254,7 @@ def fuzz_url(engine: Any, ai: Any) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
     thread.join(10)
+    app.extensions["metro_archive"].close()
     app.extensions["metro_gateway"].backends.close()
 
 
@@ -351,6 +388,8 @@ def test_fuzz_operation(
         if path.endswith("/hint"):
             _tame_hint(case.body)
         reply = case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=CALL_TIMEOUT_S)
+        if (method.lower(), path) in ARCHIVE_OPERATIONS:  # the archive is there: reached
+            assert reply.status_code != 503, reply.text
         STATUSES[label][reply.status_code] = STATUSES[label].get(reply.status_code, 0) + 1
 
     started = time.monotonic()

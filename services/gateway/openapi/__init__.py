@@ -28,6 +28,7 @@ from services.gateway.openapi.game_parts import view_schema_name
 from services.gateway.openapi.party import party_paths, party_schemas, with_party_create
 from services.gateway.openapi.paths import game_paths
 from services.gateway.openapi.players import players_paths, players_schemas
+from services.gateway.openapi.refusals import name_refusals
 from services.gateway.openapi.schemas import game_schemas
 
 __all__ = ["MAX_NAME", "bp", "document", "view_schema_name"]
@@ -73,6 +74,7 @@ def _document_text() -> str:
                    **chat_paths()}
     for path, operations in archive_paths().items():  # (it adds DELETE to /api/players/me)
         paths[path] = {**paths.get(path, {}), **operations}
+    name_refusals(paths)
     doc: JSON = {
         "openapi": OPENAPI_VERSION,
         "info": {
