@@ -263,10 +263,11 @@ def _lists_open_seat() -> bool:
 
     Never raises: flask-limiter takes any error of a check for its store failing (it would count
     in memory and fail the costly calls closed, 503), so a body too large to read is no open
-    seat here and the view refuses it, 413."""
+    seat here and the view refuses it, 413; nor is a body nested too deep to parse (the view's
+    parser answers 400)."""
     try:
         body = request.get_json(silent=True)
-    except HTTPException:
+    except (HTTPException, RecursionError):
         return False
     seats = body.get("seats") if isinstance(body, dict) else None
     return isinstance(seats, list) and any(
