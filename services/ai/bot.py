@@ -28,7 +28,7 @@ from services.ai.players import DEFAULT_LEVEL, InfoSet, UnknownLevelError, level
 from services.ai.players.base import derive_seed
 from services.ai.search import Searcher
 from services.ai.suggest import ANSWER_MARGIN_S, ranked_legal
-from services.common.grpc_util import ServiceError
+from services.common.grpc_util import ServiceError, error_details
 
 log = logging.getLogger("metro.ai.bot")
 
@@ -118,7 +118,12 @@ class BotWorker:
                 bot_move_id(turn.game_id, turn.version, turn.seat), move,
             )  # fmt: skip
         except grpc.aio.AioRpcError as err:
-            if err.code() in DROP_CODES:
+            if error_details(err).get("reason") == "idempotency_mismatch":
+                # This job's move id was answered before for another move: a worker that
+                # retook the job while this one was frozen made the turn's move, as its own
+                # search chose. Nothing was made now.
+                await self._drop(turn, "its move was already made (by another search)")
+            elif err.code() in DROP_CODES:
                 await self._drop(turn, f"{err.code().name}: {err.details()}")
             else:  # left pending: this or another worker retakes it after the idle time
                 log.warning("job %s: %s %s", turn.job_id, err.code().name, err.details())
