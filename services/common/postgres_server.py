@@ -29,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from services.common import server_child
 from services.common.redis_server import free_port
 
 DEBIAN_GLOB = "/usr/lib/postgresql/*/bin"
@@ -134,14 +135,6 @@ def _reachable(path: Path, user: pwd.struct_passwd) -> bool:
         if not ok:
             return False
     return True
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return "(no log written)"
-    return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
 
 
 class PostgresServer:
@@ -297,16 +290,7 @@ class PostgresServer:
         for attempt in range(attempts):
             self.port = self._wanted_port or free_port(self.host)
             offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-            with self.log_path.open("ab") as log:
-                self.proc = subprocess.Popen(
-                    self._argv(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=log,
-                    cwd=self.pgdata.resolve(),
-                    start_new_session=self.new_session,
-                    **self._user_kwargs(),
-                )
+            self.proc = self._spawn()
             error = self._wait_ready()
             if error is None:
                 self._wanted_port = self.port
@@ -336,7 +320,7 @@ class PostgresServer:
                 code = self.proc.returncode
                 if code != 0 and "still in use" in self._log_since(0)[-2000:]:
                     time.sleep(0.2)
-                    self.proc = self._respawn()
+                    self.proc = self._spawn()
                     continue
                 self.proc = None
                 return f"exited with status {code}"
@@ -349,7 +333,8 @@ class PostgresServer:
         self._terminate()
         return f"did not accept connections within {self.start_timeout:.0f}s"
 
-    def _respawn(self) -> subprocess.Popen[bytes]:
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """The postgres process, its output appended to the log (a start, or a retry of one)."""
         with self.log_path.open("ab") as log:
             return subprocess.Popen(
                 self._argv(),
@@ -362,27 +347,15 @@ class PostgresServer:
             )
 
     def _log_since(self, offset: int) -> str:
-        try:
-            with self.log_path.open("rb") as f:
-                f.seek(offset)
-                text = f.read().decode(errors="replace")
-        except OSError:
-            return "(no log written)"
-        return "\n".join(text.splitlines()[-30:]) or "(log is empty)"
+        return server_child.log_tail(self.log_path, offset=offset)
 
     def _terminate(self, grace: float = 30.0) -> None:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            # SIGINT is PostgreSQL's "fast" shutdown: clients are disconnected, a checkpoint
-            # is written, and it exits (SIGTERM would wait for every client to leave).
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(grace)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # SIGINT is PostgreSQL's "fast" shutdown: clients are disconnected, a checkpoint
+        # is written, and it exits (SIGTERM would wait for every client to leave).
+        server_child.stop_child(proc, signal.SIGINT, grace)
 
     def stop(self, grace: float = 30.0) -> None:
         """Stop the server cleanly (fast shutdown, then SIGKILL after `grace` seconds)."""
@@ -397,7 +370,7 @@ class PostgresServer:
         self.proc = None
 
     def log_tail(self, lines: int = 30) -> str:
-        return _tail(self.log_path, lines)
+        return server_child.log_tail(self.log_path, lines)
 
     def create_database(self, name: str, template: str | None = None) -> str:
         """Make a database (a copy of `template` when given: fast) and return its URL."""

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from services.common import server_child
+
 PATH_NAMES = ("redis-server", "valkey-server")
 
 
@@ -105,14 +107,6 @@ def serving_pid(host: str, port: int, timeout: float = 0.5) -> int | None:
         return None  # INFO answers while the AOF is still read back; data commands would not
     pid = fields.get("process_id")
     return int(pid) if pid else None
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return "(no log written)"
-    return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
 
 
 class RedisServer:
@@ -243,26 +237,14 @@ class RedisServer:
         return f"did not answer PING within {self.start_timeout:.0f}s"
 
     def _log_since(self, offset: int) -> str:
-        try:
-            with self.log_path.open("rb") as f:
-                f.seek(offset)
-                text = f.read().decode(errors="replace")
-        except OSError:
-            return "(no log written)"
-        return "\n".join(text.splitlines()[-30:]) or "(log is empty)"
+        return server_child.log_tail(self.log_path, offset=offset)
 
     def _terminate(self, grace: float = 10.0) -> None:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            # SIGTERM makes the server flush the AOF and exit cleanly.
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(grace)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # SIGTERM makes the server flush the AOF and exit cleanly.
+        server_child.stop_child(proc, signal.SIGTERM, grace)
         if proc.stderr:
             proc.stderr.close()
 
@@ -278,7 +260,7 @@ class RedisServer:
         self._terminate()
 
     def log_tail(self, lines: int = 30) -> str:
-        return _tail(self.log_path, lines)
+        return server_child.log_tail(self.log_path, lines)
 
     def __enter__(self) -> RedisServer:
         return self.start()
