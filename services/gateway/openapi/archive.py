@@ -6,8 +6,8 @@ copy has expired)."""
 from __future__ import annotations
 
 import games
-from services.gateway.openapi.common import JSON, obj, ref, responses
-from services.gateway.openapi.players import PLAYER_KEY
+from services.gateway.openapi.common import JSON, obj, ref
+from services.gateway.openapi.players import PLAYER_KEY, player_op
 
 PLAYER_ID: JSON = {
     "name": "player_id",
@@ -17,17 +17,6 @@ PLAYER_ID: JSON = {
     "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
 }
 OWN_KEY: JSON = {**PLAYER_KEY, "required": True}
-
-
-def _op(op_id: str, summary: str, ok: int, ok_schema: JSON, *errors: int, **extra: object) -> JSON:
-    out: JSON = {
-        "operationId": op_id,
-        "summary": summary,
-        "tags": ["players"],
-        "responses": responses(ok, ok_schema, summary, *errors, 429, 503),
-    }
-    out.update(extra)
-    return out
 
 
 def archive_schemas() -> JSON:
@@ -125,24 +114,24 @@ def archive_paths() -> JSON:
         "description": "One record (as GET /api/games/{id}/record answers it) a line.",
         "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
     }
-    export = _op("exportPlayerGames", "Every public game of the player, streamed as NDJSON.",
-                 200, {"type": "string"}, 404)  # fmt: skip
+    export = player_op("exportPlayerGames", "Every public game of the player, streamed as "
+                       "NDJSON.", 200, {"type": "string"}, (404,))  # fmt: skip
     export["responses"]["200"] = ndjson
-    erase = _op("deleteMe", "Erase the caller: name and keys; games stay as 'deleted player'.",
-                204, {}, 403, parameters=[OWN_KEY])  # fmt: skip
+    erase = player_op("deleteMe", "Erase the caller: name and keys; games stay as 'deleted "
+                      "player'.", 204, {}, (403,), parameters=[OWN_KEY])  # fmt: skip
     erase["responses"]["204"] = {"description": "Erased."}
     return {
         "/api/players/{player_id}": {
             "parameters": [PLAYER_ID],
-            "get": _op("playerProfile", "A player's public profile: per game kind its games, "
-                       "wins, mean score, rating and rating history.", 200,
-                       ref("PlayerProfile"), 404),
+            "get": player_op("playerProfile", "A player's public profile: per game kind its "
+                             "games, wins, mean score, rating and rating history.", 200,
+                             ref("PlayerProfile"), (404,)),
         },
         "/api/players/{player_id}/games": {
             "parameters": [PLAYER_ID],
-            "get": _op("playerHistory", "The player's finished games, newest first, a page "
-                       "at a time (a cursor: stable while new games arrive).", 200,
-                       ref("PlayerHistory"), 400, 404, parameters=query),
+            "get": player_op("playerHistory", "The player's finished games, newest first, a "
+                             "page at a time (a cursor: stable while new games arrive).", 200,
+                             ref("PlayerHistory"), (400, 404), parameters=query),
         },
         "/api/players/{player_id}/games/export": {
             "parameters": [PLAYER_ID],
@@ -150,7 +139,7 @@ def archive_paths() -> JSON:
         },
         "/api/players/me": {"delete": erase},
         "/api/players/me/export": {
-            "get": _op("exportMe", "Everything stored about the caller, as JSON.", 200,
-                       ref("PlayerExport"), 403, parameters=[OWN_KEY]),
+            "get": player_op("exportMe", "Everything stored about the caller, as JSON.", 200,
+                             ref("PlayerExport"), (403,), parameters=[OWN_KEY]),
         },
     }  # fmt: skip
