@@ -40,6 +40,7 @@ from services.archive.gather import NotReady, done_analysis, gather
 from services.archive.writes import archived, write_analysis, write_game
 from services.engine.analysis import analysis_key
 from services.engine.archive_outbox import ARCHIVE_GROUP, ARCHIVE_STREAMS
+from services.engine.outbox_groups import create_groups, group_lost
 from services.engine.ratings import changes_key
 from services.engine.store import (
     STORAGE_ERRORS,
@@ -171,12 +172,7 @@ class Archiver:
     async def ensure_groups(self) -> None:
         if self._grouped:
             return
-        for stream in ARCHIVE_STREAMS:
-            try:
-                await self.redis.xgroup_create(stream, ARCHIVE_GROUP, id="0", mkstream=True)
-            except ResponseError as err:
-                if "BUSYGROUP" not in str(err):
-                    raise
+        await create_groups(self.redis, ARCHIVE_STREAMS, ARCHIVE_GROUP)
         self._grouped = True
 
     async def _reclaim(self) -> list[tuple[str, str, dict[str, str]]]:
@@ -219,11 +215,8 @@ class Archiver:
         return found
 
     def _raise(self, reply: Any) -> None:
-        if isinstance(reply, ResponseError) and "NOGROUP" in str(reply):
+        if group_lost(reply):
             self._grouped = False  # the outbox was lost (a flushed store): made again
-            return
-        if isinstance(reply, Exception):
-            raise reply
 
     # ---- one entry ----------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 from redis.exceptions import ResponseError
 
+from services.engine.outbox_groups import create_groups, group_lost
 from services.engine.shards import SHARD_COUNT
 from services.engine.store import STORAGE_ERRORS
 from services.engine.store_keys import feed_outbox_key
@@ -121,12 +122,7 @@ class OutboxReader:
     async def ensure_groups(self) -> None:
         if self._grouped:
             return
-        for stream in OUTBOXES:
-            try:
-                await self.redis.xgroup_create(stream, OUTBOX_GROUP, id="0", mkstream=True)
-            except ResponseError as err:
-                if "BUSYGROUP" not in str(err):
-                    raise
+        await create_groups(self.redis, OUTBOXES, OUTBOX_GROUP)
         self._grouped = True
 
     async def _reclaim(self) -> list[tuple[int, str, dict[str, str]]]:
@@ -172,11 +168,9 @@ class OutboxReader:
 
     def _raise(self, reply: Any) -> bool:
         """Raise a failed reply; True for a lost group (made again on the next step)."""
-        if isinstance(reply, ResponseError) and "NOGROUP" in str(reply):
+        if group_lost(reply):
             self._grouped = False  # the outbox was lost (a flushed store): made again
             return True
-        if isinstance(reply, Exception):
-            raise reply
         return False
 
     async def _one(self, shard: int, entry_id: str, fields: dict[str, str]) -> None:
