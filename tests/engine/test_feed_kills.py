@@ -62,6 +62,22 @@ def _move(client: EngineClient, game_id: str, token: str, rng: random.Random) ->
     return int(answer.version)
 
 
+def _seated_game(client: Any, name: str) -> tuple[Any, str, list[str]]:
+    """A new player named `name` sat at seat 0 of a new 2-seat game whose seat 1 another
+    joined: the player, the game id and the two seats' tokens."""
+    player = client.stub.CreatePlayer(
+        engine_pb2.CreatePlayerRequest(name=name),
+        metadata=(("x-client-id", uuid.uuid4().hex),), timeout=TIMEOUT,
+    )  # fmt: skip
+    created = client.create({"players": 2}, metro_seats("human", "open"))
+    joined = client.join(created.game_id, "Other")
+    client.stub.SitPlayer(
+        engine_pb2.SitPlayerRequest(game_id=created.game_id),
+        metadata=_md(player.device_key, created.token), timeout=TIMEOUT,
+    )  # fmt: skip
+    return player, created.game_id, [created.token, joined.token]
+
+
 def test_no_your_turn_is_lost_when_the_engine_is_killed_after_a_commit(
     redis_server_factory: Any, engine_factory: Any
 ) -> None:
@@ -69,18 +85,7 @@ def test_no_your_turn_is_lost_when_the_engine_is_killed_after_a_commit(
     running = engine_factory(server.url)
     client = running.client()
     store: Any = redis.Redis.from_url(server.url, decode_responses=True)
-    player = client.stub.CreatePlayer(
-        engine_pb2.CreatePlayerRequest(name="Feedy"),
-        metadata=(("x-client-id", uuid.uuid4().hex),), timeout=TIMEOUT,
-    )  # fmt: skip
-    created = client.create({"players": 2}, metro_seats("human", "open"))
-    game_id = created.game_id
-    joined = client.join(game_id, "Other")
-    client.stub.SitPlayer(
-        engine_pb2.SitPlayerRequest(game_id=game_id),
-        metadata=_md(player.device_key, created.token), timeout=TIMEOUT,
-    )  # fmt: skip
-    tokens = [created.token, joined.token]
+    player, game_id, tokens = _seated_game(client, "Feedy")
     rng = random.Random(7)
     feed = f"feed:{{{player.player_id}}}"
     try:
@@ -119,18 +124,7 @@ def test_kills_at_random_moments_of_commits_lose_no_your_turn(
     running = engine_factory(server.url)
     client = running.client()
     store: Any = redis.Redis.from_url(server.url, decode_responses=True)
-    player = client.stub.CreatePlayer(
-        engine_pb2.CreatePlayerRequest(name="Killy"),
-        metadata=(("x-client-id", uuid.uuid4().hex),), timeout=TIMEOUT,
-    )  # fmt: skip
-    created = client.create({"players": 2}, metro_seats("human", "open"))
-    game_id = created.game_id
-    joined = client.join(game_id, "Other")
-    client.stub.SitPlayer(
-        engine_pb2.SitPlayerRequest(game_id=game_id),
-        metadata=_md(player.device_key, created.token), timeout=TIMEOUT,
-    )  # fmt: skip
-    tokens = [created.token, joined.token]
+    player, game_id, tokens = _seated_game(client, "Killy")
     rng = random.Random(11)
     try:
         for _round in range(5):
