@@ -4,30 +4,17 @@ the player index), a guest's seat included (issue 29: <= 400 bytes a 2-player Me
 
 from __future__ import annotations
 
-import random
 import shutil
 from pathlib import Path
-from typing import Any
 
 import psycopg
 
-import games
 from games.compact import encode_record
 from services.archive.ids import pack_players
 from services.archive.migrate import MIGRATIONS_DIR, migrate
 from services.archive.reads import Archive
 from services.common.postgres_server import PostgresServer
-
-
-def random_record(seed: int) -> dict[str, Any]:
-    """A finished 2-player Metro game's record, played at random by the rules core."""
-    game = games.get("metro")
-    state = game.new_state({"players": 2}, seed)
-    rng = random.Random(seed)
-    while not state.is_over:
-        seat = state.to_move()[0]
-        state.apply(seat, rng.choice(list(state.legal_moves(seat))))
-    return dict(game.record(state))
+from tests.gateway.archive_rows import random_record
 
 
 def test_games_archived_before_0002_keep_their_seats(

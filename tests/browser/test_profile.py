@@ -4,30 +4,18 @@ it shows the rating graph (SVG with axes) and the history, whose filter and pagi
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import games
 from services.common.postgres_server import PostgresServer
 from tests.browser.conftest import Tab, shot
 from tests.fixtures.gateway import RELAXED_RATES, check_http
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.processes import ServiceProcess, free_port, python_module
-from tests.gateway.archive_rows import add_game, add_player, new_id
-
-
-def random_record(seed: int) -> dict[str, Any]:
-    game = games.get("metro")
-    state = game.new_state({"players": 2}, seed)
-    rng = random.Random(seed)
-    while not state.is_over:
-        seat = state.to_move()[0]
-        state.apply(seat, rng.choice(list(state.legal_moves(seat))))
-    return dict(game.record(state))
+from tests.gateway.archive_rows import add_game, add_player, new_id, random_record
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,14 @@ what is there (many games, erased players, private attempts) without playing eac
 from __future__ import annotations
 
 import itertools
+import random
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
 
+import games
 from games.compact import encode_record
 
 _CLOCK = itertools.count(1_700_000_000_000, 1000)
@@ -19,6 +21,17 @@ _CLOCK = itertools.count(1_700_000_000_000, 1000)
 def new_id(length: int = 16) -> str:
     """A game id (16) or player id (12) as the engine makes them."""
     return secrets.token_urlsafe(length * 3 // 4)[:length]
+
+
+def random_record(seed: int) -> dict[str, Any]:
+    """A finished 2-player Metro game's record, played at random by the rules core."""
+    game = games.get("metro")
+    state = game.new_state({"players": 2}, seed)
+    rng = random.Random(seed)
+    while not state.is_over:
+        seat = state.to_move()[0]
+        state.apply(seat, rng.choice(list(state.legal_moves(seat))))
+    return dict(game.record(state))
 
 
 def add_player(url: str, player_id: str, name: str, *, bot: bool = False) -> None:

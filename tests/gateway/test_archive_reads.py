@@ -9,7 +9,6 @@ the privacy of daily attempts are read from rows written as the archiver writes 
 from __future__ import annotations
 
 import json
-import random
 import time
 import zlib
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from services.gateway.app import create_app
 from tests.fixtures.gateway import GatewayApi, api_error, gateway_config
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.processes import free_port
-from tests.gateway.archive_rows import add_game, add_player, new_id
+from tests.gateway.archive_rows import add_game, add_player, new_id, random_record
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -47,17 +46,6 @@ def app(engine: Any, ai: Any, archive_url: str) -> Iterator[Flask]:
 @pytest.fixture
 def api(app: Flask) -> GatewayApi:
     return GatewayApi(app.test_client())
-
-
-def random_record(seed: int) -> dict[str, Any]:
-    """A finished 2-player Metro game's record, played at random by the rules core."""
-    game = games.get("metro")
-    state = game.new_state({"players": 2}, seed)
-    rng = random.Random(seed)
-    while not state.is_over:
-        seat = state.to_move()[0]
-        state.apply(seat, rng.choice(list(state.legal_moves(seat))))
-    return dict(game.record(state))
 
 
 def two_seats(a: str, b: str, result_a: str = "w", rating: int | None = None) -> list[Any]:
@@ -99,6 +87,19 @@ def expire(redis_url: str, game_id: str) -> None:
         client.close()
 
 
+def finished_analysis(api: GatewayApi, game_id: str, timeout: float = 480.0) -> dict[str, Any]:
+    """The game's analysis once the AI workers are done with it (asserted: done, not failed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, analysis = api.get(f"/api/games/{game_id}/analysis")
+        assert status == 200, analysis
+        if analysis["status"] in ("done", "failed") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert analysis["status"] == "done", analysis
+    return dict(analysis)
+
+
 def test_an_expired_game_answers_its_view_record_and_analysis_from_the_archive(
     api: GatewayApi, archive_url: str, redis_url: str
 ) -> None:
@@ -134,14 +135,7 @@ def test_an_expired_game_answers_its_view_record_and_analysis_from_the_archive(
     # POST on the archived game: the engine is given the record and the AI workers analyse it.
     status, queued = api.post(f"/api/games/{game_id}/analysis")
     assert status == 202 and queued["status"] in ("queued", "running", "done"), queued
-    deadline = time.monotonic() + 480
-    while True:
-        status, analysis = api.get(f"/api/games/{game_id}/analysis")
-        assert status == 200, analysis
-        if analysis["status"] in ("done", "failed") or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
-    assert analysis["status"] == "done", analysis
+    analysis = finished_analysis(api, game_id)
     assert analysis["game_id"] == game_id and analysis["moves"]
 
 
@@ -393,14 +387,8 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
         assert status == 200 and [g["game_id"] for g in page["games"]] == [game_id], page
         status, queued = api.post(f"/api/games/{game_id}/analysis")
         assert status == 202, queued
-        deadline = time.monotonic() + 480
-        while True:
-            status, analysis = api.get(f"/api/games/{game_id}/analysis")
-            assert status == 200, analysis
-            if analysis["status"] in ("done", "failed") or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert analysis["status"] == "done" and analysis["moves"], analysis
+        analysis = finished_analysis(api, game_id)
+        assert analysis["moves"], analysis
         # The archiver keeps it: once the engine's copy is gone it comes from PostgreSQL.
         archive = app.extensions["metro_archive"]
         deadline = time.monotonic() + 60
