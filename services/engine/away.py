@@ -13,7 +13,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import timeouts, validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
-from services.engine.edge import aborted, failed, not_found
+from services.engine.edge import aborted, failed
 from services.engine.store import Conflict, Duplicate, new_request_key
 from services.engine.table import Table, seat_view
 from services.engine.tables import COMMIT_ATTEMPTS, Tables
@@ -51,12 +51,9 @@ class Away:
                     table, table.state, {"action": "returned", "seats": [seat]},
                     new_request_key(), meta=meta, new_turn=False, resumed=(seat,),
                 )  # fmt: skip
-            if isinstance(result, Table):
-                return seat_view(result, seat)
-            if isinstance(result, Duplicate):
-                return seat_view(await self.tables.load(game_id), seat)
-            if result.current_version is None:
-                raise not_found(game_id)
+            view = await self.tables.seat_view_after(result, game_id, seat)
+            if view is not None:
+                return view
         raise aborted(game_id, None, -1)
 
     async def resign(self, table: Table, seat: int) -> Table | Duplicate | Conflict:

@@ -19,9 +19,9 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_of
-from services.engine.edge import aborted, failed, not_found
+from services.engine.edge import aborted, failed
 from services.engine.meta import GameMeta
-from services.engine.store import Duplicate, new_request_key
+from services.engine.store import new_request_key
 from services.engine.table import Table, seat_view
 from services.engine.tables import Tables
 
@@ -73,12 +73,9 @@ class StopOffers:
                 table, table.state, event, new_request_key(), meta=meta, new_turn=False,
                 moved=(),
             )  # fmt: skip
-            if isinstance(result, Table):
-                return seat_view(result, seat)
-            if isinstance(result, Duplicate):
-                return seat_view(await self.tables.load(game_id), seat)
-            if result.current_version is None:
-                raise not_found(game_id)
+            view = await self.tables.seat_view_after(result, game_id, seat)
+            if view is not None:
+                return view
         raise aborted(game_id, None, -1)
 
     def _change(

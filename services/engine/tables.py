@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 import orjson
+from metro.v1 import engine_pb2
 
 import games
 from games.base import GameState
@@ -31,7 +32,7 @@ from services.engine.store import (
     GameStore,
     StoredGame,
 )
-from services.engine.table import Table, TableCache
+from services.engine.table import Table, TableCache, seat_view
 
 log = logging.getLogger("metro.engine")
 
@@ -236,6 +237,20 @@ class Tables:
             flights.discard(flight)
             if not flights and self._in_flight.get(table.game_id) is flights:
                 del self._in_flight[table.game_id]
+
+    async def seat_view_after(
+        self, result: Table | Duplicate | Conflict, game_id: str, seat: int
+    ) -> engine_pb2.GameView | None:
+        """The seat's view once a commit landed (this one, or the same request's earlier one:
+        Duplicate); None after a conflict, for the caller to look again; NOT_FOUND once the
+        game is gone. The tail of every retried seat request's loop."""
+        if isinstance(result, Table):
+            return seat_view(result, seat)
+        if isinstance(result, Duplicate):
+            return seat_view(await self.load(game_id), seat)
+        if result.current_version is None:
+            raise not_found(game_id)
+        return None
 
     async def _commit(
         self,
