@@ -286,24 +286,24 @@ class PostgresServer:
         if not self.socket_dir.exists():
             self.socket_dir.mkdir(mode=0o700)
             self._give_to_user(self.socket_dir)
-        attempts = 1 if self._wanted_port else 3
-        for attempt in range(attempts):
-            self.port = self._wanted_port or free_port(self.host)
-            offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-            self.proc = self._spawn()
-            error = self._wait_ready()
-            if error is None:
-                self._wanted_port = self.port
-                self.start_seconds = time.monotonic() - began
-                return self
-            log_text = self._log_since(offset)
-            in_use = "address already in use" in log_text.lower()
-            if not (in_use and attempt + 1 < attempts):
-                raise PostgresServerError(
-                    f"{self.bin_dir}/postgres on {self.host}:{self.port} {error}; "
-                    f"its log ({self.log_path}) ends:\n{log_text}"
-                )
-        raise AssertionError("unreachable")
+        self._wanted_port = server_child.start_on_a_port(
+            self._wanted_port,
+            lambda: free_port(self.host),
+            self.log_path,
+            self._try_port,
+            lambda port, error, log: PostgresServerError(
+                f"{self.bin_dir}/postgres on {self.host}:{port} {error}; "
+                f"its log ({self.log_path}) ends:\n{log}"
+            ),
+        )
+        self.start_seconds = time.monotonic() - began
+        return self
+
+    def _try_port(self, port: int) -> str | None:
+        """Spawn the server on `port`; None once it accepts connections, else what went wrong."""
+        self.port = port
+        self.proc = self._spawn()
+        return self._wait_ready()
 
     def _wait_ready(self) -> str | None:
         """None once a connection succeeds, else what went wrong (process cleaned up).
@@ -318,7 +318,7 @@ class PostgresServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 code = self.proc.returncode
-                if code != 0 and "still in use" in self._log_since(0)[-2000:]:
+                if code != 0 and "still in use" in server_child.log_tail(self.log_path)[-2000:]:
                     time.sleep(0.2)
                     self.proc = self._spawn()
                     continue
@@ -345,9 +345,6 @@ class PostgresServer:
                 start_new_session=self.new_session,
                 **self._user_kwargs(),
             )
-
-    def _log_since(self, offset: int) -> str:
-        return server_child.log_tail(self.log_path, offset=offset)
 
     def _terminate(self, grace: float = 30.0) -> None:
         proc, self.proc = self.proc, None

@@ -190,32 +190,30 @@ class RedisServer:
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        # A port we picked ourselves may be taken by someone else before the server binds it;
-        # then pick another. A port the caller chose is tried once.
-        attempts = 1 if self._wanted_port else 3
-        for attempt in range(attempts):
-            self.port = self._wanted_port or free_port(self.host)
-            offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-            self.proc = subprocess.Popen(
-                self._argv(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                cwd=self.data_dir,
-                start_new_session=self.new_session,
-            )
-            error = self._wait_ready()
-            if error is None:
-                # A later start (a restart) keeps the port, so the URL clients hold stays valid.
-                self._wanted_port = self.port
-                return self
-            log = self._log_since(offset)
-            in_use = "address already in use" in log.lower()
-            if not (in_use and attempt + 1 < attempts):
-                raise RedisServerError(
-                    f"{self.binary} on {self.host}:{self.port} {error}; its log ends:\n{log}"
-                )
-        raise AssertionError("unreachable")
+        # A later start (a restart) keeps the port, so the URL clients hold stays valid.
+        self._wanted_port = server_child.start_on_a_port(
+            self._wanted_port,
+            lambda: free_port(self.host),
+            self.log_path,
+            self._try_port,
+            lambda port, error, log: RedisServerError(
+                f"{self.binary} on {self.host}:{port} {error}; its log ends:\n{log}"
+            ),
+        )
+        return self
+
+    def _try_port(self, port: int) -> str | None:
+        """Spawn the server on `port`; None once it answers, else what went wrong."""
+        self.port = port
+        self.proc = subprocess.Popen(
+            self._argv(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=self.data_dir,
+            start_new_session=self.new_session,
+        )
+        return self._wait_ready()
 
     def _wait_ready(self) -> str | None:
         """None once PING answers, else a description of what went wrong (process cleaned up)."""
@@ -235,9 +233,6 @@ class RedisServer:
             time.sleep(0.05)
         self._terminate()
         return f"did not answer PING within {self.start_timeout:.0f}s"
-
-    def _log_since(self, offset: int) -> str:
-        return server_child.log_tail(self.log_path, offset=offset)
 
     def _terminate(self, grace: float = 10.0) -> None:
         proc, self.proc = self.proc, None
