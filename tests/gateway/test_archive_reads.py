@@ -48,6 +48,13 @@ def api(app: Flask) -> GatewayApi:
     return GatewayApi(app.test_client())
 
 
+def new_player(api: GatewayApi, name: str) -> tuple[str, dict[str, str]]:
+    """A player made through the API: its id and the header that presents its device key."""
+    status, made = api.post("/api/players", {"name": name})
+    assert status == 201, made
+    return made["player_id"], {"X-Player-Key": made["device_key"]}
+
+
 def two_seats(a: str, b: str, result_a: str = "w", rating: int | None = None) -> list[Any]:
     other = {"w": "l", "l": "w", "d": "d"}[result_a]
     first: dict[str, Any] = {"player_id": a, "score": 30, "result": result_a}
@@ -235,9 +242,7 @@ def test_export_streams_every_public_game_as_ndjson_records(app: Flask, archive_
 def test_deleting_a_player_keeps_their_games_for_opponents_as_deleted_player(
     api: GatewayApi, archive_url: str
 ) -> None:
-    status, made = api.post("/api/players", {"name": "Leaving"})
-    assert status == 201, made
-    me, key = made["player_id"], {"X-Player-Key": made["device_key"]}
+    me, key = new_player(api, "Leaving")
     bob = new_id(12)
     add_player(archive_url, me, "Leaving")
     add_player(archive_url, bob, "Bob")
@@ -267,18 +272,15 @@ def test_deleting_a_player_keeps_their_games_for_opponents_as_deleted_player(
 def test_a_daily_attempt_s_view_record_and_analysis_stay_its_seat_s_alone(
     api: GatewayApi, archive_url: str
 ) -> None:
-    status, made = api.post("/api/players", {"name": "Solo"})
-    assert status == 201, made
-    owner, key = made["player_id"], {"X-Player-Key": made["device_key"]}
-    status, other = api.post("/api/players", {"name": "Nosy"})
-    assert status == 201
+    owner, key = new_player(api, "Solo")
+    nosy = new_player(api, "Nosy")[1]
     add_player(archive_url, owner, "Solo")
     game_id, token = new_id(), "seat-token-" + new_id()
     add_game(archive_url, random_record(70), [{"player_id": owner, "score": 5, "result": "w"},
              {"level": "easy", "score": 3, "result": "l"}], game_id=game_id, private_seat=0,
              tokens={0: token_hash(game_id, token)})  # fmt: skip
     for path in ("", "/record", "/analysis"):
-        for headers in (None, {"X-Player-Key": other["device_key"]}):
+        for headers in (None, nosy):
             status, body = api.get(f"/api/games/{game_id}{path}", headers=headers)
             assert status == 403 and api_error(body)["code"] == "permission_denied", body
         status, body = api.get(f"/api/games/{game_id}{path}", token="not-the-token")
@@ -322,9 +324,7 @@ def test_postgres_down_is_a_quick_503_and_live_play_never_waits_on_it(engine: An
 def test_my_games_merges_the_archive_with_the_live_games_each_game_once(
     api: GatewayApi, archive_url: str
 ) -> None:
-    status, made = api.post("/api/players", {"name": "Mia"})
-    assert status == 201, made
-    me, key = made["player_id"], {"X-Player-Key": made["device_key"]}
+    me, key = new_player(api, "Mia")
     add_player(archive_url, me, "Mia")
     old = add_game(archive_url, random_record(80), two_seats(me, ""))
     live, tokens = api.new_game(2)
@@ -358,9 +358,7 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
     app = create_app(gateway_config(engine.address, worker.address, DATABASE_URL=db))
     api = GatewayApi(app.test_client())
     try:
-        status, made = api.post("/api/players", {"name": "Ada"})
-        assert status == 201, made
-        key = {"X-Player-Key": made["device_key"]}
+        ada, key = new_player(api, "Ada")
         game_id, tokens = api.new_game(2)
         assert api.post(f"/api/games/{game_id}/player", {}, tokens[0], headers=key)[0] == 200
         game_id, tokens = play_to_the_end(api, (game_id, tokens))
@@ -383,7 +381,7 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
         assert api.get(f"/api/games/{game_id}/record")[1] == before["record"]
         status, mine = api.get("/api/players/me/games", headers=key)
         assert status == 200 and [g["game_id"] for g in mine["games"]] == [game_id], mine
-        status, page = api.get(f"/api/players/{made['player_id']}/games")
+        status, page = api.get(f"/api/players/{ada}/games")
         assert status == 200 and [g["game_id"] for g in page["games"]] == [game_id], page
         status, queued = api.post(f"/api/games/{game_id}/analysis")
         assert status == 202, queued
@@ -406,11 +404,7 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
 
 def test_an_erased_player_leaves_the_leaderboard_under_deleted_player(api: GatewayApi) -> None:
     """DELETE /api/players/me through the engine: the name goes from the ratings too."""
-    keys = []
-    for name in ("Rated Ray", "Rated Rita"):
-        status, made = api.post("/api/players", {"name": name})
-        assert status == 201, made
-        keys.append((made["player_id"], {"X-Player-Key": made["device_key"]}))
+    keys = [new_player(api, name) for name in ("Rated Ray", "Rated Rita")]
     game_id, tokens = api.new_game(2)
     for seat, (_, key) in enumerate(keys):
         body = {"rated": True} if seat == 0 else {}
