@@ -39,6 +39,7 @@ from services.cli.archive_db import ArchiveDb, ArchiveStartFailed, archiver_heal
 from services.cli.proxy import GUNICORN_CONF, Front, gateway_argv  # noqa: F401 (re-exported)
 from services.common.healthcheck import check_grpc, check_http
 from services.common.redis_server import RedisServer, RedisServerError, RedisServerNotFound
+from services.common.server_child import log_tail
 
 # Runs before each child's real program: ask Linux to SIGTERM the child when the supervisor dies
 # (PR_SET_PDEATHSIG = 1), give up if it already has, then become the program (same pid).
@@ -93,17 +94,6 @@ def port_free(host: str, port: int) -> str | None:
         except OSError as exc:
             return exc.strerror or str(exc)
     return None
-
-
-def tail(path: Path, lines: int = 25, offset: int = 0) -> str:
-    """The last lines of a log, from byte `offset` on (where the latest start began)."""
-    try:
-        with path.open("rb") as f:
-            f.seek(offset)
-            text = f.read().decode(errors="replace")
-    except OSError:
-        return "(no log written)"
-    return "\n".join(text.splitlines()[-lines:]) or "(log is empty)"
 
 
 class Deaths:
@@ -197,7 +187,7 @@ class Part:
         return None if self.proc is None else self.proc.poll()
 
     def log_tail(self, lines: int = 25) -> str:
-        return tail(self.log_path, lines, self.log_offset)
+        return log_tail(self.log_path, lines, self.log_offset)
 
     def stop(self, grace: float = GRACE_S) -> None:
         """SIGTERM its process group, SIGKILL after `grace` seconds; the group is emptied."""
