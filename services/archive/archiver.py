@@ -182,7 +182,8 @@ class Archiver:
         replies = await pipe.execute(raise_on_error=False)
         found = []
         for stream, reply in zip(ARCHIVE_STREAMS, replies, strict=True):
-            self._raise(reply)
+            if self._raise(reply):
+                continue
             for entry_id, fields in reply[1] if isinstance(reply, list | tuple) else ():
                 if fields and entry_id not in self.deferred:
                     found.append((stream, _text(entry_id), _fields(fields)))
@@ -196,7 +197,8 @@ class Archiver:
                 pipe.xreadgroup(ARCHIVE_GROUP, self.name, {stream: ">"}, count=PAGE)
             replies = await pipe.execute(raise_on_error=False)
             for reply in replies:
-                self._raise(reply)
+                if self._raise(reply):
+                    continue  # this stream's group is gone: made again on the next step
                 for stream, entries in reply or ():
                     found.extend((_text(stream), _text(i), _fields(f)) for i, f in entries if f)
             if not found and block:
@@ -214,9 +216,12 @@ class Archiver:
             found.extend((_text(stream), _text(i), _fields(f)) for i, f in entries if f)
         return found
 
-    def _raise(self, reply: Any) -> None:
+    def _raise(self, reply: Any) -> bool:
+        """Raise a failed reply; True for a lost group (made again on the next step)."""
         if group_lost(reply):
             self._grouped = False  # the outbox was lost (a flushed store): made again
+            return True
+        return False
 
     # ---- one entry ----------------------------------------------------------------------
 
