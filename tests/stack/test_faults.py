@@ -117,16 +117,18 @@ class Game:
         return answer
 
 
-def start_up(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], Callable[[], str]]:
-    """`metro up` with `args`, once it says it is up; and a reader of everything it has said.
-    The caller stops it."""
+def start_up(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], Callable[[], str]]:
+    """`metro up` with `args` (and `env` beside the test's own), once it says it is up; and a
+    reader of everything it has said. The caller stops it."""
     out_path = tmp_path / "up.out"
     with out_path.open("wb") as out:
         up = subprocess.Popen(
             up_argv(tmp_path, *args),
             # This client polls a game's view every 50 ms while a part is down, faster than any
             # page: the gateway's per-address read rate (RATE_LIMIT_READS) is not what is tested.
-            env=up_env(tmp_path, {"RATE_LIMIT_READS": "100000/minute"}),
+            env=up_env(tmp_path, {"RATE_LIMIT_READS": "100000/minute", **(env or {})}),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

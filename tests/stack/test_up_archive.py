@@ -1,6 +1,8 @@
 """`metro up` runs the archive (issue 29): its own PostgreSQL (data under the run dir, migrated)
 and an archiver; a finished game reaches PostgreSQL, and PostgreSQL and the archiver killed with
-SIGKILL come back on their own, the next finished game archived too. Real processes throughout.
+SIGKILL come back on their own, the next finished game archived too. With finished games kept
+in Redis for 5 s only, both still answer their view and record after the whole stack stopped and
+started again. Real processes throughout.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import redis
 
 from services.archive.ids import pack_id
+from services.engine.store_keys import game_key
 from tests.fixtures.processes import free_port
-from tests.stack.test_faults import Game, start_up
+from tests.stack.test_faults import Game, start_up, until_ok
 from tests.stack.test_stack import children_of
+
+FINISHED_TTL_S = 5  # how long a finished game stays in Redis once archived
 
 
 def finish(game: Game) -> None:
@@ -58,7 +64,8 @@ def test_metro_up_archives_finished_games_through_kills_of_postgres_and_the_arch
     tmp_path: Path,
 ) -> None:
     port = free_port()
-    up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1")
+    keep = {"GAME_TTL_FINISHED_S": str(FINISHED_TTL_S)}
+    up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1", env=keep)
     try:
         found = re.search(r"postgres: \S+ at (postgresql://\S+), data in (\S+)", said())
         assert found, said()
@@ -87,6 +94,26 @@ def test_metro_up_archives_finished_games_through_kills_of_postgres_and_the_arch
         up.send_signal(signal.SIGINT)
         assert up.wait(60) == 0, said()
         assert "stopping postgres" in said()
+
+        # The whole stack again, on the same run dir: the finished games' Redis keys are gone
+        # (released to a 5 s life once archived), and every link still answers, from the archive.
+        up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1", env=keep)
+        found = re.search(r"redis: \S+ at (redis://\S+),", said())
+        assert found, said()
+        store = redis.Redis.from_url(found.group(1))
+        try:
+            wait_for(
+                "the finished games' Redis keys gone",
+                lambda: not store.exists(*(game_key(g.id) for g in (first, second))),
+                timeout=FINISHED_TTL_S + 60,
+            )
+        finally:
+            store.close()
+        for game in (first, second):
+            view = game.view()
+            assert view["status"] == "over" and view["game_id"] == game.id, view
+            record = until_ok(base, "GET", f"/api/games/{game.id}/record")
+            assert record["moves"] and record["scores"] == [s["score"] for s in view["seats"]]
     finally:
         if up.poll() is None:
             up.kill()
