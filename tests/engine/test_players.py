@@ -85,7 +85,7 @@ def test_only_hashes_are_stored_and_keys_keep_to_one_tag(
         # in one cluster slot.
         for pattern in ("player:*", "recovery:*", "table:*", "ratings:*", "rematch:*"):
             for key in store.scan_iter(match=pattern):
-                assert re.fullmatch(r"[a-z]+:\{[^{}]+\}(:[a-z]+)?", key), key
+                assert re.fullmatch(r"[a-z]+:\{[^{}]+\}(:[A-Za-z0-9_-]+)*", key), key
     finally:
         store.close()
 
