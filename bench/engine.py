@@ -308,7 +308,12 @@ def main() -> None:
             ]
         finally:
             engine.terminate()
-            engine.wait(10)
+            try:
+                engine.wait(30)  # a loaded machine may take a while to drain: not measured here
+            except subprocess.TimeoutExpired:
+                print("bench: the engine took over 30 s to stop; killed", file=sys.stderr)
+                engine.kill()
+                engine.wait()
             log.close()
             redis_server.stop()
     print(
