@@ -190,9 +190,9 @@ def test_dev_up_from_a_fresh_copy_plays_a_game_and_stops_cleanly(tmp_path: Path)
         assert f"Metro is up: {base}/" in log_path.read_text()
         assert (copy / "gen" / "metro" / "v1").is_dir()
         stack = children_of(up.pid)
-        # redis, engine, two AI workers, gateway
-        assert len(stack) == 5, processes_mentioning(str(copy))
-        for part in ("redis", "engine", "ai-1", "ai-2", "gateway"):
+        # redis, postgres (the archive), engine, two AI workers, the archiver, gateway
+        assert len(stack) == 7, processes_mentioning(str(copy))
+        for part in ("redis", "postgres", "engine", "ai-1", "ai-2", "archiver", "gateway"):
             assert (copy / ".run" / "logs" / f"{part}.log").exists(), part
 
         up_s = time.monotonic() - started
