@@ -52,6 +52,18 @@ def play(c: EngineClient, game: str, tokens: list[str], steps: int, rng: random.
     return view
 
 
+def holds_a_drawn_tile(c: EngineClient, game: str, token: str) -> bool:
+    """Whether seat 0 is to move with a tile it drew (with tiles left to draw, its only
+    moves place that tile)."""
+    view = c.view(game)
+    if view.status != "playing" or list(view.to_move) != [0]:
+        return False
+    if json.loads(view.json)["deck_count"] == 0:
+        return False  # nothing to draw: placing from the hand is not holding a drawn tile
+    moves = [json.loads(m) for m in c.legal(game, token, seat=0).moves]
+    return all(m.get("action") != "draw" for m in moves)
+
+
 def replayed_scores(c: EngineClient, game: str) -> list[int]:
     return list(games.get("metro").replay(record_of(c, game)).scores)
 
@@ -65,7 +77,10 @@ def md(key: str | None = None, token: str | None = None) -> tuple[tuple[str, str
     return tuple(out)
 
 
-def test_two_player_resign_ends_the_game_and_rates_a_loss(quiet_engine: RunningEngine) -> None:
+@pytest.mark.parametrize("ada_holds_a_drawn_tile", [False, True])
+def test_two_player_resign_ends_the_game_and_rates_a_loss(
+    quiet_engine: RunningEngine, ada_holds_a_drawn_tile: bool
+) -> None:
     c = quiet_engine.client()
     ada, bo = (
         c.stub.CreatePlayer(engine_pb2.CreatePlayerRequest(name=n), metadata=md(), timeout=TIMEOUT)
@@ -77,14 +92,30 @@ def test_two_player_resign_ends_the_game_and_rates_a_loss(quiet_engine: RunningE
             engine_pb2.SitPlayerRequest(game_id=game, rated=True),
             metadata=md(player.device_key, token), timeout=TIMEOUT,
         )  # fmt: skip
-    play(c, game, tokens, 6, random.Random(3))
+    rng = random.Random(3)
+    play(c, game, tokens, 6, rng)
+    for _ in range(20):  # to the position this case asks for
+        if holds_a_drawn_tile(c, game, tokens[0]) == ada_holds_a_drawn_tile:
+            break
+        if ada_holds_a_drawn_tile and list(c.view(game).to_move) == [0]:
+            c.move(game, tokens[0], "draw", seat=0)
+        else:
+            play(c, game, tokens, 1, rng)
+    assert holds_a_drawn_tile(c, game, tokens[0]) == ada_holds_a_drawn_tile
     # Bo resigns, on his own turn or not.
     view = resign(c, game, tokens[1])
+    if ada_holds_a_drawn_tile:
+        # As games/metro/state.py retires a seat: the game ends once the
+        # last seat in play places the tile it drew.
+        assert view["status"] == "playing" and view["to_move"] == [0], view
+        legal = [json.loads(m) for m in c.legal(game, tokens[0], seat=0).moves]
+        view = json.loads(c.move(game, tokens[0], legal[0], seat=0).json)
     assert view["status"] == "over"
     assert view["winners"] == [0]
     assert view["seats"][1].get("lost") is True
     told = [e for e in events_of(c, game) if e.get("action") == "resigned"]
-    assert [(e["seat"], e["status"]) for e in told] == [(1, "over")]
+    ended_at_once = "playing" if ada_holds_a_drawn_tile else "over"
+    assert [(e["seat"], e["status"]) for e in told] == [(1, ended_at_once)]
     assert told[0]["retired"][0]["seat"] == 1
     # Again: nothing changes (a retried request).
     again = resign(c, game, tokens[1])
@@ -92,7 +123,10 @@ def test_two_player_resign_ends_the_game_and_rates_a_loss(quiet_engine: RunningE
     # The record replays to the same end, the retirement in it.
     record = record_of(c, game)
     replayed = games.get("metro").replay(record)
-    assert replayed.is_over and replayed.scores == told[0]["retired"][0]["scores"]
+    frozen = told[0]["retired"][0]["scores"]
+    assert replayed.is_over and replayed.scores[1] == frozen[1]  # Bo's score froze
+    if not ada_holds_a_drawn_tile:
+        assert replayed.scores == frozen
     assert 1 in replayed.retired
 
     deadline = time.monotonic() + 20
