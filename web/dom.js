@@ -1,6 +1,6 @@
 // Small DOM helpers the shell offers to every game's page module (import from "/dom.js").
 
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { offerText } from "./offers.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -34,6 +34,18 @@ export function ensureStylesheet(href) {
   link.rel = "stylesheet";
   link.href = url;
   document.head.appendChild(link);
+}
+
+/** "+12" / "−3.5" / "0" (a true minus sign): a hint's value as every hint list writes it, the
+ *  shell's hint explanation and each game's list alike; here, below the kit, so that the kit
+ *  takes nothing from the shell's game screen. */
+export function signedValue(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return "";
+  const digits = Math.abs(v) >= 10 ? 0 : 1;
+  const rounded = Number(Math.abs(v).toFixed(digits));
+  if (rounded === 0) return "0";
+  const text = formatNumber(rounded, { maximumFractionDigits: digits });
+  return v < 0 ? `\u2212${text}` : `+${text}`;
 }
 
 // ---- seats told apart without colour (issue 11, item 5) ---------------------------------------

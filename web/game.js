@@ -78,7 +78,8 @@ import {
   setting,
   wasCreatedHere,
 } from "./api.js";
-import { formatNumber, t } from "./i18n.js";
+import { t } from "./i18n.js";
+import { signedValue } from "./dom.js";
 import { defaultLevel, gameMeta } from "./meta.js";
 import { gameName, optionText } from "./words.js";
 import { levelDescription, levelName, plainError, renderFinal, renderScores, renderStatus, seatLabel, turnSentence, withoutRuleRefs } from "./panel.js";
@@ -110,16 +111,6 @@ function newMoveId() {
 export function myTurn(view, seat) {
   if (!view || seat === null || seat === undefined || view.status !== "playing") return false;
   return (view.to_move || []).includes(seat) && view.seats?.[seat]?.chosen !== true;
-}
-
-/** "+12" / "−3.5" / "0": a hint's value as the hint lists write it (a true minus sign). */
-export function signedValue(v) {
-  if (typeof v !== "number" || !Number.isFinite(v)) return "";
-  const digits = Math.abs(v) >= 10 ? 0 : 1;
-  const rounded = Number(Math.abs(v).toFixed(digits));
-  if (rounded === 0) return "0";
-  const text = formatNumber(rounded, { maximumFractionDigits: digits });
-  return v < 0 ? `\u2212${text}` : `+${text}`;
 }
 
 /** What the best hint's value means, in one sentence. */

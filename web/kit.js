@@ -14,7 +14,7 @@
 //   maps          MapView (pan and zoom by the viewBox), segmentDistance              (mapview.js)
 //   words         registerParamWords (a game's words for its refusals' values)       (words.js)
 //   hints         signedValue: a hint's value as every hint list writes it, "+12", "−3.5", "0",
-//                 as the shell's hint explanation does                                (game.js)
+//                 as the shell's hint explanation does                                (dom.js)
 
 export {
   MoveLog,
@@ -35,10 +35,10 @@ export {
   seatGlyph,
   seatGlyphName,
   seatSymbol,
+  signedValue,
   svg,
   tableEntries,
 } from "./dom.js";
-export { signedValue } from "./game.js";
 export { MapView, segmentDistance } from "./mapview.js";
 export { seatLabel } from "./panel.js";
 export { registerParamWords } from "./words.js";
