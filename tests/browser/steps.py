@@ -4,7 +4,10 @@ lobby, wait for a turn, click a square, read the board."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+from tests.fixtures.waits import assert_stays
 
 GAME_URL = re.compile(r"#/game/([A-Za-z0-9_-]+)$")
 
@@ -125,4 +128,45 @@ def simulate_deuteranopia(page: Any) -> None:
         }""",
         DEUTERANOPIA,
     )
-    page.wait_for_timeout(200)
+    settled(page)  # the filter is applied and drawn
+
+
+# The page at rest: no DOM change (a MutationObserver counts them), the same layout (viewport,
+# document size) and no finite animation running, for `frames` animation frames in a row. What
+# "let it settle" pauses hoped for, as a condition: after a resize, a zoom, a first view.
+QUIET_JS = """(frames) => {
+  if (!window.__quiet) {
+    const q = { changes: 0, still: 0, last: '' };
+    window.__quiet = q;
+    new MutationObserver((list) => { q.changes += list.length; })
+      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  }
+  const q = window.__quiet;
+  const d = document.documentElement;
+  const moving = document.getAnimations().some((a) => a.playState === 'running' &&
+      a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  const sign = [innerWidth, innerHeight, d.scrollWidth, d.scrollHeight, scrollX, scrollY,
+                q.changes].join();
+  q.still = sign === q.last && !moving ? q.still + 1 : 0;
+  q.last = sign;
+  return q.still >= frames;
+}"""
+
+
+def settled(page: Any, frames: int = 5, timeout_ms: int = 20_000) -> None:
+    """Wait until the page is at rest (QUIET_JS): laid out for the viewport it has now, the map
+    camera still and its names placed, nothing animating."""
+    page.wait_for_function(QUIET_JS, arg=frames, polling="raf", timeout=timeout_ms)
+
+
+def resized(page: Any, size: dict[str, int]) -> None:
+    """Set the viewport and wait until the page is laid out for it."""
+    page.set_viewport_size(size)
+    page.wait_for_function("(w) => innerWidth === w", arg=size["width"])
+    settled(page)
+
+
+def page_stays(page: Any, check: Callable[[], Any], what: str, seconds: float) -> None:
+    """check() holds for `seconds` while the page runs (its events reach the test meanwhile):
+    the one bounded wait, named, for a test that something does NOT happen."""
+    assert_stays(check, what, seconds, every=0.1, pause=lambda s: page.wait_for_timeout(s * 1000))

@@ -17,6 +17,7 @@ from tests.browser.steps import (
     create_game,
     legal_squares,
     play_one_move,
+    resized,
     selected_code,
     wait_my_turn_or_end,
 )
@@ -27,8 +28,7 @@ SIGNED_VALUE = re.compile("[+\u2212]?[0-9.]+")  # the page writes a true minus s
 
 def both_widths(page: Any, artifacts: Path, name: str) -> None:
     shot(page, artifacts, name)
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(150)  # let the one-column layout settle
+    resized(page, NARROW)
     shot(page, artifacts, name)
     page.set_viewport_size(WIDE)
 
