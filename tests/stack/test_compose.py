@@ -311,10 +311,10 @@ def test_image_is_multi_stage_with_a_home_for_its_user() -> None:
     assert "--uid 10001 --gid 10001" in runtime and "groupadd --system --gid 10001" in runtime
 
 
-# ---- An operator's settings reach the containers (README's configuration table) -------------
+# ---- An operator's settings reach the containers (docs/deploy.md's configuration table) -----
 
 # Settings compose decides itself (addresses inside the network, URLs built from REDIS_PASSWORD):
-# an operator's value for these is not passed, by design, and the README says so.
+# an operator's value for these is not passed, by design, and docs/deploy.md says so.
 SET_BY_COMPOSE = {
     "REDIS_URL", "RATE_LIMIT_STORAGE_URL", "DATABASE_URL", "ENGINE_HOST", "ENGINE_PORT",
     "ENGINE_TARGET", "AI_PORT", "AI_TARGET", "GATEWAY_HOST", "GATEWAY_PORT", "HEALTH_PORT",
@@ -323,9 +323,9 @@ SET_BY_COMPOSE = {
 
 
 def readme_settings() -> dict[str, set[str]]:
-    """README's configuration table: variable -> the compose services that read it."""
-    text = (ROOT / "README.md").read_text()
-    table = text.split("### Configuration", 1)[1].split("\n### ", 1)[0]
+    """docs/deploy.md's configuration table: variable -> the compose services that read it."""
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    table = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     settings: dict[str, set[str]] = {}
     for line in table.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -337,11 +337,11 @@ def readme_settings() -> dict[str, set[str]]:
             services.add("gateway")
         for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", cells[0]):
             settings[name] = services
-    assert len(settings) > 20, "README's configuration table was not found"
+    assert len(settings) > 20, "docs/deploy.md's configuration table was not found"
     return settings
 
 
-def test_every_setting_of_the_readme_reaches_the_services_that_read_it(tmp_path: Path) -> None:
+def test_every_documented_setting_reaches_the_services_that_read_it(tmp_path: Path) -> None:
     """Each variable of the table, set in .env, arrives in every service that reads it and in
     no other (a setting in .env that compose did not pass was silently ignored before)."""
     settings = readme_settings()
