@@ -2,27 +2,20 @@
 // open / AI with a level, as many as the game's players range allows) and its options (rendered
 // from the game's option specs), and list open games to join. The engine allows one human seat at
 // creation, the creator's: every other person takes an open seat with the invite link.
-// "My games" is one list: the games this browser holds a seat in (api.js keeps the seats), each
-// fetched with its seat's token (whose turn it is, or how it ended; a game that is gone is
-// dropped), and the player's games from its other devices (players.js), each game once.
+// The option controls are optionform.js's; the "My games" card is mygames.js's.
 
 import { clockForm } from "./clock.js";
-import { api, forgetSeat, listSeats, markCreated, rememberName, savedName, saveSeat } from "./api.js";
-import { formatList, formatNumber, t } from "./i18n.js";
+import { api, markCreated, rememberName, savedName, saveSeat } from "./api.js";
+import { formatNumber, t } from "./i18n.js";
 import { defaultLevel, loadMeta, seatColour, textOn } from "./meta.js";
-import { levelDescription, levelName, plainError, seatLabel } from "./panel.js";
-import { analyseButton } from "./analysis.js";
-import { claimSeat, serverGames, stateOf } from "./players.js";
-import { playerLink } from "./profile.js";
+import { levelDescription, levelName, plainError } from "./panel.js";
 import { learnHref } from "./learn.js";
-import { mapPicture } from "./mappick.js";
 import { gameGallery, markPickedGame } from "./gallery.js";
-import { choiceLabel, gameName, optionHelp, optionLabel, optionText } from "./words.js";
+import { drawOptions, optionSummary, PLAYERS_OPTION } from "./optionform.js";
+import { refreshMine as refreshMyGames, seatName } from "./mygames.js";
+import { gameName, optionText } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
-
-// The option that sets the number of seats (games/base.py `Option`): the seat rows set it.
-const PLAYERS_OPTION = "players";
 
 let games = [];
 let current = null; // the picked game's meta entry
@@ -175,7 +168,8 @@ function pickGame(kind) {
   while (list.children.length > max) list.lastElementChild.remove();
   while (list.children.length < min) addSeatRow("open");
   for (const select of list.querySelectorAll(".seat-level")) fillLevels(select, select.value);
-  renderOptions(current);
+  optionReaders = drawOptions($("options"), current);
+  $("options-box").hidden = !optionReaders.length;
   readClock = clockForm($("clock-box"), (current.levels || []).map((l) => [l.name, levelName(l.name)]));
   syncSeats();
 }
@@ -258,92 +252,6 @@ function syncSeats() {
   for (const b of list.querySelectorAll(".remove-seat")) b.disabled = n <= min;
 }
 
-// ---- options ---------------------------------------------------------------------------------
-
-/** One control per option spec of `game` (the seat count is the seat rows, not a control). */
-function renderOptions(game) {
-  const box = $("options");
-  box.replaceChildren();
-  optionReaders = [];
-  const specs = (game.options || []).filter((o) => o.name !== PLAYERS_OPTION);
-  $("options-box").hidden = !specs.length;
-  for (const spec of specs) {
-    const { node, read } = optionControl(spec);
-    box.appendChild(node);
-    optionReaders.push(read);
-  }
-}
-
-function helpText(spec) {
-  const text = optionHelp(current.game, spec);
-  if (!text) return null;
-  const small = document.createElement("small");
-  small.textContent = text;
-  return small;
-}
-
-function optionControl(spec) {
-  const id = `opt-${spec.name}`;
-  const label = document.createElement("label");
-  label.dataset.option = spec.name;
-  if (spec.kind === "bool") {
-    label.className = "check";
-    const input = document.createElement("input");
-    input.type = "checkbox";
-    input.id = id;
-    input.name = spec.name;
-    input.checked = spec.default === true;
-    label.append(input, ` ${optionLabel(current.game, spec)} `);
-    const help = helpText(spec);
-    if (help) label.append(help);
-    return { node: label, read: () => [spec.name, input.checked] };
-  }
-  label.className = "field inline";
-  label.append(`${optionLabel(current.game, spec)} `);
-  let read;
-  if (spec.kind === "choice") {
-    const select = document.createElement("select");
-    select.id = id;
-    select.name = spec.name;
-    const choices = spec.choices || [];
-    for (const c of choices) {
-      select.add(new Option(choiceLabel(current.game, spec, c), String(c.value), false, c.value === spec.default));
-    }
-    label.append(select);
-    const picture = mapPicture(current.game, spec, select);
-    if (picture) label.append(picture);
-    // back to the choice's own value, number or string as the game wrote it
-    read = () => [spec.name, choices.find((c) => String(c.value) === select.value)?.value];
-  } else if (spec.kind === "int") {
-    const input = document.createElement("input");
-    input.type = "number";
-    input.id = id;
-    input.name = spec.name;
-    input.step = "1";
-    if (spec.min !== undefined) input.min = String(spec.min);
-    if (spec.max !== undefined) input.max = String(spec.max);
-    if (spec.default !== null && spec.default !== undefined) input.value = String(spec.default);
-    label.append(input);
-    read = () => [spec.name, input.value.trim() === "" ? undefined : Number(input.value)];
-  } else {
-    const input = document.createElement("input");
-    input.type = "text";
-    input.id = id;
-    input.name = spec.name;
-    input.maxLength = 64;
-    input.value = spec.default === null || spec.default === undefined ? "" : String(spec.default);
-    label.append(input);
-    // an empty text leaves the option out: the game's default applies
-    read = () => [spec.name, input.value.trim() === "" ? undefined : input.value.trim()];
-  }
-  const help = helpText(spec);
-  if (help) {
-    label.title = optionHelp(current.game, spec);
-    label.append(help);
-  }
-  return { node: label, read };
-}
-
 // ---- creating --------------------------------------------------------------------------------
 
 /** The POST /api/games body from the form. */
@@ -416,26 +324,6 @@ async function refreshOpen(go) {
   for (const game of open) ul.appendChild(openGameItem(game, go));
 }
 
-/** The options a game was made with that differ from its game's defaults, in words. */
-function optionSummary(entry, rules) {
-  const out = [];
-  for (const spec of entry?.options || []) {
-    if (spec.name === PLAYERS_OPTION || !(spec.name in (rules || {}))) continue;
-    const value = rules[spec.name];
-    if (value === spec.default || value === null) continue;
-    const label = optionLabel(entry.game, spec);
-    if (spec.kind === "bool") {
-      if (value) out.push(label);
-    } else if (spec.kind === "choice") {
-      const choice = (spec.choices || []).find((c) => c.value === value);
-      out.push(t("lobby.option_value", { label, value: choice ? choiceLabel(entry.game, spec, choice) : String(value) }));
-    } else {
-      out.push(t("lobby.option_value", { label, value: String(value) }));
-    }
-  }
-  return out.join(t("lobby.option_separator"));
-}
-
 function openGameItem(game, go) {
   const entry = games.find((g) => g.game === game.game);
   const li = document.createElement("li");
@@ -462,122 +350,13 @@ function openGameItem(game, go) {
   return li;
 }
 
-// ---- my games --------------------------------------------------------------------------------
 
-const MAX_MINE = 30;
-let mineRound = 0;
+// ---- my games (mygames.js) -------------------------------------------------------------------
 
-const ORDER = { "your-turn": 0, playing: 1, waiting: 2, unknown: 3, over: 4 };
-
-function seatName(seat, i) {
-  // A bot account's seat (or one it is invited to) is marked as a bot's (issue 24).
-  if (seat?.bot) return `${seat.kind === "open" ? seat.name : seatLabel(seat, i)} ${t("seat.bot_mark")}`;
-  return seatLabel(seat, i);
-}
-
-/** [state, words] for the viewer at `mine` of `view`. */
-function mineState(view, mine) {
-  const seats = view.seats || [];
-  if (view.status === "waiting") {
-    const count = seats.filter((s) => s.kind === "open").length;
-    return ["waiting", t("mine.waiting", { count })];
-  }
-  if (view.status === "over") {
-    const winners = view.winners || [];
-    if (seats.length === 1) return ["over", t("mine.finished")]; // a daily attempt: nobody to beat
-    if (winners.includes(mine)) return ["over", winners.length > 1 ? t("mine.you_shared") : t("mine.you_won")];
-    if (!winners.length) return ["over", t("mine.finished")];
-    return ["over", t("mine.they_won", { count: winners.length, names: formatList(winners.map((i) => seatName(seats[i], i))) })];
-  }
-  const moving = view.to_move || [];
-  if (moving.includes(mine) && seats[mine]?.chosen !== true) return ["your-turn", t("mine.your_turn")];
-  const others = moving.filter((i) => i !== mine && seats[i]?.chosen !== true);
-  if (!others.length) return ["playing", t("mine.waiting_others")];
-  if (others.length === 1) return ["playing", t("mine.to_play", { name: seatName(seats[others[0]], others[0]) })];
-  return ["playing", t("mine.waiting_for", { names: formatList(others.map((i) => seatName(seats[i], i))) })];
-}
-
-async function refreshMine(go) {
-  const round = ++mineRound;
-  const saved = listSeats().slice(0, MAX_MINE);
-  const card = $("my-games-card");
-  await ensureCatalogue();
-  // This browser's seats, each fetched with its token; and the player's games from every device.
-  const [found, elsewhere] = await Promise.all([
-    Promise.all(
-      saved.map(async (s) => {
-        try {
-          return { ...s, view: await api.view(s.id, s.token) };
-        } catch (err) {
-          if (err.status === 404 || err.code === "game_not_found") {
-            forgetSeat(s.id); // the game is gone (expired): nothing to come back to
-            return null;
-          }
-          if (err.status === 403 || err.status === 400) return null; // this seat is not ours any more
-          return { ...s, view: null };
-        }
-      }),
-    ),
-    serverGames().catch((err) => {
-      console.warn(`lobby: the player's games could not be listed: ${err.message}`);
-      return [];
-    }),
-  ]);
-  if (round !== mineRound) return; // a newer refresh is under way
-  const server = new Map(elsewhere.map((e) => [e.game_id, e]));
-  const entries = found.filter(Boolean).map((e) => {
-    const [state, words] = e.view ? mineState(e.view, e.seat) : ["unknown", t("mine.unreachable")];
-    const rated = server.get(e.id)?.rated === true;
-    server.delete(e.id); // one game, one row: this browser's seat says more
-    return { id: e.id, game: e.view?.game, seats: e.view?.seats, seat: e.seat, saved: e.saved, state, words, rated };
+/** Redraw "My games", its games named from the catalogue once that is in. */
+function refreshMine(go) {
+  return refreshMyGames(go, async () => {
+    await ensureCatalogue();
+    return games;
   });
-  let order = 0;
-  for (const e of server.values()) {
-    const [state, words] = stateOf(e);
-    // the server lists newest first; they go after this browser's own of the same state
-    entries.push({ id: e.game_id, game: e.game, seats: e.seats, seat: e.seat, saved: -++order, state, words, rated: e.rated === true, elsewhere: e });
-  }
-  entries.sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.saved - a.saved);
-  card.hidden = !entries.length;
-  $("my-games").replaceChildren(...entries.map((e) => mineItem(e, go)));
-}
-
-function mineItem(entry, go) {
-  const { id, seats, seat, state, words } = entry;
-  const meta = games.find((g) => g.game === entry.game);
-  const name = meta ? gameName(meta.game) : t("lobby.a_game");
-  const li = document.createElement("li");
-  li.dataset.game = id;
-  li.dataset.state = state;
-  li.className = `mine-item ${state}`;
-  const text = document.createElement("div");
-  text.className = "open-text";
-  const title = document.createElement("strong");
-  title.textContent = name;
-  const badge = document.createElement("span");
-  badge.className = `mine-state ${state}`;
-  badge.textContent = entry.rated ? `${words} · ${t("players.rated")}` : words;
-  const players = document.createElement("span");
-  players.className = "mine-players";
-  (seats || []).forEach((s, i) => {
-    if (i) players.append(" · ");
-    playerLink(seatName(s, i), s?.player_id, players); // a finished game's players link to their profiles
-    if (i === seat) players.append(` ${t("seat.you_mark")}`);
-  });
-  text.append(title, badge, players);
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = state === "your-turn" ? "primary" : "";
-  button.textContent = state === "your-turn" ? t("mine.play") : state === "over" ? t("mine.view") : t("lobby.open");
-  button.setAttribute("aria-label", t("lobby.open_label", { action: button.textContent, name, words }));
-  button.addEventListener("click", async () => {
-    if (entry.elsewhere) {
-      button.disabled = true;
-      await claimSeat(entry.elsewhere); // played on another device: take my seat here first
-    }
-    go(id);
-  });
-  li.append(text, button);
-  if (state === "over") li.append(analyseButton(id, () => go(id)));
-  return li;
 }
