@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, WIDE, Tab
+from tests.browser.steps import settled
 from tests.browser.test_usability import axe_problems, axe_source, hold_seat, open_game, vs_ai
 from tests.fixtures.gateway import GatewayApi
 
@@ -38,7 +39,7 @@ def open_underground(
     open_game(tab, base, game)
     tab.page.wait_for_selector(BUILD)
     tab.page.wait_for_selector(".ug-map[data-scale]")
-    tab.page.wait_for_timeout(300)  # the first view settles
+    settled(tab.page)  # the first view settles
     return tab, game
 
 
@@ -106,18 +107,6 @@ def near_miss(page: Any, wanted: str, legal: str) -> tuple[str, float, float, fl
     return None
 
 
-def settled(page: Any) -> None:
-    """Until the map's camera and layout stop moving (a zoom or a pan still under way on a
-    loaded machine would move every station after its place was measured)."""
-    before = None
-    for _ in range(100):
-        now = (camera(page), page.locator(".ug-map").bounding_box())
-        if now == before:
-            return
-        before = now
-        page.wait_for_timeout(120)
-
-
 def zoom_in_until(page: Any, found: Callable[[], Any], steps: int = 5) -> Any:
     """Press "+" until `found()` finds something (stations too close together to miss one)."""
     settled(page)
@@ -126,7 +115,6 @@ def zoom_in_until(page: Any, found: Callable[[], Any], steps: int = 5) -> Any:
         if hit:
             return hit
         page.click(".ug-zoom-in")
-        page.wait_for_timeout(400)
         settled(page)
         hit = found()
     assert hit, "no station could be told apart even zoomed in"
@@ -189,7 +177,7 @@ def test_a_first_rail_laid_on_a_phone_by_tapping_near_stations(
     for spread in (40, 55, 70, 85):
         touch("touchMove", spread)
     touch("touchEnd", 0)
-    page.wait_for_timeout(200)
+    settled(page)
     assert camera(page)["scale"] > scale * 1.8, (scale, camera(page))
     tab.check_clean()
 
@@ -264,7 +252,7 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
     first = camera(page)
     page.mouse.move(cx, cy)
     page.mouse.wheel(0, -400)
-    page.wait_for_timeout(200)
+    settled(page)
     zoomed = camera(page)
     assert zoomed["scale"] > first["scale"] * 1.5, (first, zoomed)
     # A drag moves the map with the pointer, and is not a click on what lies under it.
@@ -273,7 +261,7 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
     for k in range(1, 6):
         page.mouse.move(cx + 24 * k, cy + 12 * k)
     page.mouse.up()
-    page.wait_for_timeout(150)
+    settled(page)
     panned = camera(page)
     assert panned["x"] < zoomed["x"] - 50 / zoomed["scale"], (zoomed, panned)
     assert page.locator(".ug-station.from").count() == 0
@@ -281,7 +269,7 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
     # Zoomed in all the way on the City, names are legible on screen, and every station in
     # sight is named.
     page.click(".ug-zoom-all")
-    page.wait_for_timeout(400)
+    settled(page)
     whole = camera(page)
     assert whole["w"] > panned["w"] * 2, (whole, panned)
     for _ in range(12):
@@ -290,8 +278,8 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
         bank = page.locator(".ug-station[data-station='bank'] .ug-disc").bounding_box()
         page.mouse.move(bank["x"] + bank["width"] / 2, bank["y"] + bank["height"] / 2)
         page.mouse.wheel(0, -300)
-        page.wait_for_timeout(150)
-    page.wait_for_timeout(400)  # the names are placed again once the map rests
+        settled(page)
+    settled(page)  # the names are placed again once the map rests
     report = page.evaluate(
         """() => {
           const map = document.querySelector('.ug-map').getBoundingClientRect();
@@ -430,7 +418,7 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     open_game(tab, base, game)
     page.wait_for_selector(".mx-controls[data-phase='choose']")
     page.wait_for_selector(".mx-map[data-scale]")
-    page.wait_for_timeout(300)
+    settled(page)
     picture(page, artifacts, "metrox-first")
     sizes = page.evaluate(MX_SIZES)
     assert sizes["map"][1] >= 400, sizes["map"]  # a tall box on a phone, not a strip
@@ -452,7 +440,7 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
             {"type": "touchMove", "touchPoints": [{"x": x + 20 * k, "y": y}]},
         )
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    page.wait_for_timeout(150)
+    settled(page)
     assert float(page.get_attribute(".mx-map", "viewBox").split()[0]) < before - 50
     problems = axe_problems(page, axe_source)
     assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
@@ -462,7 +450,7 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     assert away, "every line is in sight"
     page.locator(f".mx-line-btn[data-line='{away[0]}']").tap()
     page.wait_for_selector(f".mx-line-btn[data-line='{away[0]}'][aria-pressed='true']")
-    page.wait_for_timeout(400)
+    settled(page)
     assert away[0] not in page.evaluate(LINES_IN_SIGHT)["away"]
 
     # A tap 12 px beside another line (nearer to it than to any other) selects that line.
