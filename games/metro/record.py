@@ -25,8 +25,7 @@ from games.metro.position import (
 from games.metro.rules import MetroRules
 from games.metro.state import MetroState
 from games.metro.tiles import CODES, INDEX, SET_COUNTER
-
-FORMAT = "metro-record/1"
+from games.record import check_header, header
 
 
 def export(state: MetroState, seats: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -48,7 +47,7 @@ def export(state: MetroState, seats: Sequence[Mapping[str, Any]] | None = None) 
     if seats is None:
         seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.rules.players)]
     return {
-        "format": FORMAT,
+        **header("metro", names_game=False),
         "rules": state.rules.to_dict(),
         "seats": [dict(s) for s in seats],
         "deck": [CODES[t] for t in state.deck0],
@@ -80,10 +79,7 @@ def _deck(record: Mapping[str, Any]) -> list[int]:
 
 def replay(record: Mapping[str, Any]) -> MetroState:
     """Play a record's moves from its deck, checking each; RecordError names the first bad move."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
-    if record.get("format", FORMAT) != FORMAT:
-        raise RecordError(f"unknown record format {record.get('format')!r}; expected {FORMAT!r}")
+    record = check_header(record, "metro")
     try:
         rules = MetroRules.parse(record.get("rules"))
     except GameError as err:

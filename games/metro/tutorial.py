@@ -19,6 +19,7 @@ from typing import Any
 
 from games.metro.record import replay
 from games.metro.tiles import TILE_SET, Placement
+from games.record import header
 
 LEARNER = 0
 RULES = {"players": 2, "rotation": False, "hand_size": 1, "online": False}
@@ -82,7 +83,7 @@ def _explain(
 
 @cache
 def _script() -> tuple[dict[str, Any], ...]:
-    record = {"format": "metro-record/1", "rules": RULES, "deck": deck(), "moves": []}
+    record = {**header("metro", names_game=False), "rules": RULES, "deck": deck(), "moves": []}
     state = replay(record)
     steps: list[dict[str, Any]] = []
     since: list[dict[str, Any]] = [_say("intro")]

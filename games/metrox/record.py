@@ -21,8 +21,7 @@ from games.errors import GameError, RecordError
 from games.metrox.cards import DECK_COUNTER, INFO
 from games.metrox.rules import normalise
 from games.metrox.state import MetroXState
-
-FORMAT = "metro-record/1"
+from games.record import check_header, header
 
 
 class TurnError(RecordError):
@@ -40,8 +39,7 @@ def export(state: MetroXState, seats: Sequence[Mapping[str, Any]] | None = None)
     if seats is None:
         seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.n)]
     out: JSON = {
-        "format": FORMAT,
-        "game": "metrox",
+        **header("metrox"),
         "rules": dict(state.rules),
         "seats": [dict(s) for s in seats],
         "cards": state.cards[:],
@@ -95,12 +93,7 @@ def check_cards(cards: Any) -> list[str]:
 
 def replay(record: Any) -> MetroXState:
     """Play a record, checking every card and move; TurnError names the first bad one."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
-    if record.get("format", FORMAT) != FORMAT:
-        raise RecordError(f"unknown record format {record.get('format')!r}; expected {FORMAT!r}")
-    if record.get("game", "metrox") != "metrox":
-        raise RecordError(f"this is a record of {record.get('game')!r}, not of 'metrox'")
+    record = check_header(record, "metrox")
     try:
         rules = normalise(record.get("rules"))
     except GameError as err:

@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from games.metrox.record import replay
+from games.record import header
 
 LEARNER = 0
 RULES = {"players": 2, "map": "amsterdam"}
@@ -41,7 +42,7 @@ def _say(key: str, **params: Any) -> dict[str, Any]:
 
 
 def _record(turns: int) -> dict[str, Any]:
-    return {"format": "metro-record/1", "game": "metrox", "rules": RULES,
+    return {**header("metrox"), "rules": RULES,
             "cards": CARDS[: turns + 1], "turns": TURNS[:turns]}  # fmt: skip
 
 

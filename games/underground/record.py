@@ -13,11 +13,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.errors import GameError, RecordError
+from games.record import check_header, header
 from games.underground.map import CONNECTION_SPOTS, load_map
 from games.underground.rules import SYMBOLS, UndergroundRules
 from games.underground.state import UndergroundState
-
-FORMAT = "metro-record/1"
 
 
 def export(
@@ -27,8 +26,7 @@ def export(
     if seats is None:
         seats = [{"name": f"Player {i + 1}", "kind": "human"} for i in range(state.rules.players)]
     return {
-        "format": FORMAT,
-        "game": "underground",
+        **header("underground"),
         "rules": state.rules.to_dict(),
         "seats": [dict(s) for s in seats],
         "connections": dict(state.connections),
@@ -52,12 +50,7 @@ def _entry(m: Mapping[str, Any]) -> dict[str, Any]:
 
 def start_of(record: Mapping[str, Any]) -> UndergroundState:
     """The set-up a record describes, checked (§2, §5)."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
-    if record.get("format", FORMAT) != FORMAT:
-        raise RecordError(f"unknown record format {record.get('format')!r}; expected {FORMAT!r}")
-    if record.get("game", "underground") != "underground":
-        raise RecordError(f"not an underground record: game {record.get('game')!r}")
+    record = check_header(record, "underground")
     try:
         rules = UndergroundRules.parse(record.get("rules"))
     except GameError as err:

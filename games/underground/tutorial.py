@@ -15,6 +15,7 @@ import copy
 from functools import cache
 from typing import Any
 
+from games.record import header
 from games.underground.map import load_map
 from games.underground.record import start_of
 
@@ -64,7 +65,7 @@ def record() -> dict[str, Any]:
     """The set-up as a record with no moves yet."""
     board = load_map(RULES["map"])
     rest = sorted(board.sid(i) for i in board.destinations if board.sid(i) not in PILE_TOP)
-    return {"format": "metro-record/1", "game": "underground", "rules": RULES,
+    return {**header("underground"), "rules": RULES,
             "connections": CONNECTIONS, "destinations": PILE_TOP + rest}  # fmt: skip
 
 
