@@ -1,8 +1,9 @@
 // Metro's board as SVG: grid, central station, 32 numbered stations coloured by owner, tiles drawn
 // as track curves, every route in its owner's colour, and the layers play needs on top (legal
-// squares, a hover preview, the AI's hints). Rendering only: page.js decides what to show.
+// squares, a hover preview, the AI's hints). Input: a click or hover on a square, and the
+// keyboard cursor over the squares page.js names as its targets; page.js decides what to show.
 
-import { SAFE_SHADES, seatSymbol, signedValue } from "/kit.js";
+import { SAFE_SHADES, cursorKey, nearestInDirection, seatSymbol, signedValue } from "/kit.js";
 import { has, t as say } from "/i18n.js";
 import { CENTRE, SIZE, connectorPoint, isCentre, station, tileName, trackPath, tracks } from "./tiles.js";
 
@@ -364,6 +365,92 @@ export class BoardView {
       el("rect", { x: x - half, y: y - 10, width: 2 * half, height: 20, rx: 10, class: "hint-badge" }, hg);
       el("text", { x, y: y + 4.2, class: "hint-text" }, hg).textContent = value;
     });
+  }
+}
+
+/** The keyboard cursor over the board (issue 11): the arrows go to the nearest target that way,
+ *  Home and End to the first and the last, Enter and Space act on the cursor's square. `on`:
+ *  {targets() -> [{r, c, x, y}] (where it may go, in order), act(r, c), escape(), other(key)
+ *  (false: not a key of the board's), pending(r, c) (a move waits there for its confirmation),
+ *  moved() (after it moved or the board got the focus), left() (the board lost the focus)}. */
+export class BoardCursor {
+  constructor(svg, boardView, on) {
+    this.svg = svg;
+    this.boardView = boardView;
+    this.on = on;
+    this.at = null; // {r, c}
+    svg.addEventListener("keydown", (ev) => this.#key(ev));
+    svg.addEventListener("focus", () => this.refresh());
+    svg.addEventListener("blur", () => {
+      this.svg.removeAttribute("aria-activedescendant");
+      this.boardView.cursor(null);
+      this.on.left();
+    });
+  }
+
+  get focused() {
+    return document.activeElement === this.svg;
+  }
+
+  /** Keep the cursor on a target: where it is while that still is one, else the first. */
+  keep() {
+    const targets = this.on.targets();
+    if (!this.at || !targets.some((t) => t.r === this.at.r && t.c === this.at.c)) {
+      this.at = targets.length ? { r: targets[0].r, c: targets[0].c } : null;
+    }
+  }
+
+  /** Put the cursor on a target again and say so (the board got the focus, or its targets changed
+   *  while it had it). */
+  refresh() {
+    this.keep();
+    this.#moved();
+  }
+
+  /** Draw the cursor while the board has the focus (and point the grid's active cell at it). */
+  draw() {
+    const k = this.at;
+    const focused = this.focused;
+    if (!k || !focused) {
+      this.boardView.cursor(null);
+      if (!focused) this.svg.removeAttribute("aria-activedescendant");
+      return;
+    }
+    this.boardView.cursor(k.r, k.c, { pending: this.on.pending(k.r, k.c) });
+    this.svg.setAttribute("aria-activedescendant", this.boardView.cellId(k.r, k.c));
+  }
+
+  #moved() {
+    this.draw();
+    this.on.moved();
+  }
+
+  #key(ev) {
+    cursorKey(ev, {
+      move: (key) => this.#step(key),
+      act: () => {
+        if (this.at) this.on.act(this.at.r, this.at.c);
+      },
+      escape: () => this.on.escape(),
+      other: (key) => {
+        if (key === "Home" || key === "End") this.#step(key);
+        else return this.on.other(key);
+      },
+    });
+  }
+
+  /** Arrow keys (nearest square that way), Home and End move the cursor over the targets. */
+  #step(key) {
+    const targets = this.on.targets();
+    let next;
+    if (key === "Home") next = targets[0];
+    else if (key === "End") next = targets[targets.length - 1];
+    else {
+      const from = this.at ? { x: this.at.c, y: this.at.r } : null;
+      next = nearestInDirection(targets, from, key);
+    }
+    if (next) this.at = { r: next.r, c: next.c };
+    this.#moved();
   }
 }
 

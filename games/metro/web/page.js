@@ -8,29 +8,22 @@
 // R rotates, Escape cancels) whose cells name what is on them; other players' moves are
 // outlined (dashed) since the viewer's last move, faded in, logged and spoken; with "Confirm
 // moves" (on by default for touch screens) a first tap only previews a move and its points.
+//
+// Its parts (issue 31.3, after chessground): board.js draws the board and takes its input (clicks,
+// hover, the keyboard cursor over the targets this file names), panel.js holds the side boxes
+// (hand, confirmation, hints, tiles left, the move log), words.js says squares and points in
+// words; this file glues them: the game's state, what may be played, previews and sending.
 
-import { aiForPerson, confirmMoves, confirmToggle, cursorKey, ensureStylesheet, lastSeen, MoveLog,
-  moverWords, nearestInDirection, registerParamWords, saveLastSeen, seatGlyph, seatGlyphName,
-  seatLabel, signedValue, tableEntries } from "/kit.js";
-import { BoardView, colourName, colourWord, deckIcon, tileIcon } from "./board.js";
+import { confirmMoves, ensureStylesheet, registerParamWords } from "/kit.js";
+import { BoardCursor, BoardView } from "./board.js";
+import { MetroPanel } from "./panel.js";
 import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
 import { t } from "/i18n.js";
 import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords, tileName } from "./tiles.js";
+import { labelSquares, seatName } from "./words.js";
 
 // A refusal names tiles by code ("tile", "held"): the shell words them through this.
 registerParamWords("metro", (name, value) => (name === "tile" || name === "held" ? tileListWords(value) : null));
-
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  node.append(...children);
-  return node;
-}
 
 const NS = "http://www.w3.org/2000/svg";
 const COMPACT = "(max-width: 600px)";
@@ -53,12 +46,9 @@ class MetroPage {
     this.pending = false; // a move in flight
     this.hintAt = new Map(); // "r,c" -> the suggestion drawn on that square
     this.replaying = false;
-    this.cursor = null; // the keyboard cursor {r, c}
     this.hovered = null; // the square under the mouse {r, c}
     this.proposed = null; // a move waiting for its confirmation: {r, c, move, code}
     this.confirm = confirmMoves();
-    this.recentFrom = null; // placements from this index on are since the viewer's last move
-    this.arrive = new Set(); // squares to fade in on the next drawing
 
     const svg = document.createElementNS(NS, "svg");
     svg.id = "board";
@@ -83,58 +73,31 @@ class MetroPage {
       }
     };
     this.media?.addEventListener?.("change", this.onMedia);
-    svg.addEventListener("keydown", (ev) => this.#boardKey(ev));
-    svg.addEventListener("focus", () => this.#boardFocus());
-    svg.addEventListener("blur", () => {
-      this.svg.removeAttribute("aria-activedescendant");
-      this.boardView.cursor(null);
-      this.#showPreview(); // the cursor's ghost tile goes with the focus (issue 19.10)
+    this.cursor = new BoardCursor(svg, this.boardView, {
+      targets: () => this.#targets(),
+      act: (r, c) => this.#click(r, c, { keyboard: true }),
+      escape: () => this.#escapeKey(),
+      other: (key) => this.#otherKey(key),
+      pending: (r, c) => !!this.proposed && this.proposed.r === r && this.proposed.c === c,
+      moved: () => {
+        this.#labelSquares();
+        this.#showPreview();
+      },
+      left: () => this.#showPreview(), // the cursor's ghost tile goes with the focus (issue 19.10)
     });
-
-    this.keysNote = h("p", { id: "board-keys", class: "visually-hidden",
-      text: t("metro.keys") });
-    this.handTitle = h("h3", { id: "hand-title", text: t("metro.your_hand") });
-    this.drawnNote = h("span", { id: "drawn-note", class: "drawn-note", hidden: true, text: t("metro.drawn_note") });
-    this.hand = h("div", { id: "hand", class: "hand", role: "group", "aria-label": t("metro.your_tiles") });
-    this.drawButton = h("button", { type: "button", id: "draw-button", text: t("metro.draw_place") });
-    this.rotateButton = h("button", {
-      type: "button", id: "rotate-button", hidden: true, title: t("metro.rotate_title"), text: t("metro.rotate"),
+    this.panel = new MetroPanel(parts.controls, host, {
+      select: (i) => this.#select(i),
+      draw: () => this.#draw(),
+      rotate: () => this.#rotate(),
+      confirm: () => this.#commitProposal(),
+      cancel: () => this.#cancelProposal(),
+      pickHint: (move) => this.#pickHint(move),
+      confirmMoves: (on) => {
+        this.confirm = on;
+        this.#cancelProposal();
+      },
     });
-    this.confirmBox = h("div", { id: "confirm-box", class: "confirm-box", hidden: true });
-    this.confirmText = h("p", { id: "confirm-text", class: "confirm-text" });
-    this.confirmButton = h("button", { type: "button", id: "confirm-button", class: "primary", text: t("metro.confirm") });
-    this.cancelButton = h("button", { type: "button", id: "cancel-button", class: "ghost-button", text: t("metro.cancel") });
-    this.confirmBox.append(this.confirmText, h("div", { class: "actions" }, this.confirmButton, this.cancelButton));
-    this.playBox = h(
-      "div",
-      { id: "play-box", class: "play-box", hidden: true },
-      h("div", { class: "hand-head" }, this.handTitle, this.drawnNote),
-      this.hand,
-      h("div", { class: "actions" }, this.drawButton, this.rotateButton),
-      this.confirmBox,
-    );
-    this.hintList = h("ol", { id: "hint-list", class: "hint-list" });
-    this.hintBox = h(
-      "div",
-      { id: "hint-box", class: "hint-box", hidden: true },
-      h("h3", { text: t("metro.hints_title") }),
-      this.hintList,
-    );
-    this.tilesLeft = h("p", { id: "tiles-left", class: "tiles-left" });
-    this.settings = h("div", { class: "metro-settings" });
-    this.confirmToggle = confirmToggle(this.settings, (on) => {
-      this.confirm = on;
-      this.#cancelProposal();
-    });
-    this.confirmToggle.id = "confirm-moves";
-    parts.controls.replaceChildren(this.keysNote, this.playBox, this.hintBox, this.tilesLeft);
-    this.log = new MoveLog(parts.controls);
-    parts.controls.appendChild(this.settings);
-
-    this.drawButton.addEventListener("click", () => this.#draw());
-    this.rotateButton.addEventListener("click", () => this.#rotate());
-    this.confirmButton.addEventListener("click", () => this.#commitProposal());
-    this.cancelButton.addEventListener("click", () => this.#cancelProposal());
+    this.log = this.panel.log;
     this.onKey = (ev) => {
       const t = ev.target;
       const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
@@ -168,45 +131,26 @@ class MetroPage {
     if (this.view) {
       for (const key of board.keys()) if (!this.board.has(key)) this.lastSquare = key;
     }
-    this.#follow(before, view);
+    this.log.follow(before, view);
     this.view = view;
     this.legal = legal || [];
     this.board = board;
     if (!this.replaying) this.#drawLive();
-    this.arrive = new Set();
+    this.log.arrive = new Set();
     this.#renderHand();
     this.#updateHighlights();
-    const placed = (view.board || []).length;
-    this.tilesLeft.textContent = t("metro.tiles_left", { count: view.deck_count ?? 0, placed });
+    this.panel.showTilesLeft(view);
   }
 
   showHints(suggestions) {
-    const top = (suggestions || []).slice(0, 3);
     const onBoard = [];
     this.hintAt = new Map();
-    this.hintList.replaceChildren();
-    top.forEach((s, i) => {
-      const move = s.move || stripHint(s);
-      const p = move.action !== "draw" ? parsePlacement(move.placement) : null;
-      const button = h("button", { type: "button", class: "hint-item" }, h("span", { class: "rank", text: String(i + 1) }));
-      if (p) {
-        onBoard.push({ ...p, placement: move.placement, value: s.value, rank: i + 1 });
-        const key = `${p.row},${p.col}`;
-        if (!this.hintAt.has(key)) this.hintAt.set(key, move);
-        button.append(tileIcon(p.code, 30, describeTile(p.code)));
-        button.title = t("access.hint_pick_title");
-      } else {
-        button.append(deckIcon(30));
-        button.title = t("metro.draw_place_title");
-      }
-      button.append(
-        h("span", { text: p ? t("access.hint_at", { tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.draw_place") }),
-        h("span", { class: "value", text: signedValue(s.value) }),
-      );
-      button.addEventListener("click", () => this.#pickHint(move));
-      this.hintList.appendChild(h("li", {}, button));
-    });
-    this.hintBox.hidden = top.length === 0;
+    for (const { move, p, value, rank } of this.panel.showHints(suggestions)) {
+      if (!p) continue;
+      onBoard.push({ ...p, placement: move.placement, value, rank });
+      const key = `${p.row},${p.col}`;
+      if (!this.hintAt.has(key)) this.hintAt.set(key, move);
+    }
     this.boardView.hints(onBoard);
     this.#labelSquares();
   }
@@ -272,129 +216,14 @@ class MetroPage {
     };
   }
 
-  // ---- other players' moves ------------------------------------------------------------------
-
-  /** Who placed each new tile between two views, in words, logged, spoken and outlined. */
-  #follow(before, view) {
-    const me = this.host.seat;
-    const placements = view.board || [];
-    const seats = view.seats || [];
-    const n = seats.length || 1;
-    const stored = lastSeen("metro", view.game_id, me);
-    const entries = this.#history(view);
-    if (!before || before.game_id !== view.game_id) {
-      if (stored && Number.isInteger(stored.placed) && stored.placed <= placements.length) this.recentFrom = stored.placed;
-      else if (me !== null && Number.isInteger(view.turn)) {
-        // Nothing remembered: the moves since the viewer's seat last had the turn.
-        this.recentFrom = placements.length - ((((view.turn - me - 1) % n) + n) % n);
-      } else this.recentFrom = Math.max(0, placements.length - 1);
-    } else {
-      const old = before.board || [];
-      if (placements.length > old.length) {
-        const fresh = entries.filter((e) => Number.isInteger(e.index) && e.index >= old.length);
-        for (const entry of fresh) {
-          if (entry.seat === me) {
-            this.recentFrom = entry.index + 1;
-            saveLastSeen("metro", view.game_id, me, { version: view.version, placed: entry.index + 1 });
-          } else {
-            const p = parsePlacement(placements[entry.index]);
-            if (p) this.arrive.add(`${p.row},${p.col}`);
-          }
-        }
-        const theirs = fresh.filter((e) => e.seat !== me).map((e) => e.text);
-        const turn = this.#turnWords(view);
-        if (theirs.length || turn) this.log.announce([...theirs, turn].filter(Boolean).join(" "));
-      } else if (before.status !== view.status || JSON.stringify(before.to_move) !== JSON.stringify(view.to_move)) {
-        this.log.announce(this.#turnWords(view));
-      }
-    }
-    this.log.set(entries);
-    if (this.recentFrom === null || this.recentFrom > placements.length) this.recentFrom = placements.length;
-    this.log.markRecent((e) => e.index >= this.recentFrom && e.seat !== me);
-  }
-
-  /** The whole game's log: one entry per placed tile, in order, with the seats' time-outs and
-   *  returns between them. Who placed a tile (and whether the AI did it for a person) comes from
-   *  the game's events; tiles the view has and the events not yet are attributed by turn order. */
-  #history(view) {
-    const placements = view.board || [];
-    const seats = view.seats || [];
-    const n = seats.length || 1;
-    const me = this.host.seat;
-    const out = [];
-    let j = 0;
-    for (const event of this.host.events || []) {
-      if (event.action === "place" && j < placements.length) {
-        out.push(this.#entry(placements, j, event.seat, view, event));
-        j++;
-      } else {
-        out.push(...tableEntries(event, me, (seat) => seatName(seats, seat)));
-      }
-    }
-    const turn = Number.isInteger(view.turn) ? view.turn : placements.length % n;
-    for (; j < placements.length; j++) {
-      const seat = (((turn - (placements.length - j)) % n) + n) % n;
-      out.push(this.#entry(placements, j, seat, view, null));
-    }
-    return out;
-  }
-
-  /** Placement j of `placements`, by `seat` (its move `event`, when known), as a log entry with
-   *  the points it completed. */
-  #entry(placements, j, seat, view, event) {
-    const p = parsePlacement(placements[j]);
-    const mine = this.host.seat === seat;
-    // Who made it: the engine's `by`; without one (an event from before it was recorded, or a
-    // tile the events have not brought yet), the viewer's own seat while the AI holds it.
-    const byAi = event && "by" in event ? aiForPerson(event, view.seats) : mine && Boolean(view.seats?.[seat]?.away);
-    const by = event?.by || undefined;
-    const name = mine ? seatName(view.seats, seat) : moverWords(seatName(view.seats, seat), { byAi });
-    if (!p) return { index: j, seat, by, text: t("metro.log_moved", { name }) };
-    const board = boardFrom(placements.slice(0, j));
-    const gains = completions(board, view.seats, p.code, p.row, p.col);
-    const pts = gains
-      .filter((g) => g.owner !== null && g.owner !== undefined)
-      .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
-    // The viewer's seat played by the AI (while they were away): say so, not "You placed".
-    const who = !mine ? "" : byAi ? "ai_placed_for_you" : "you_placed";
-    const words = { name, tile: tileName(p.code), row: p.row + 1, col: p.col + 1, points: pts.join(", ") };
-    const key = `metro.log_${who || "placed"}${pts.length ? "_points" : ""}`;
-    const text = t(key, words);
-    return { index: j, seat, by, text, glyph: seatGlyph(seat) };
-  }
-
-  #turnWords(view) {
-    if (view.status === "over") return t("metro.over");
-    if (view.status !== "playing") return "";
-    const mover = (view.to_move || [])[0];
-    if (mover === undefined) return "";
-    return mover === this.host.seat ? t("metro.your_turn") : t("metro.to_play", { name: seatName(view.seats, mover) });
-  }
-
-  /** Squares placed since the viewer's last move. */
-  #recentSquares() {
-    const out = new Set();
-    const placements = this.view?.board || [];
-    if (this.host.seat === null) {
-      const last = placements.length ? parsePlacement(placements[placements.length - 1]) : null;
-      if (last) out.add(`${last.row},${last.col}`);
-      return out;
-    }
-    for (let j = this.recentFrom ?? placements.length; j < placements.length; j++) {
-      const p = parsePlacement(placements[j]);
-      if (p) out.add(`${p.row},${p.col}`);
-    }
-    return out;
-  }
-
-  // ---- drawing -------------------------------------------------------------------------------
+  // ---- the position and the seat's tiles ----------------------------------------------------
 
   #drawLive() {
     const view = this.view;
     if (!view) return;
-    const arrive = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? new Set() : this.arrive;
+    const arrive = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? new Set() : this.log.arrive;
     this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare,
-      recent: this.#recentSquares(), arrive });
+      recent: this.log.recentSquares(view), arrive });
     this.#labelSquares();
   }
 
@@ -412,33 +241,16 @@ class MetroPage {
   }
 
   #renderHand() {
-    const view = this.view;
-    this.playBox.hidden = this.host.seat === null || view.status === "over";
-    this.settings.hidden = this.playBox.hidden;
-    if (this.playBox.hidden) return;
-    const focusedTile = this.hand.contains(document.activeElement) ? [...this.hand.children].indexOf(document.activeElement) : -1;
-    this.hand.replaceChildren();
+    if (!this.panel.showPlay(this.view, this.host.seat)) return;
     const tiles = this.#tiles;
     if (this.selected >= tiles.length) this.selected = 0;
-    tiles.forEach((code, i) => {
-      const shown = rotate(code, this.turns);
-      const now = i === this.selected ? shown : code;
-      const b = h("button", { type: "button", class: "hand-tile", "data-code": code, "data-shown": shown,
-        "aria-pressed": String(i === this.selected), title: tileName(now),
-        "aria-label": `${i + 1}: ${describeTile(now)}` });
-      b.appendChild(tileIcon(now, 64, describeTile(now)));
-      b.firstChild.setAttribute("aria-hidden", "true");
-      b.addEventListener("click", () => this.#select(i));
-      this.hand.appendChild(b);
-    });
-    if (focusedTile >= 0) this.hand.children[focusedTile]?.focus();
-    if (!tiles.length) this.hand.appendChild(h("p", { class: "muted", text: t("metro.no_tiles") }));
-    this.drawnNote.hidden = !view.drawn;
-    this.handTitle.textContent = view.drawn ? t("metro.drawn_tile") : t("metro.your_hand");
     const canDraw = this.#myTurn && this.legal.some((m) => m.action === "draw");
-    this.drawButton.disabled = !canDraw || this.pending;
-    this.rotateButton.hidden = !view.rules?.rotation;
+    this.panel.renderHand(this.view, tiles, { selected: this.selected, turns: this.turns, rotate, canDraw, pending: this.pending });
     this.#renderProposal();
+  }
+
+  #renderProposal() {
+    this.panel.renderProposal(this.proposed, this.board, this.view, this.pending);
   }
 
   #select(i) {
@@ -468,52 +280,26 @@ class MetroPage {
     return squares;
   }
 
-  /** What a screen reader hears on each square: its place, what is on it, and whether the
-   *  selected tile may go there (with the points it would complete). */
+  /** Every square's words for a screen reader (words.js): on `board`, else the live board. */
   #labelSquares(board = null) {
     const view = this.view;
     if (!view) return;
     const shown = board || (this.replaying ? null : this.board);
     if (!shown) return;
     const legal = this.#myTurn && !this.replaying ? this.#legalSquares() : new Set();
-    const recent = this.replaying ? new Set() : this.#recentSquares();
-    const stationsAt = stationsBySquare(view.seats);
-    for (let r = 0; r < SIZE; r++) {
-      for (let c = 0; c < SIZE; c++) {
-        if (isCentre(r, c)) continue;
-        const key = `${r},${c}`;
-        const words = [t("metro.square", { row: r + 1, col: c + 1 })];
-        const code = shown.get(key);
-        if (code) words.push(describeTile(code));
-        else words.push(t("metro.empty"));
-        if (recent.has(key)) words.push(t("metro.since_last"));
-        if (legal.has(key)) {
-          words.push(t("metro.legal"));
-          if (this.cursor && this.cursor.r === r && this.cursor.c === c) {
-            const gains = completions(this.board, view.seats, this.#selectedCode, r, c);
-            if (gains.length) words.push(t("metro.completes", { gains: gainWords(gains, view.seats) }));
-          }
-        }
-        const hinted = this.hintAt.get(key);
-        if (hinted) words.push(t("metro.hint_mark", { tile: tileName(parsePlacement(hinted.placement)?.code) }));
-        for (const s of stationsAt.get(key) || []) words.push(s);
-        this.boardView.label(r, c, words.join(", "));
-      }
-    }
+    const recent = this.replaying ? new Set() : this.log.recentSquares(view);
+    const at = this.cursor.at;
+    const gainsAt = (r, c) => (at && at.r === r && at.c === c ? completions(this.board, view.seats, this.#selectedCode, r, c) : []);
+    labelSquares(this.boardView, view.seats, shown, { legal, recent, hintAt: this.hintAt, gainsAt });
   }
 
   #updateHighlights() {
     this.boardView.highlight(this.#myTurn && !this.replaying ? this.#legalSquares() : []);
-    if (document.activeElement === this.svg) {
-      // the keyboard stays on the board: keep its cursor on a square it may go to
-      const targets = this.#targets();
-      if (!this.cursor || !targets.some((t) => t.r === this.cursor.r && t.c === this.cursor.c)) {
-        this.cursor = targets.length ? { r: targets[0].r, c: targets[0].c } : null;
-      }
-    }
+    // the keyboard stays on the board: keep its cursor on a square it may go to
+    if (this.cursor.focused) this.cursor.keep();
     this.#labelSquares();
     this.#showPreview();
-    this.#drawCursor();
+    this.cursor.draw();
   }
 
   #rotate() {
@@ -528,7 +314,7 @@ class MetroPage {
   /** Select the hand tile and rotation of a suggested placement (exactly its code). */
   #pickHint(move) {
     if (move.action === "draw") {
-      this.drawButton.focus();
+      this.panel.drawButton.focus();
       return;
     }
     const p = parsePlacement(move.placement);
@@ -577,8 +363,8 @@ class MetroPage {
     const h = this.hovered;
     if (h && !this.proposed && this.#previewAt(h.r, h.c)) return;
     if (this.proposed && this.#previewAt(this.proposed.r, this.proposed.c, true)) return;
-    const k = this.cursor;
-    if (k && document.activeElement === this.svg && this.#previewAt(k.r, k.c)) return;
+    const k = this.cursor.at;
+    if (k && this.cursor.focused && this.#previewAt(k.r, k.c)) return;
     this.boardView.preview(null);
   }
 
@@ -587,7 +373,7 @@ class MetroPage {
     this.#showPreview();
   }
 
-  // ---- the keyboard --------------------------------------------------------------------------
+  // ---- the keyboard (board.js moves the cursor) ----------------------------------------------
 
   /** Where the cursor may go: the legal squares (and hinted ones) on the viewer's turn, else
    *  every square (to read the board). */
@@ -603,68 +389,21 @@ class MetroPage {
     }).sort((a, b) => a.r - b.r || a.c - b.c);
   }
 
-  #boardFocus() {
-    const targets = this.#targets();
-    if (!this.cursor || !targets.some((t) => t.r === this.cursor.r && t.c === this.cursor.c)) {
-      this.cursor = targets.length ? { r: targets[0].r, c: targets[0].c } : null;
-    }
-    this.#labelSquares();
-    this.#drawCursor();
-    this.#showPreview();
+  #escapeKey() {
+    if (this.proposed) this.#cancelProposal();
+    else if (this.turns) {
+      this.turns = 0;
+      this.#renderHand();
+      this.#updateHighlights();
+    } else return false;
   }
 
-  #drawCursor() {
-    const k = this.cursor;
-    const focused = document.activeElement === this.svg;
-    if (!k || !focused) {
-      this.boardView.cursor(null);
-      if (!focused) this.svg.removeAttribute("aria-activedescendant");
-      return;
-    }
-    const pending = !!this.proposed && this.proposed.r === k.r && this.proposed.c === k.c;
-    this.boardView.cursor(k.r, k.c, { pending });
-    this.svg.setAttribute("aria-activedescendant", this.boardView.cellId(k.r, k.c));
-  }
-
-  #boardKey(ev) {
-    cursorKey(ev, {
-      move: (key) => this.#stepCursor(key),
-      act: () => {
-        if (this.cursor) this.#click(this.cursor.r, this.cursor.c, { keyboard: true });
-      },
-      escape: () => {
-        if (this.proposed) this.#cancelProposal();
-        else if (this.turns) {
-          this.turns = 0;
-          this.#renderHand();
-          this.#updateHighlights();
-        } else return false;
-      },
-      other: (key) => {
-        if (key === "Home" || key === "End") this.#stepCursor(key);
-        else if (key === "r" || key === "R") this.#rotate();
-        else if (/^[1-9]$/.test(key) && Number(key) - 1 < this.#tiles.length) {
-          this.#select(Number(key) - 1);
-          this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
-        } else return false;
-      },
-    });
-  }
-
-  /** Arrow keys (nearest square that way), Home and End move the cursor over the targets. */
-  #stepCursor(key) {
-    const targets = this.#targets();
-    let next;
-    if (key === "Home") next = targets[0];
-    else if (key === "End") next = targets[targets.length - 1];
-    else {
-      const from = this.cursor ? { x: this.cursor.c, y: this.cursor.r } : null;
-      next = nearestInDirection(targets, from, key);
-    }
-    if (next) this.cursor = { r: next.r, c: next.c };
-    this.#labelSquares();
-    this.#drawCursor();
-    this.#showPreview();
+  #otherKey(key) {
+    if (key === "r" || key === "R") this.#rotate();
+    else if (/^[1-9]$/.test(key) && Number(key) - 1 < this.#tiles.length) {
+      this.#select(Number(key) - 1);
+      this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
+    } else return false;
   }
 
   // ---- playing -------------------------------------------------------------------------------
@@ -698,21 +437,11 @@ class MetroPage {
   #propose(r, c, move) {
     const p = parsePlacement(move.placement);
     this.proposed = { r, c, move, code: p.code };
-    this.cursor = { r, c };
+    this.cursor.at = { r, c };
     this.#renderProposal();
     this.#showPreview();
-    this.#drawCursor();
-    this.log.announce(this.confirmText.textContent);
-  }
-
-  #renderProposal() {
-    const p = this.proposed;
-    this.confirmBox.hidden = !p;
-    if (!p || !this.view) return;
-    const gains = completions(this.board, this.view.seats, p.code, p.r, p.c);
-    const where = { tile: tileName(p.code), row: p.r + 1, col: p.c + 1, gains: gains.length ? gainWords(gains, this.view.seats) : "" };
-    this.confirmText.textContent = t(gains.length ? "metro.confirm_place" : "metro.confirm_place_none", where);
-    this.confirmButton.disabled = this.pending;
+    this.cursor.draw();
+    this.log.announce(this.panel.confirmText.textContent);
   }
 
   #commitProposal() {
@@ -726,14 +455,14 @@ class MetroPage {
     this.proposed = null;
     this.#renderProposal();
     this.#showPreview();
-    this.#drawCursor();
+    this.cursor.draw();
   }
 
   async #draw() {
     const ok = await this.#send({ action: "draw" });
     // The drawn tile is placed on the board: take the keyboard there, on its first legal square.
     if (ok && this.view?.drawn && this.#myTurn) {
-      this.cursor = null;
+      this.cursor.at = null;
       this.svg.focus();
     }
   }
@@ -741,7 +470,7 @@ class MetroPage {
   async #send(move) {
     if (this.pending) return false;
     this.pending = true;
-    this.drawButton.disabled = true;
+    this.panel.drawButton.disabled = true;
     let ok = false;
     try {
       ok = await this.host.send(move);
@@ -750,78 +479,10 @@ class MetroPage {
       if (this.view) this.#renderHand();
     }
     if (ok && move.action !== "draw" && this.view) {
-      // Remember where "since your last move" starts, also for a reload: just after this tile,
-      // not at the end of the board, since the live stream may already have brought the next
-      // player's reply before this request's answer came back.
-      const placed = placedThrough(this.view.board || [], move.placement);
-      const me = this.host.seat;
-      this.recentFrom = placed;
-      saveLastSeen("metro", this.view.game_id, me, { version: this.view.version, placed });
-      this.log.markRecent((e) => e.index >= placed && e.seat !== me);
+      this.log.placedByMe(this.view, move); // "since your last move" starts after this tile
       if (!this.replaying) this.#drawLive();
-      if (document.activeElement === this.svg) this.#boardFocus();
+      if (this.cursor.focused) this.cursor.refresh();
     }
     return ok;
   }
-}
-
-/** How many placements of `board` there are up to and including the tile on `placement`'s square
- *  (all of them when that square is not on the board). */
-function placedThrough(board, placement) {
-  const p = parsePlacement(placement || "");
-  if (!p) return board.length;
-  const at = board.findIndex((text) => {
-    const q = parsePlacement(text);
-    return q !== null && q.row === p.row && q.col === p.col;
-  });
-  return at < 0 ? board.length : at + 1;
-}
-
-/** Points completed, in words: "4 points for Ada (yellow ●), 2 for Bob (blue ▲)". */
-function gainWords(gains, seats) {
-  return gains
-    .map((g, i) => {
-      const who = g.owner === null || g.owner === undefined ? t("metro.nobody") : seatWords(seats, g.owner);
-      return i === 0 ? t("metro.gain_first", { count: g.points, name: who }) : t("metro.log_gain_plain", { points: g.points, name: who });
-    })
-    .join(", ");
-}
-
-function seatWords(seats, i) {
-  return t("metro.seat_words", { name: seatName(seats, i), colour: colourWord(colourName(seats, i)), symbol: seatGlyphName(i) });
-}
-
-/** For each border square, the stations beside it in words ("station 8 above: Ada's, yellow circle"). */
-function stationsBySquare(seats) {
-  const out = new Map();
-  const owner = new Map();
-  (seats || []).forEach((seat, i) => (seat.stations || []).forEach((s) => owner.set(s, i)));
-  const where = (side) => t(`metro.where.${side}`);
-  for (let s = 1; s <= 32; s++) {
-    let row;
-    let col;
-    let side;
-    if (s <= 8) [row, col, side] = [0, 8 - s, "top"];
-    else if (s <= 16) [row, col, side] = [s - 9, 0, "left"];
-    else if (s <= 24) [row, col, side] = [7, s - 17, "bottom"];
-    else [row, col, side] = [32 - s, 7, "right"];
-    const key = `${row},${col}`;
-    const o = owner.get(s);
-    const text = o === undefined
-      ? t("metro.station_at", { n: s, where: where(side) })
-      : t("metro.station_owned", { n: s, where: where(side), owner: seatWords(seats, o) });
-    if (!out.has(key)) out.set(key, []);
-    out.get(key).push(text);
-  }
-  return out;
-}
-
-/** A suggestion without the search's own fields: the move to send. */
-function stripHint(s) {
-  const { value, visits, move, ...rest } = s;
-  return rest;
-}
-
-function seatName(seats, i) {
-  return seatLabel(seats?.[i], i);
 }
