@@ -21,7 +21,7 @@ from services.archive.reads import RESULTS, Archive, ArchiveUnavailable, decode_
 from services.gateway.archive_view import EXTENSION, archive
 from services.gateway.calls import clients
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.players_api import _call, _json, _player_key
+from services.gateway.http_kit import json_answer, player_call, player_key
 
 bp = Blueprint("archive", __name__, url_prefix="/api")
 
@@ -63,7 +63,7 @@ def profile(player_id: str) -> Response:
     found = archive().profile(_player_id(player_id))
     if found is None:
         raise ApiError(404, "player_not_found", f"No finished game of player {player_id!r}.")
-    return _json(found)
+    return json_answer(found)
 
 
 def _history_filters() -> dict[str, Any]:
@@ -99,7 +99,7 @@ def history(player_id: str) -> Response:
     if found is None:
         raise ApiError(404, "player_not_found", f"No finished game of player {player_id!r}.")
     rows, cursor = found
-    return _json({"games": rows, "next": cursor})
+    return json_answer({"games": rows, "next": cursor})
 
 
 @bp.get("/players/<player_id>/games/export")
@@ -122,11 +122,11 @@ def export(player_id: str) -> Response:
 def delete_me() -> Response:
     """Erase the caller: name and keys in the engine, the name in the archive. The games stay,
     shown to the opponents as "deleted player"."""
-    key = _player_key()
-    me = _call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+    key = player_key()
+    me = player_call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
     if archive().configured:
         archive().erase(me.player_id)  # first: a failure here leaves the key working to retry
-    _call(clients().engine.DeletePlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+    player_call(clients().engine.DeletePlayer, engine_pb2.GetPlayerRequest(), player_key=key)
     return Response(status=204)
 
 
@@ -134,8 +134,8 @@ def delete_me() -> Response:
 def export_me() -> Response:
     """Everything stored about the caller: who they are and every game they sat at, private
     ones included, with their seat, score, result and ratings."""
-    key = _player_key()
-    me = _call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+    key = player_key()
+    me = player_call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
     about = archive().about(me.player_id) if archive().configured else {}
-    return _json({"player_id": me.player_id, "name": me.name, "bot": me.bot,
+    return json_answer({"player_id": me.player_id, "name": me.name, "bot": me.bot,
                   "archive": about})  # fmt: skip

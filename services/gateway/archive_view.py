@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import re
 from typing import Any
 
 from flask import current_app, request
@@ -26,10 +25,9 @@ from services.engine import messages
 from services.engine.meta import GameMeta, SeatInfo
 from services.gateway.calls import bearer_token, clients, rpc
 from services.gateway.errors import ApiError
+from services.gateway.http_kit import KEY_HEADER, KEY_SHAPE
 
 EXTENSION = "metro_archive"
-KEY_HEADER = "X-Player-Key"  # as players_api.py reads it
-_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 def meta_of(game: ArchivedGame) -> GameMeta:
@@ -119,7 +117,7 @@ def _caller_player() -> str | None:
     """The player of the caller's device key, if a valid one was sent (a private game's
     owner proves it so: the archive keeps no seat tokens of its own)."""
     key = (request.headers.get(KEY_HEADER) or "").strip()
-    if not _KEY.fullmatch(key):
+    if not KEY_SHAPE.fullmatch(key):
         return None
     try:
         reply = rpc(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(),

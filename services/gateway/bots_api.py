@@ -23,9 +23,8 @@ from metro.v1 import engine_pb2
 
 from services.gateway.calls import clients, gateway, json_body, only_fields
 from services.gateway.errors import bad_request, from_rpc_error
-from services.gateway.events import pump
-from services.gateway.limits import client_ip, guard
-from services.gateway.players_api import _call, _json, _player_key
+from services.gateway.http_kit import json_answer, player_call, player_key, player_metadata, pump
+from services.gateway.limits import guard
 
 bp = Blueprint("bots", __name__, url_prefix="/api")
 
@@ -50,24 +49,24 @@ def _invitation_id(value: str) -> str:
 def accept_invitation(invitation_id: str) -> Response:
     """The invited bot takes its seat: `{"game_id", "seat", "token"}`."""
     only_fields(json_body(optional=True), set())
-    reply = _call(
+    reply = player_call(
         clients().engine.AcceptInvitation,
         engine_pb2.InvitationRequest(invitation_id=_invitation_id(invitation_id)),
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+    return json_answer({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 
 @bp.post("/invitations/<invitation_id>/decline")
 def decline_invitation(invitation_id: str) -> Response:
     """The seat becomes an ordinary open seat: `{"declined": true}`."""
     only_fields(json_body(optional=True), set())
-    reply = _call(
+    reply = player_call(
         clients().engine.DeclineInvitation,
         engine_pb2.InvitationRequest(invitation_id=_invitation_id(invitation_id)),
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json({"declined": reply.declined})
+    return json_answer({"declined": reply.declined})
 
 
 def _ladder_json(reply: engine_pb2.Ladder) -> dict[str, Any]:
@@ -79,8 +78,10 @@ def _ladder_json(reply: engine_pb2.Ladder) -> dict[str, Any]:
 
 @bp.get("/players/me/ladder")
 def get_ladder() -> Response:
-    reply = _call(clients().engine.GetLadder, engine_pb2.LadderRequest(), player_key=_player_key())
-    return _json(_ladder_json(reply))
+    reply = player_call(
+        clients().engine.GetLadder, engine_pb2.LadderRequest(), player_key=player_key()
+    )
+    return json_answer(_ladder_json(reply))
 
 
 @bp.put("/players/me/ladder")
@@ -95,10 +96,10 @@ def set_ladder() -> Response:
         or not all(isinstance(k, str) for k in kinds)
     ):
         raise bad_request("'games' must be a list of game kinds (GET /api/meta).", field="games")
-    reply = _call(
-        clients().engine.SetLadder, engine_pb2.LadderRequest(games=kinds), player_key=_player_key()
+    reply = player_call(
+        clients().engine.SetLadder, engine_pb2.LadderRequest(games=kinds), player_key=player_key()
     )
-    return _json(_ladder_json(reply))
+    return json_answer(_ladder_json(reply))
 
 
 # ---- the player's own event stream -----------------------------------------------------------
@@ -111,7 +112,7 @@ def _valid_event_id(text: str) -> bool:
 @bp.get("/players/me/events")
 def player_events() -> Response:
     """Server-Sent Events: `id:` the event id, `data:` the event's JSON (its `type` inside)."""
-    key = _player_key()
+    key = player_key()
     after = (request.headers.get("Last-Event-ID") or request.args.get("last_event_id", "")).strip()
     if after and not _valid_event_id(after):
         raise bad_request(
@@ -119,15 +120,14 @@ def player_events() -> Response:
         )
     engine = clients().engine
     # Errors of a stream only show once it is read: who the key is, first (403, 503 here).
-    me = _call(engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+    me = player_call(engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
     give_back = guard().streams.take()
     try:
         state = gateway()
-        assert key is not None
         call = engine.WatchPlayer(
             engine_pb2.WatchPlayerRequest(after_event_id=after),
             timeout=state.watch_max_s,
-            metadata=[("x-player-key", key), ("x-client-id", client_ip())],
+            metadata=player_metadata(key),
         )
         stop = threading.Event()
         with _streams_lock:

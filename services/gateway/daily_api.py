@@ -15,19 +15,14 @@ from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
 
 import games
-from services.gateway.calls import clients, rpc
+from services.gateway.calls import clients
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.limits import client_ip
-from services.gateway.players_api import _player_key
+from services.gateway.http_kit import json_text, player_call, player_key, player_key_if_any
 
 bp = Blueprint("daily", __name__, url_prefix="/api/daily")
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _KIND = re.compile(r"[a-z0-9_-]{1,32}")
-
-
-def _json(text: str, status: int = 200) -> Response:
-    return Response(text, status=status, mimetype="application/json")
 
 
 def _request(kind: str) -> engine_pb2.DailyRequest:
@@ -43,26 +38,16 @@ def _request(kind: str) -> engine_pb2.DailyRequest:
     return engine_pb2.DailyRequest(game=kind, date=date)
 
 
-def _metadata(key: str | None) -> list[tuple[str, str]]:
-    out = [("x-client-id", client_ip())]
-    if key:
-        out.append(("x-player-key", key))
-    return out
-
-
 @bp.get("/<kind>")
 def daily_today(kind: str) -> Response:
     """Today's puzzle: its date and rules, and whether the key's player has played it."""
     message = _request(kind)
     if message.date:
         raise bad_request("Today's puzzle takes no 'date'; see /results?date=.", field="date")
-    reply = rpc(
-        clients().engine.GetDaily,
-        message,
-        idempotent=True,
-        metadata=_metadata(_player_key(required=False)),
+    reply = player_call(
+        clients().engine.GetDaily, message, player_key=player_key_if_any(), idempotent=True
     )
-    return _json(reply.json)
+    return json_text(reply.json)
 
 
 @bp.post("/<kind>/games")
@@ -70,8 +55,7 @@ def start_daily(kind: str) -> Response:
     """The key's player's scored attempt of today (once), or with `?date=` of an earlier day an
     unscored practice game on that day's deck."""
     message = _request(kind)
-    key = _player_key(required=True)
-    reply = rpc(clients().engine.StartDaily, message, metadata=_metadata(key))
+    reply = player_call(clients().engine.StartDaily, message, player_key=player_key())
     if reply.already_played:
         raise ApiError(
             409,
@@ -88,16 +72,16 @@ def start_daily(kind: str) -> Response:
         "date": reply.date,
         "scored": reply.scored,
     }
-    return _json(json.dumps(body, separators=(",", ":")), 201)
+    return json_text(json.dumps(body, separators=(",", ":")), 201)
 
 
 @bp.get("/<kind>/results")
 def daily_results(kind: str) -> Response:
     """A day's finished scored attempts (default today), and the key's player's standing."""
-    reply = rpc(
+    reply = player_call(
         clients().engine.GetDailyResults,
         _request(kind),
+        player_key=player_key_if_any(),
         idempotent=True,
-        metadata=_metadata(_player_key(required=False)),
     )
-    return _json(reply.json)
+    return json_text(reply.json)

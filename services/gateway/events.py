@@ -32,6 +32,7 @@ from werkzeug.datastructures import Headers
 from services.common.grpc_util import bearer
 from services.gateway.calls import bearer_token_of, clients, gateway, rpc
 from services.gateway.errors import ApiError, bad_request, from_rpc_error
+from services.gateway.http_kit import pump
 from services.gateway.limits import guard
 from services.gateway.live.wire import (
     KEEP_ALIVE,
@@ -165,17 +166,6 @@ class SyncViews:
         if new is not None:
             self.last = new
         return data
-
-
-def pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
-    """Read a gRPC stream in its own thread, so the response can beat while it waits: each item
-    is ("event", event), then ("end", None) or ("error", the RpcError)."""
-    try:
-        for event in call:
-            out.put(("event", event))
-        out.put(("end", None))
-    except grpc.RpcError as err:
-        out.put(("error", err))
 
 
 def _sse(

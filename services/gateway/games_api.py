@@ -2,8 +2,9 @@
 (or the AI for hints) and answers. No game rules live here, and no game is named: a game's own
 JSON (options, views, moves, events) passes through as the engine wrote it.
 
-What the browser receives is built in this one module: views and events are the engine's JSON
-text as it is; the few small replies are made by the `_*_json` helpers below.
+What the browser receives is built here: views and events are the engine's JSON text as it is;
+the few small replies are made by the `_*_json` helpers below and http_kit's (a game summary, a
+join's answer), which the other blueprints share.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, request
-from google.protobuf.json_format import MessageToDict
 from metro.v1 import ai_pb2, engine_pb2
 
 import games
@@ -31,8 +31,9 @@ from services.gateway.calls import (
 )
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
+from services.gateway.http_kit import join_name, joined, json_answer, json_text, summary_json
 from services.gateway.limits import client_ip, guard
-from services.gateway.party_api import create_party, join_name, joined
+from services.gateway.party_create import create_party
 
 bp = Blueprint("games", __name__, url_prefix="/api")
 
@@ -41,16 +42,6 @@ LIST_LIMIT_MAX = 200  # the engine's own limit: one number for both
 SEAT_FIELDS = {"kind", "name", "level"}
 CREATE_FIELDS = {"game", "rules", "seats", "clock"}
 HINT_FIELDS = {"level", "budget_ms", "seed", "max_suggestions"}
-
-
-def _json(data: Any, status: int = 200) -> Response:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return Response(text, status=status, mimetype="application/json")
-
-
-def _raw(text: str) -> Response:
-    """An answer that is JSON text already (a view, a record): sent as it is."""
-    return Response(text, mimetype="application/json")
 
 
 def _int_field(body: dict[str, Any], name: str) -> int | None:
@@ -73,7 +64,7 @@ def meta() -> Response:
     `daily`: whether the game offers a daily puzzle (the lobby asked each game's /api/daily/
     to find out, and each game without one answered 404 on every load)."""
     levels = level_table()
-    return _json(
+    return json_answer(
         {
             "games": [
                 {**g.meta(), "levels": levels, "daily": g.daily_rules(bytes(32)) is not None}
@@ -126,7 +117,7 @@ def create_game() -> tuple[Response, int] | Response:
     out: dict[str, Any] = {"game_id": reply.game_id, "seat": None, "token": reply.token}
     if reply.HasField("seat"):
         out["seat"] = reply.seat
-    return _json(out, 201)
+    return json_answer(out, 201)
 
 
 @bp.get("/games")
@@ -140,27 +131,7 @@ def list_games() -> Response:
     game = request.args.get("game", "")
     message = engine_pb2.ListGamesRequest(status=status, game=game, limit=int(limit_text))
     reply = rpc(clients().engine.ListGames, message)
-    return _json({"games": [_summary_json(g) for g in reply.games]})
-
-
-def _summary_json(summary: engine_pb2.GameSummary) -> dict[str, Any]:
-    return {
-        "game_id": summary.game_id,
-        "game": summary.game,
-        "rules": json.loads(summary.rules_json or "{}"),
-        "seats": [_seat_json(s) for s in summary.seats],
-        "status": summary.status,
-        "created_at": MessageToDict(summary.created_at) if summary.HasField("created_at") else None,
-    }
-
-
-def _seat_json(seat: engine_pb2.Seat) -> dict[str, Any]:
-    out: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "kind": seat.kind}
-    if seat.level:
-        out["level"] = seat.level
-    if seat.bot:
-        out["bot"] = True  # a bot account holds or is invited to it (issue 24)
-    return out
+    return json_answer({"games": [summary_json(g) for g in reply.games]})
 
 
 def _in_game(body: dict[str, Any]) -> None:
@@ -195,13 +166,13 @@ def _view_answer(game_id: str, reply: engine_pb2.GameView, since: int | None) ->
     """The view, or with `since` (a delta-aware client) the patch from the view of that version
     when this process sent it to this seat last; else the full view (docs/api-deltas.md)."""
     if since is None:
-        return _raw(reply.json)
+        return json_text(reply.json)
     seat = reply.seat if reply.HasField("seat") else None
     memory = gateway().views
     held = memory.get(game_id, seat, since)
     memory.put(game_id, seat, reply.version, reply.json)
     if held is None:
-        answer = _raw(reply.json)
+        answer = json_text(reply.json)
         answer.headers["Metro-View"] = "full"
         return answer
     answer = Response(
@@ -238,7 +209,7 @@ def legal_moves(game_id: str) -> Response:
         idempotent=True,
     )
     # The moves are JSON objects already: joined, not decoded and encoded again.
-    return _raw(
+    return json_text(
         f'{{"moves":[{",".join(reply.moves)}],"seat":{reply.seat},"version":{reply.version}}}'
     )
 
@@ -297,7 +268,7 @@ def make_offer(game_id: str) -> Response:
     if kind not in ("abort", "end"):
         raise bad_request("'kind' must be \"abort\" or \"end\".", field="kind")
     request = engine_pb2.OfferRequest(game_id=game_id, kind=kind)
-    return _raw(rpc(clients().engine.Offer, request, token=token).json)
+    return json_text(rpc(clients().engine.Offer, request, token=token).json)
 
 
 @bp.post("/games/<game_id>/offers/<int:n>/<answer>")
@@ -311,7 +282,7 @@ def answer_offer(game_id: str, n: int, answer: str) -> Response:
         raise bad_request("'n' must be an offer's number (1 or more, as the view's offer.n).",
                           field="n")  # fmt: skip
     request = engine_pb2.OfferRequest(game_id=game_id, n=n, answer=answer)
-    return _raw(rpc(clients().engine.Offer, request, token=token, idempotent=True).json)
+    return json_text(rpc(clients().engine.Offer, request, token=token, idempotent=True).json)
 
 
 def _set_away(game_id: str, *, away: bool, resign: bool = False) -> Response:
@@ -323,7 +294,7 @@ def _set_away(game_id: str, *, away: bool, resign: bool = False) -> Response:
         token=token,
         idempotent=True,  # setting the same state twice changes nothing
     )
-    return _raw(reply.json)
+    return json_text(reply.json)
 
 
 @bp.post("/games/<game_id>/hint")
@@ -352,7 +323,7 @@ def hint(game_id: str) -> Response:
     with guard().hints.hold(game_id, client_ip()):
         # A hint only reads: safe to ask again when a worker stops while answering it.
         reply = rpc(clients().ai.Suggest, message, backend="ai", token=token, idempotent=True)
-    return _json(
+    return json_answer(
         {
             "suggestions": [_suggestion_json(s) for s in reply.suggestions],
             "level": reply.level,
@@ -383,7 +354,7 @@ def record(game_id: str) -> Response:
         if not gone(err):
             raise
         text = archived_record(game_id, err)
-    resp = _raw(text)
+    resp = json_text(text)
     resp.headers["Content-Disposition"] = f'inline; filename="{_safe_name(game_id)}.json"'
     return resp
 
@@ -407,4 +378,4 @@ def rules_query() -> Response:
     the rest `503 busy`), besides the per-address rate."""
     body = json_body()
     with guard().rules.hold():
-        return _json(answer_query(body))
+        return json_answer(answer_query(body))

@@ -1,6 +1,6 @@
 """Party tables over HTTP (services/engine/party.py holds the rules of them):
 
-  POST /api/games with "party": true   a table people join by code (games_api hands it here)
+  POST /api/games with "party": true   a table people join by code (games_api -> party_create.py)
   POST /api/join/{code}                take a seat by code: {"game_id", "seat", "token"}
   POST /api/games/{id}/start           the host starts the table (Authorization: host token)
   GET  /api/games/{id}/party           the code and where the party stands (public)
@@ -14,7 +14,6 @@ carries a seat's choice.
 from __future__ import annotations
 
 import io
-import json
 import re
 from typing import Any
 
@@ -33,83 +32,14 @@ from services.gateway.calls import (
     rpc,
 )
 from services.gateway.errors import ApiError, bad_request
+from services.gateway.http_kit import join_name, joined, json_answer
 
 bp = Blueprint("party", __name__, url_prefix="/api")
 
-PARTY_FIELDS = {"game", "party", "host_only", "name", "rules", "clock"}
 # What may reach the engine as a code (it checks the alphabet itself): letters, digits, spaces
 # and dashes, as a person types them. The QR code is drawn only for a well-formed code.
 _TYPED_CODE = re.compile(r"[A-Za-z0-9 -]{1,20}")
 QR_CACHE_S = 3600
-
-
-def _json(data: Any, status: int = 200) -> Response:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return Response(text, status=status, mimetype="application/json")
-
-
-def join_name() -> str:
-    """The body of a join (by game id or by code): only an optional `name`, a string."""
-    body = json_body(optional=True)
-    only_fields(body, {"name"})
-    name = body.get("name", "")
-    if not isinstance(name, str):
-        raise bad_request("'name' must be a string.", field="name")
-    return name
-
-
-def joined(reply: engine_pb2.JoinGameResponse) -> Response:
-    """The answer to a join: the game, the seat taken and its token."""
-    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
-
-
-def create_party(body: dict[str, Any]) -> Response:
-    """`POST /api/games` with `"party": true`: no seat list (people join by code); `name` is
-    the host's seat name, `host_only` leaves the host without a seat."""
-    only_fields(body, PARTY_FIELDS)
-    if body.get("party") is not True:
-        raise bad_request("'party' must be true (or left out for an ordinary table).", "party")
-    game = body.get("game", games.default().kind)
-    if not isinstance(game, str) or game not in games.kinds():
-        known = ", ".join(games.kinds())
-        raise ApiError(400, "wrong_game", f"Unknown game {game!r}; known games: {known}.",
-                       field="game")  # fmt: skip
-    if game not in party_games():
-        raise bad_request(f"{game} has no party tables: its seats do not move at once; party "
-                          f"games: {', '.join(party_games())}.", "party")  # fmt: skip
-    host_only = body.get("host_only", False)
-    if not isinstance(host_only, bool):
-        raise bad_request("'host_only' must be true or false.", "host_only")
-    name = body.get("name", "")
-    if not isinstance(name, str):
-        raise bad_request("'name' must be a string.", "name")
-    if host_only and name:
-        raise bad_request("A host-only host has no seat, so no seat name.", "name")
-    rules = body.get("rules", {})
-    if not isinstance(rules, dict):
-        raise bad_request("'rules' must be a JSON object.", field="rules")
-    clock = body.get("clock")
-    if clock is not None and not isinstance(clock, dict):
-        raise bad_request("'clock' must be a JSON object (see the README's clocks).", "clock")
-    message = engine_pb2.CreatePartyRequest(
-        game=game,
-        rules_json=json.dumps(rules),
-        clock_json=json.dumps(clock) if clock else "",
-        host_only=host_only,
-        host_name=name,
-        idempotency_key=idempotency_key(),
-    )
-    reply = rpc(clients().engine.CreateParty, message, idempotent=True)
-    return _json(
-        {
-            "game_id": reply.game_id,
-            "seat": reply.seat if reply.HasField("seat") else None,
-            "token": reply.token,
-            "join_code": reply.join_code,
-            "host_token": reply.host_token,
-        },
-        201,
-    )
 
 
 @bp.post("/join/<code>")
@@ -147,7 +77,7 @@ def start_party(game_id: str) -> Response:
         token=token,
         idempotent=True,  # starting a started table answers it as it is
     )
-    return _json(_info_json(reply))
+    return json_answer(_info_json(reply))
 
 
 @bp.get("/games/<game_id>/party")
@@ -155,7 +85,7 @@ def party_info(game_id: str) -> Response:
     reply = rpc(
         clients().engine.GetParty, engine_pb2.PartyRequest(game_id=game_id), idempotent=True
     )
-    return _json(_info_json(reply))
+    return json_answer(_info_json(reply))
 
 
 @bp.get("/join/<code>/qr.svg")
@@ -180,7 +110,7 @@ def join_qr(code: str) -> Response:
 @bp.get("/party/games")
 def games_with_parties() -> Response:
     """The games that offer party tables, with the most seats each allows."""
-    return _json(
+    return json_answer(
         {
             "games": [
                 {"game": kind, "max_seats": games.get(kind).players[1]} for kind in party_games()

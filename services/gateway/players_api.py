@@ -1,34 +1,27 @@
 """Players, "my games", ratings and rematch over HTTP (docs/api-players.md): each endpoint makes
 one call to the engine (players_rpc.py there) and answers.
 
-A player's device key comes only in the `X-Player-Key` header and goes on as gRPC metadata
-`x-player-key`; it is never read from a URL, never logged. The client's address goes along as
-`x-client-id`, which the engine counts recovery attempts by.
+A player's device key comes only in the `X-Player-Key` header and goes on as gRPC metadata with
+the client's address (http_kit.player_call); it is never read from a URL, never logged.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from flask import Blueprint, Response, request
-from google.protobuf.message import Message
 from metro.v1 import engine_pb2
 
 from services.gateway.archive_view import archived_mine, archived_table, gone
-from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
+from services.gateway.calls import bearer_token, clients, json_body, only_fields
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.games_api import _summary_json
+from services.gateway.http_kit import json_answer, player_call, player_key, summary_json
 from services.gateway.limits import RECOVER_WAIT_S, client_ip, guard
-
-R = TypeVar("R")
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
-KEY_HEADER = "X-Player-Key"
-_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 GAMES_LIMIT_DEFAULT, GAMES_LIMIT_MAX = 20, 100
 BOARD_LIMIT_MAX = 200
 MAX_OFFSET = 10_000
@@ -37,43 +30,6 @@ MAX_OFFSET = 10_000
 CODE_LENGTH = 10
 _CODE_SEPARATORS = re.compile(r"[\s-]")
 _CODE_SHAPE = re.compile(rf"[0-9A-Za-z]{{{CODE_LENGTH}}}")
-
-
-def _json(data: Any, status: int = 200) -> Response:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return Response(text, status=status, mimetype="application/json")
-
-
-def _player_key(required: bool = True) -> str | None:
-    """The caller's device key from its header; 403 when required and missing or malformed."""
-    key = request.headers.get(KEY_HEADER)
-    if key is None or not key.strip():
-        if required:
-            raise ApiError(
-                403, "bad_player_key", f"This needs a player: send the device key in {KEY_HEADER}."
-            )
-        return None
-    key = key.strip()
-    if not _KEY.fullmatch(key):
-        raise ApiError(
-            403, "bad_player_key", f"The {KEY_HEADER} header is not a device key of this server."
-        )
-    return key
-
-
-def _call(
-    method: Callable[..., R],
-    message: Message,
-    *,
-    token: str | None = None,
-    player_key: str | None = None,
-) -> R:
-    """One engine call with the seat token, the device key and the client's address (the
-    engine counts a client's attempts by it)."""
-    metadata = [("x-client-id", client_ip())]
-    if player_key:
-        metadata.append(("x-player-key", player_key))
-    return rpc(method, message, token=token, metadata=metadata)
 
 
 def _string(body: dict[str, Any], name: str) -> str:
@@ -110,10 +66,10 @@ def create_player() -> tuple[Response, int] | Response:
     bot = body.get("bot", False)
     if not isinstance(bot, bool):
         raise bad_request("'bot' must be true (a bot account) or false.", field="bot")
-    reply = _call(
+    reply = player_call(
         clients().engine.CreatePlayer, engine_pb2.CreatePlayerRequest(name=name, bot=bot)
     )
-    return _json(_credentials(reply), 201)
+    return json_answer(_credentials(reply), 201)
 
 
 @bp.post("/players/recover")
@@ -136,18 +92,18 @@ def recover_player() -> Response:
     # everyone else's codes), then the slot shared by every gateway.
     limits = guard()
     with limits.recovery_turns.turn(client_ip()), limits.recoveries.hold_one(RECOVER_WAIT_S):
-        reply = _call(
+        reply = player_call(
             clients().engine.RecoverPlayer, engine_pb2.RecoverPlayerRequest(recovery_code=code)
         )
-    return _json(_credentials(reply))
+    return json_answer(_credentials(reply))
 
 
 @bp.get("/players/me")
 def who_am_i() -> Response:
-    reply = _call(
-        clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=_player_key()
+    reply = player_call(
+        clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=player_key()
     )
-    return _json({"player_id": reply.player_id, "name": reply.name, "bot": reply.bot})
+    return json_answer({"player_id": reply.player_id, "name": reply.name, "bot": reply.bot})
 
 
 @bp.get("/players/me/games")
@@ -155,11 +111,11 @@ def my_games() -> Response:
     message = engine_pb2.ListPlayerGamesRequest(
         limit=_number_arg("limit", GAMES_LIMIT_MAX), offset=_number_arg("offset", MAX_OFFSET)
     )
-    key = _player_key()
-    reply = _call(clients().engine.ListPlayerGames, message, player_key=key)
+    key = player_key()
+    reply = player_call(clients().engine.ListPlayerGames, message, player_key=key)
     listed = [
         {
-            **_summary_json(g.game),
+            **summary_json(g.game),
             "seat": g.seat,
             "to_move": list(g.to_move),
             "your_turn": g.seat in g.to_move,
@@ -168,10 +124,10 @@ def my_games() -> Response:
         for g in reply.games
     ]
     if message.offset == 0:  # the first page adds the finished games the archive keeps
-        me = _call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
+        me = player_call(clients().engine.GetPlayer, engine_pb2.GetPlayerRequest(), player_key=key)
         known = {g["game_id"] for g in listed}
         listed += archived_mine(me.player_id, known, message.limit or GAMES_LIMIT_DEFAULT)
-    return _json({"games": listed, "next_offset": reply.next_offset or None})
+    return json_answer({"games": listed, "next_offset": reply.next_offset or None})
 
 
 # ---- who sits where --------------------------------------------------------------------------
@@ -188,13 +144,13 @@ def sit_player(game_id: str) -> Response:
     rated = body.get("rated", False)
     if not isinstance(rated, bool):
         raise bad_request("'rated' must be true or false.", field="rated")
-    reply = _call(
+    reply = player_call(
         clients().engine.SitPlayer,
         engine_pb2.SitPlayerRequest(game_id=game_id, rated=rated),
         token=token,
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json(
+    return json_answer(
         {
             "game_id": reply.game_id,
             "seat": reply.seat,
@@ -209,19 +165,19 @@ def claim_seat(game_id: str) -> Response:
     """A seat token for this device of a player who sits at the game (from another device):
     `{"game_id", "seat", "token"}`; the seat's other tokens stay valid."""
     only_fields(json_body(optional=True), set())
-    reply = _call(
+    reply = player_call(
         clients().engine.ClaimSeat,
         engine_pb2.ClaimSeatRequest(game_id=game_id),
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
+    return json_answer({"game_id": reply.game_id, "seat": reply.seat, "token": reply.token})
 
 
 @bp.get("/games/<game_id>/table")
 def table(game_id: str) -> Response:
     # A private game's (a daily attempt's) table is its seat's: the token is sent when given.
     try:
-        reply = _call(
+        reply = player_call(
             clients().engine.GetTable,
             engine_pb2.GetTableRequest(game_id=game_id),
             token=bearer_token(),
@@ -229,8 +185,8 @@ def table(game_id: str) -> Response:
     except ApiError as err:
         if not gone(err):
             raise
-        return _json(archived_table(game_id, err))  # a finished game whose live copy expired
-    return _json(
+        return json_answer(archived_table(game_id, err))  # a finished game whose live copy expired
+    return json_answer(
         {
             "game_id": reply.game_id,
             "rated": reply.rated,
@@ -254,8 +210,8 @@ def leaderboard(game: str) -> Response:
     message = engine_pb2.GetLeaderboardRequest(
         game=game, limit=_number_arg("limit", BOARD_LIMIT_MAX), hide_bots=bots == "0"
     )
-    reply = _call(clients().engine.GetLeaderboard, message)
-    return _json(
+    reply = player_call(clients().engine.GetLeaderboard, message)
+    return json_answer(
         {
             "game": reply.game,
             "players": [
@@ -302,18 +258,18 @@ def rematch(game_id: str) -> Response:
         raise bad_request('\'answer\' must be "accept" or "decline".', field="answer")
     engine = clients().engine
     method = engine.OfferRematch if answer == "accept" else engine.DeclineRematch
-    reply = _call(method, engine_pb2.RematchRequest(game_id=game_id), token=token)
-    return _json(_rematch_json(reply))
+    reply = player_call(method, engine_pb2.RematchRequest(game_id=game_id), token=token)
+    return json_answer(_rematch_json(reply))
 
 
 @bp.get("/games/<game_id>/rematch")
 def rematch_state(game_id: str) -> Response:
-    reply = _call(
+    reply = player_call(
         clients().engine.GetRematch,
         engine_pb2.RematchRequest(game_id=game_id),
         token=bearer_token(),
     )
-    return _json(_rematch_json(reply))
+    return json_answer(_rematch_json(reply))
 
 
 # ---- follows (issue 35 item 3) ---------------------------------------------------------------
@@ -325,7 +281,7 @@ def _follows_json(reply: engine_pb2.Follows) -> dict[str, Any]:
             {
                 "player_id": p.player_id,
                 "name": p.name,
-                "playing": [_summary_json(g) for g in p.playing],
+                "playing": [summary_json(g) for g in p.playing],
             }
             for p in reply.players
         ]
@@ -336,30 +292,30 @@ def _follows_json(reply: engine_pb2.Follows) -> dict[str, Any]:
 def my_follows() -> Response:
     """Whom the key's player follows, most recent first, each with the public games they are
     playing now (`playing`: game summaries; never a private game such as a daily attempt)."""
-    reply = _call(
-        clients().engine.GetFollows, engine_pb2.FollowRequest(), player_key=_player_key()
+    reply = player_call(
+        clients().engine.GetFollows, engine_pb2.FollowRequest(), player_key=player_key()
     )
-    return _json(_follows_json(reply))
+    return json_answer(_follows_json(reply))
 
 
 @bp.put("/players/me/follows/<player_id>")
 def follow(player_id: str) -> Response:
     """Follow a player (at most 500; again: no change). Answers the whole list."""
     only_fields(json_body(optional=True), set())
-    reply = _call(
+    reply = player_call(
         clients().engine.SetFollow,
         engine_pb2.FollowRequest(player_id=player_id, follow=True),
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json(_follows_json(reply))
+    return json_answer(_follows_json(reply))
 
 
 @bp.delete("/players/me/follows/<player_id>")
 def unfollow(player_id: str) -> Response:
     """Stop following a player (one not followed: no change). Answers the whole list."""
-    reply = _call(
+    reply = player_call(
         clients().engine.SetFollow,
         engine_pb2.FollowRequest(player_id=player_id, follow=False),
-        player_key=_player_key(),
+        player_key=player_key(),
     )
-    return _json(_follows_json(reply))
+    return json_answer(_follows_json(reply))
