@@ -1,11 +1,11 @@
 // On the Underground's rules for the "Learn to play" page (web/learn.js): the sections in plain
-// words, with little diagrams in the board's own colours and dash patterns (board.js `LINE_HEX`,
-// `lineDash`); which stations a loop encloses is board.js `inside`, the test the board uses to
+// words, with little diagrams in the board's own colours and dash patterns (network.js `LINE_HEX`,
+// `lineDash`); which stations a loop encloses is network.js `inside`, the test the board uses to
 // score loops. The words are this game's catalogue part i18n/<lang>/learn.json.
 
 import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { LINE_HEX, inside, lineDash } from "./board.js";
+import { LINE_HEX, inside, lineDash } from "./network.js";
 
 /** A little diagram: `stations` {id: [x, y, name?]}, `rails` [[a, b, colour]], optional empty
  *  sections `free` [[a, b]], the passenger's station and a destination's; stations inside the
