@@ -232,7 +232,7 @@ class GatewayLimits:
 
 # Live streams on the async server (services/gateway/live/, issue 21): each open stream costs
 # memory only, so the cap per process is a memory budget over an estimate of one stream's cost
-# (bench/watchers.py measures it: README "Live updates").
+# (bench/watchers.py measures it: docs/gateway.md "Live updates").
 DEFAULT_STREAM_MEMORY_MB = 512
 DEFAULT_STREAM_COST_KB = 48
 

@@ -105,7 +105,7 @@ def create_game() -> tuple[Response, int] | Response:
         specs.append(engine_pb2.SeatSpec(**seat))
     clock = body.get("clock")
     if clock is not None and not isinstance(clock, dict):
-        raise bad_request("'clock' must be a JSON object (see the README's clocks).", "clock")
+        raise bad_request("'clock' must be a JSON object (see docs/gateway.md, Clocks).", "clock")
     message = engine_pb2.CreateGameRequest(
         game=game,
         rules_json=json.dumps(rules),

@@ -47,7 +47,7 @@ def create_party(body: dict[str, Any]) -> Response:
         raise bad_request("'rules' must be a JSON object.", field="rules")
     clock = body.get("clock")
     if clock is not None and not isinstance(clock, dict):
-        raise bad_request("'clock' must be a JSON object (see the README's clocks).", "clock")
+        raise bad_request("'clock' must be a JSON object (see docs/gateway.md, Clocks).", "clock")
     message = engine_pb2.CreatePartyRequest(
         game=game,
         rules_json=json.dumps(rules),

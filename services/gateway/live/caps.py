@@ -13,7 +13,7 @@ beyond which `429 rate_limited` with Retry-After the rest of the window.
 
 Without Redis (none configured, or it stops answering) the rate of opens is counted in this
 process, and the cap per address by asgi.py's StreamSlots (per process, as before): streams are
-reads, which stay open while the limits' store fails (README, limits).
+reads, which stay open while the limits' store fails (docs/gateway.md, limits).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ OPENAPI_VERSION = "3.1.0"
 MAX_NAME = 40  # the engine's limit on a seat's name (services/engine/validation.py)
 API_VERSION = "1"
 
-# What each error status means in this API (README "The HTTP API", API.md's error list).
+# What each error status means in this API (docs/gateway.md "The HTTP API", API.md's error list).
 ERRORS: dict[int, str] = {
     400: "Malformed request: not JSON, a wrong type, an unknown field (named in `field`).",
     403: "A missing or wrong seat token, or the record of a game still running.",

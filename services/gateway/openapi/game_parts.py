@@ -64,7 +64,7 @@ VIEW_OR_DELTA: JSON = {"oneOf": [{"$ref": "#/components/schemas/View"}, VIEW_DEL
 
 CLOCK_RULES: JSON = {
     "type": "object",
-    "description": "The table's clock (README, Clocks); absent or mode none: no clock.",
+    "description": "The table's clock (docs/gateway.md, Clocks); absent or mode none: no clock.",
     "properties": {
         "mode": {"enum": ["none", "realtime", "correspondence"]},
         "move_s": {
