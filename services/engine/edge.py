@@ -141,7 +141,7 @@ class Edge:
             log.warning("outcome of a change unknown: %s", err)
             await outcome_unknown(context)
         except StoreFull as err:
-            # maxmemory with noeviction: no write is taken, reads go on (see docs/gateway.md, Abuse limits).
+            # maxmemory with noeviction: no write is taken, reads go on (docs/gateway.md, limits).
             log.error("the game store is full (Redis maxmemory): %s", err)
             await context.abort(
                 grpc.StatusCode.UNAVAILABLE,

@@ -46,7 +46,7 @@ def taken_back(meta: GameMeta, seat: int, caller: Caller) -> GameMeta | None:
 
 
 def made_by(caller: Caller) -> str:
-    """Who made a move, kept on its event as `by` (docs/decisions.md, the HTTP API): "ai" when the AI
+    """Who made a move, kept on its event as `by` (docs/decisions.md): "ai" when the AI
     service made it (an AI seat, or a person's seat the AI plays while they are away), else
     "player". A page tells every past move's maker from the events; ratings count them."""
     return "ai" if caller.is_ai_service else "player"

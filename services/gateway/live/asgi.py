@@ -9,7 +9,7 @@ Why: an open page costs a coroutine, a socket and a small buffer here, not a thr
 thread and a Redis connection in the engine; the Flask API keeps its threads for moves, sized so
 a move always finds one (GATEWAY_THREADS), however many pages are open.
 
-Limits (docs/gateway.md "Live updates"): at most `LiveLimits.max_streams` open streams per process (a
+Limits (docs/gateway.md, live updates): at most `LiveLimits.max_streams` open streams per process (a
 memory budget; beyond, `503 busy` with Retry-After), at most `per_client` per client address
 (beyond, `429 rate_limited` with Retry-After), a keep-alive comment after each SSE_HEARTBEAT_S of
 silence, and a stream whose client stops reading is closed once its buffer passes its bounds.
