@@ -148,14 +148,19 @@ class Stream:
                 return event_id, doc
         raise AssertionError(f"no {kind} event {match} in time")
 
-    def drain(self, wait_s: float = 1.0) -> list[tuple[str, dict[str, Any]]]:
-        out, deadline = [], time.monotonic() + wait_s
-        while time.monotonic() < deadline:
+    def until(self, kind: str, **match: Any) -> list[tuple[str, dict[str, Any]]]:
+        """Every message up to and including the next of this type (and these fields)."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            assert time.monotonic() < deadline, f"no {kind} event {match} in time after {out}"
             try:
-                out.append(self.events.get(timeout=0.2))
+                event_id, doc = self.events.get(timeout=1.0)
             except queue.Empty:
                 continue
-        return out
+            out.append((event_id, doc))
+            if doc["type"] == kind and all(doc.get(k) == v for k, v in match.items()):
+                return out
 
     def cut(self) -> None:
         """The connection drops (as a network would cut it)."""
@@ -272,14 +277,13 @@ def test_invitation_accepted_the_bot_plays_and_its_stream_resumes_after_a_cut(
         raise AssertionError("the game did not end in time")
     _, over = stream.next("game_over", game_id=game_id)
     assert over["scores"] == [s["score"] for s in view["seats"]] and over["seat"] == 1
-    time.sleep(1.0)
     stream.cut()
     assert cut_done
 
     # Everything the two connections gave, against the stream read whole from its start: the
     # second picked up right after the first's last event, nothing lost, nothing twice.
     whole = Stream(server, bot)
-    everything = whole.drain(3.0)
+    everything = whole.until("game_over", game_id=game_id)
     whole.cut()
     ids = [i for i, _ in everything]
     assert everything[-1][1]["type"] == "game_over"

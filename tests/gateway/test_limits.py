@@ -25,6 +25,7 @@ from services.gateway.app import create_app
 from services.gateway.errors import ApiError
 from services.gateway.limits import HintSlots, StreamSlots
 from tests.fixtures.gateway import GatewayApi, gateway_config
+from tests.fixtures.waits import wait_until
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "open"}]
 AI_TABLE = [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}]
@@ -298,9 +299,15 @@ def test_a_slot_left_by_a_dead_gateway_frees_itself(redis_url: str) -> None:
     held.__enter__()  # never left: the process holding it died
     with pytest.raises(ApiError), slots.hold(game, "bo"):
         pass
-    time.sleep(1.1)
-    with slots.hold(game, "bo"):
-        pass
+
+    def free() -> bool:
+        try:
+            with slots.hold(game, "bo"):
+                return True
+        except ApiError:
+            return False
+
+    wait_until(free, "the dead gateway's slot to free itself (held for 1 s)", timeout=30)
 
 
 def test_concurrent_hints_of_one_game_are_capped(make_app: Any) -> None:
@@ -314,9 +321,12 @@ def test_concurrent_hints_of_one_game_are_capped(make_app: Any) -> None:
         answers.append(client(app, address).post(f"/api/games/{game_id}/hint", body, tokens[0]))
 
     threads = [threading.Thread(target=ask, args=(f"10.0.4.{i}",)) for i in (2, 3)]
-    for t in threads:
-        t.start()
-        time.sleep(0.3)
+    hints = app.extensions["metro_limits"].hints
+    threads[0].start()
+    wait_until(  # the first hint holds the game's one slot (or is already answered)
+        lambda: sum(hints._local.values()) or answers, "the first hint to take its slot"
+    )
+    threads[1].start()
     for t in threads:
         t.join(30)
     statuses = sorted(status for status, _ in answers)
