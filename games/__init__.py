@@ -2,6 +2,6 @@
 
 One package per game (games/<kind>/), each behind the protocol of `games.base`."""
 
-from games.registry import all_games, default, get, kinds, register
+from games.registry import all_games, default, get, kinds, register_game
 
-__all__ = ["all_games", "default", "get", "kinds", "register"]
+__all__ = ["all_games", "default", "get", "kinds", "register_game"]

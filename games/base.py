@@ -35,15 +35,17 @@ option table), `moves.py` (the move values and their one parser), `position.py` 
 the fast door), `state.py` (the checked door, `retire`, the stored form), `view.py` (the only
 projection of hidden information), `record.py` (records and replay), `chance.py` (sampled worlds),
 `evaluate.py` (the AI's heuristic), `queries.py` (`metro rules`), `view_schema.py`, and
-`__init__.py` (the `Game`). The view and the record belong to the game (as OpenSpiel's observer
-does): `Game.view(state, seat)` and `Game.record(state)`; a state's `view`/`record` only ask its
-game (`BoundToGame`), so no state module imports them and the imports run one way.
+`__init__.py`: one `register_game(Game(...))` that says what the game is and where its parts live
+(`Parts`); the base `Game` forwards to them, so no game subclasses it. The view and the record
+belong to the game (as OpenSpiel's observer does): `Game.view(state, seat)` and
+`Game.record(state)`; a state's `view`/`record` only ask its game (`BoundToGame`, whose `game`
+the registration sets), so no state module imports them and the imports run one way.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -233,7 +235,8 @@ class GameState(Protocol):
 class BoundToGame:
     """The base of every game's state class: `view` and `record` are the game's (`Game.view`,
     `Game.record`), so a state module never imports its game's view or record modules (they
-    import it). The game's package binds its state class: `MetroState.game = GAME`."""
+    import it). Registering the game (`games.registry.register_game`) sets `game` on its state
+    class, so a state knows its game from the moment the game exists."""
 
     __slots__ = ()
     game: ClassVar[Game]
@@ -254,9 +257,55 @@ class WorldSampler(Protocol):
         """A new world: everything the seat cannot see dealt anew by `rng`."""
 
 
+class StateClass(Protocol):
+    """A game's state class as its `Parts` name it (BoundToGame and the game's own)."""
+
+    game: ClassVar[Game]
+
+    @classmethod
+    def new(cls, rules: Mapping[str, Any] | None, seed: int) -> GameState:
+        """A fresh game of the API's `rules`, shuffled by `seed`; RulesError for a bad option."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameState:
+        """Inverse of GameState.to_dict."""
+
+
+class RecordModule(Protocol):
+    """A game's `record.py`: its records (games/record.py holds the header they share)."""
+
+    def export(self, state: Any, seats: Sequence[Mapping[str, Any]] | None = ...) -> JSON: ...
+
+    def replay(self, record: Mapping[str, Any]) -> GameState: ...
+
+    def steps(self, record: Mapping[str, Any]) -> Iterator[tuple[int, GameState, int, JSON]]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Parts:
+    """Where a game's parts live: its package's modules, named once in its `__init__.py`;
+    `Game` forwards to them, so a game declares and never subclasses (as OpenSpiel's games
+    register a type and a factory). Each field is what `Game`'s method of the same job says."""
+
+    state: type[StateClass]  # state.py: `new` (Game.new_state), `from_dict`
+    normalise: Callable[[Mapping[str, Any] | None], JSON]  # rules.py: Game.normalise_rules
+    parse_move: Callable[[Any], Any]  # moves.py: the one parser
+    move_schema: Callable[[], JSON]  # moves.py
+    events: Mapping[str, str]  # the `action` of each public event: Game.event_actions
+    view: Callable[[Any, int | None], JSON]  # view.py: the only projection of hidden things
+    view_schema: Callable[[], JSON]  # view_schema.py
+    record: RecordModule  # record.py: export, replay, steps
+    sampler: Callable[[Mapping[str, Any], int], WorldSampler]  # chance.py: Game.world_sampler
+    evaluate: Callable[[Any], list[float]]  # evaluate.py: the AI's heuristic
+    query: Callable[[Mapping[str, Any]], JSON]  # queries.py: `metro rules`
+    codec: Any = None  # compact.py's CODEC (Game.record_codec); None: records not archived
+    daily: Callable[[bytes, int], JSON] | None = None  # the day's puzzle (Game.daily_rules)
+
+
 @dataclass(frozen=True)
 class Game:
-    """A game kind, as the registry holds it. Subclass it in the game's package."""
+    """A game kind, as the registry holds it: what it is, and where its parts live (`parts`),
+    declared by the game's package in one `register_game(Game(...))`; the methods forward."""
 
     kind: str  # the name in the API and in records, e.g. "metro"
     name: str  # shown to people
@@ -264,6 +313,7 @@ class Game:
     players: tuple[int, int]  # fewest and most seats
     colours: tuple[str, ...]  # seat colours in seat order (names the page knows)
     options: tuple[Option, ...]
+    parts: Parts = field(compare=False, repr=False)
     order: int = 100  # place in listings; the lowest is the default game
     web_dir: Path | None = field(default=None, compare=False)  # the page's module for this game
 
@@ -271,7 +321,7 @@ class Game:
 
     def normalise_rules(self, rules: Mapping[str, Any] | None) -> JSON:
         """The full options dict with defaults filled in; RulesError naming a bad option."""
-        raise NotImplementedError
+        return self.parts.normalise(rules)
 
     def seat_count(self, rules: Mapping[str, Any]) -> int:
         """How many seats normalised `rules` call for."""
@@ -279,15 +329,15 @@ class Game:
 
     def new_state(self, rules: Mapping[str, Any], seed: int) -> GameState:
         """A fresh game, shuffled by `seed`; RulesError for a bad option."""
-        raise NotImplementedError
+        return self.parts.state.new(rules, seed)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> GameState:
         """Inverse of GameState.to_dict."""
-        raise NotImplementedError
+        return self.parts.state.from_dict(data)
 
     def replay(self, record: Mapping[str, Any]) -> GameState:
         """Re-play a record; RecordError naming the first bad move."""
-        raise NotImplementedError
+        return self.parts.record.replay(record)
 
     def replay_steps(
         self, record: Mapping[str, Any]
@@ -297,54 +347,53 @@ class Game:
         before the decision; the seat; its move JSON, one of that state's `legal_moves(seat)`
         once parsed); the state moves on when the next one is asked for. RecordError for a bad
         record."""
-        raise NotImplementedError
+        return self.parts.record.steps(record)
 
     # ---- what leaves the rules core -----------------------------------------------------------
 
     def view(self, state: Any, seat: int | None) -> JSON:
         """What `seat` may see of `state` (GameState.view says what it holds); ValueError for a
         seat not in the game."""
-        raise NotImplementedError
+        return self.parts.view(state, seat)
 
     def record(self, state: Any, seats: Sequence[Mapping[str, Any]] | None = None) -> JSON:
         """The replayable record of `state` (GameState.record), naming `seats` when given."""
-        raise NotImplementedError
+        return self.parts.record.export(state, seats)
 
     def record_codec(self) -> Any:
         """The game's own part of the compact record format (a `games.compact.RecordCodec`:
         its chance, retirements and record walk), or None when its records are not archived."""
-        return None
+        return self.parts.codec
 
     # ---- moves --------------------------------------------------------------------------------
 
     def parse_move(self, data: Any) -> Any:
         """A move value from the API's JSON; InvalidMoveError naming the bad field. Whether the
         move is legal is `play`'s business, not this one's."""
-        raise NotImplementedError
+        return self.parts.parse_move(data)
 
     def move_schema(self) -> JSON:
         """The JSON Schema of a move body (`POST /api/games/{id}/moves`, without the gateway's
-        `expected_version` and `move_id`): for the API's OpenAPI document. Games override it
-        with their own; the default says only "an object"."""
-        return {"type": "object"}
+        `expected_version` and `move_id`): for the API's OpenAPI document."""
+        return self.parts.move_schema()
 
     def view_schema(self) -> JSON:
         """The JSON Schema of this game's own view fields (besides the common ones the gateway
-        documents); the default says only "an object"."""
-        return {"type": "object"}
+        documents)."""
+        return self.parts.view_schema()
 
     def event_actions(self) -> dict[str, str]:
         """The `action` of each public event this game's moves make (`state.play`), with what
         it means: the API's event schema and docs/bots.md's table are made from it, and a test
-        holds real events to it. Games override it; the default names none."""
-        return {}
+        holds real events to it."""
+        return dict(self.parts.events)
 
     def daily_rules(self, digest: bytes, day: int = 0) -> JSON | None:
         """The rules of the day's solo puzzle, picked by `digest` (32 bytes the engine derives
         from the date and a server secret; the deck's seed comes from the same bytes, so the
         rules never name it) and `day` (the date's ordinal, for what rotates day by day); None:
-        this game has no daily puzzle (the default)."""
-        return None
+        this game has no daily puzzle (no `Parts.daily`)."""
+        return None if self.parts.daily is None else self.parts.daily(digest, day)
 
     def rules_schema(self) -> JSON:
         """The JSON Schema of the `rules` of a new game, from the game's option table."""
@@ -360,18 +409,18 @@ class Game:
         """Worlds consistent with `view` (one seat's view) in which that seat is to decide: in
         an open simultaneous turn its own hidden choice is left out, so it chooses again.
         ValueError if the view does not add up."""
-        raise NotImplementedError
+        return self.parts.sampler(view, seat)
 
     def evaluate(self, state: GameState) -> list[float]:
         """Each seat's expected final score as the game's heuristic sees it (exact when over):
         what greedy play and the search's cut-off rollouts compare."""
-        return [float(s) for s in state.scores]
+        return self.parts.evaluate(state)
 
     # ---- `metro rules` ------------------------------------------------------------------------
 
     def query(self, query: Mapping[str, Any]) -> JSON:
         """Answer one position query of the game's rules file; GameError for a bad one."""
-        raise NotImplementedError
+        return self.parts.query(query)
 
     def meta(self) -> JSON:
         """What `GET /api/meta` says about this game."""

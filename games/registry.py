@@ -14,7 +14,17 @@ _GAMES: dict[str, Game] = {}
 _loaded = False
 
 
-def register(game: Game) -> Game:
+def register_game(game: Game) -> Game:
+    """Register `game` under its kind and bind its state class to it (`BoundToGame.game`: a
+    state's `view` and `record` ask its game), so that the one call in a game's `__init__.py`
+    is the whole of its wiring. ValueError for a kind or state class registered twice."""
+    state = game.parts.state
+    known = _GAMES.get(game.kind)
+    if known is not None and known is not game:
+        raise ValueError(f"game {game.kind!r} is registered already")
+    if getattr(state, "game", game) is not game:
+        raise ValueError(f"{state.__name__} belongs to {state.game.kind!r} already")
+    state.game = game
     _GAMES[game.kind] = game
     return game
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, Self
 
 from games.base import Outcome
@@ -123,7 +124,11 @@ class MetroPosition:
         return s
 
     @classmethod
-    def new(cls, rules: MetroRules, seed: int) -> Self:
+    def new(cls, rules: MetroRules | Mapping[str, Any] | None, seed: int) -> Self:
+        """A fresh game shuffled by `seed`; `rules` parsed first when given as the API's JSON
+        (what `Game.new_state` hands every game's state class)."""
+        if not isinstance(rules, MetroRules):
+            rules = MetroRules.parse(rules)
         deck = [INDEX[code] for code in TILE_SET]
         random.Random(seed).shuffle(deck)
         return cls.deal(rules, deck, seed)

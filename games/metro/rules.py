@@ -45,6 +45,11 @@ class MetroRules:
             flags[name] = value
         return cls(players=players, hand_size=hand_size, **flags)
 
+    @classmethod
+    def normalise(cls, data: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option with its default filled in, as JSON (`Game.normalise_rules`)."""
+        return cls.parse(data).to_dict()
+
     def to_dict(self) -> dict[str, Any]:
         # Written out: `dataclasses.asdict` deep-copies and costs more than the rest of a
         # stored state's encoding put together (it runs on every committed move).

@@ -43,3 +43,11 @@ def normalise(rules: Mapping[str, Any] | None) -> dict[str, Any]:
             raise RulesError("'daily' must be 1..32 characters of A-Z a-z 0-9 - _", "rules.daily")
         out["daily"] = daily
     return out
+
+
+def daily_rules(digest: bytes, day: int = 0) -> dict[str, Any]:
+    """The day's solo puzzle (`Game.daily_rules`): the shipped maps in turn, one a day in id
+    order (every city and every map of our own within as many days as there are maps); the
+    deck is the digest's, so `digest` picks nothing here."""
+    ids = sorted(maps.shipped())
+    return normalise({"players": 1, "map": ids[day % len(ids)]})

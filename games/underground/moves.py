@@ -114,6 +114,12 @@ def parse_step(data: Any, stations: Container[str]) -> Move:
     raise InvalidMoveError(f"unknown step {step!r}; expected 'rail', 'stop' or 'route'", "step")
 
 
+def parse_move(data: Any) -> Move:
+    """A step from the API's JSON, naming any station of a shipped map (`Game.parse_move`: the
+    map is the state's to check); a whole turn is `play`'s business, not a value."""
+    return parse_step(data, every_station())
+
+
 def move_schema() -> dict[str, Any]:
     """A whole turn ({"rails", "route"}) or one step ({"step": "rail" | "stop" | "route"}), as
     `UndergroundState.play` reads them (RULES-UNDERGROUND.md §3)."""

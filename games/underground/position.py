@@ -154,8 +154,11 @@ class UndergroundPosition:
         return s
 
     @classmethod
-    def new(cls, rules: UndergroundRules, seed: int) -> Self:
-        """Set-up (§2): connection tokens shuffled onto the spots, the 55 cards shuffled."""
+    def new(cls, rules: UndergroundRules | Mapping[str, Any] | None, seed: int) -> Self:
+        """Set-up (§2): connection tokens shuffled onto the spots, the 55 cards shuffled;
+        `rules` parsed first when given as the API's JSON (as `Game.new_state` hands them)."""
+        if not isinstance(rules, UndergroundRules):
+            rules = UndergroundRules.parse(rules)
         board = load_map(rules.map)
         rng = random.Random(seed)
         symbols = [c for c in SYMBOLS for _ in range(2)]

@@ -52,5 +52,10 @@ class UndergroundRules:
             raise RulesError(f"unknown map {map_id!r}; known maps: london", "rules.map")
         return cls(players, map_id)
 
+    @classmethod
+    def normalise(cls, data: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option with its default filled in, as JSON (`Game.normalise_rules`)."""
+        return cls.parse(data).to_dict()
+
     def to_dict(self) -> dict[str, Any]:
         return {"players": self.players, "map": self.map}
