@@ -8,6 +8,7 @@ follows the front door into nothing. Plain text checks: no services, no network.
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -134,6 +135,31 @@ def test_the_walk_through_names_real_files() -> None:
     missing = [p for p in named if "tiny" not in p.lower() and "<" not in p
                and not (ROOT / p).exists()]  # fmt: skip
     assert not missing, f"docs/adding-a-game.md names what does not exist: {missing}"
+
+
+def test_the_walk_through_names_real_code() -> None:
+    """Every dotted name the walk-through quotes (`games.base.check_retire`,
+    `games.registry._load_all`) is a module or an attribute of one, so a rename in the code
+    that leaves the walk-through behind fails here."""
+    text = (ROOT / "docs" / "adding-a-game.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:games|services)(?:\.[A-Za-z_]\w*)+)`", text))
+    assert len(named) >= 3, named
+    missing = []
+    for name in sorted(named):
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                found: object = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                found = getattr(found, attr, None)
+            if found is None:
+                missing.append(name)
+            break
+        else:
+            missing.append(name)
+    assert not missing, f"docs/adding-a-game.md names what the code does not have: {missing}"
 
 
 def test_the_front_door_stays_short() -> None:
