@@ -21,6 +21,7 @@ from services.gateway.app import create_app
 from services.gateway.costs import FairTurns, WorkGate
 from services.gateway.errors import ApiError
 from tests.fixtures.gateway import gateway_config
+from tests.fixtures.waits import wait_until
 from tests.gateway.test_limits import SEATS, client, defaults
 
 LONDON = load_map("london")
@@ -200,10 +201,7 @@ def _until_waiting(turns: FairTurns, n: int) -> None:
 
 
 def _until(test: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not test():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
+    wait_until(test, "the threads to get there", timeout, every=0.01)
 
 
 def test_a_flooding_address_cannot_starve_another_addresss_recovery(make_app: Any) -> None:
