@@ -273,7 +273,7 @@ def start_stack(
             str(ROOT / "deploy/gunicorn.conf.py"),
             "--access-logfile",
             "/dev/null",
-            "services.gateway.app:create_app()",
+            "services.gateway.live.asgi:create_asgi()",
         ],
         lambda: None if _port_open(gateway_port) else "not yet",
     )
@@ -388,7 +388,7 @@ def main() -> None:
     errors = [e for r in results for e in r[2]]
     report = {
         "benchmark": "gateway",
-        "url": args.url or "started by the bench (gunicorn gthread)",
+        "url": args.url or "started by the bench (gunicorn, the uvicorn worker)",
         "concurrent_games": args.games,
         "seconds": round(elapsed, 2),
         "moves": len(moves),

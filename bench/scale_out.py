@@ -116,7 +116,7 @@ def start(
         procs.spawn(
             f"gateway-{i}",
             [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
-             "--access-logfile", "/dev/null", "services.gateway.app:create_app()"],
+             "--access-logfile", "/dev/null", "services.gateway.live.asgi:create_asgi()"],
             {**base, "ENGINE_TARGET": target, "GATEWAY_HOST": "127.0.0.1",
              "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "1", "GATEWAY_THREADS": "16"},
             functools.partial(check_http, url + "/", timeout=1.0),

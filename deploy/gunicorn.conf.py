@@ -1,22 +1,23 @@
 """gunicorn settings for the gateway in production.
 
-    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
 
-Each worker is one uvicorn process (services/gateway/live/worker.py) serving the gateway as an
-ASGI application: live streams (Server-Sent Events) run on its event loop, fanned out by one
-engine subscription per game (services/gateway/live/hub.py), so an open page costs memory, not
-a thread; the Flask API runs in a pool of GATEWAY_THREADS threads beside it. Open streams per
-worker are capped by memory (GATEWAY_STREAM_MEMORY_MB / GATEWAY_STREAM_COST_KB, or
-GATEWAY_MAX_STREAMS). The app is not preloaded: each worker builds its own gRPC channels after
-the fork.
+gunicorn is given the ASGI gateway by name; the worker refuses a WSGI app (the bare Flask app)
+at boot instead of wrapping it. Each worker is one uvicorn process
+(services/gateway/live/worker.py) serving the gateway as an ASGI application: live streams
+(Server-Sent Events) run on its event loop, fanned out by one engine subscription per game
+(services/gateway/live/hub.py), so an open page costs memory, not a thread; the Flask API runs
+in a pool of GATEWAY_THREADS threads beside it. Open streams per worker are capped by memory
+(GATEWAY_STREAM_MEMORY_MB / GATEWAY_STREAM_COST_KB, or GATEWAY_MAX_STREAMS). The app is not
+preloaded: each worker builds its own gRPC channels after the fork.
 
 Request size limits: the worker's HTTP protocol refuses an oversized request line (414) or
 header (431) itself, in the API's JSON error shape, before the app runs
 (services/gateway/live/protocol.py reads the GATEWAY_LIMIT_REQUEST_* settings below). The limits
 are generous for real clients (browsers send URLs well under 8 KiB to this API and cookies up to
 about 8 KiB; an Authorization header is a 32-character token) and small enough that a request's
-head stays cheap. `_json_write_error` below writes gunicorn's own refusals (a gthread worker's,
-when one is chosen with `-k gthread`) in the same shape.
+head stays cheap. `_json_write_error` below writes any refusal gunicorn's own parser makes (under
+a worker class other than the gateway's, chosen with `-k`) in the same shape.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ def _int(name: str, default: int) -> int:
 bind = f"{os.environ.get('GATEWAY_HOST', '0.0.0.0')}:{_int('GATEWAY_PORT', 8000)}"
 worker_class = "services.gateway.live.worker.GatewayWorker"
 workers = _int("WEB_CONCURRENCY", 2)
-# Threads of each worker's Flask pool (read by services/common/config.py LiveLimits; gunicorn
-# itself uses it only for `-k gthread`). The same default as DEFAULT_GATEWAY_THREADS.
+# Threads of each worker's Flask pool (read by services/common/config.py LiveLimits; the gateway's
+# worker class does not read gunicorn's own `threads`). The same default as
+# DEFAULT_GATEWAY_THREADS.
 threads = _int("GATEWAY_THREADS", 256)
 preload_app = False
 # Seconds a worker may be silent before the arbiter restarts it (not a request time limit). A

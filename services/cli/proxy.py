@@ -57,7 +57,7 @@ def gateway_argv(python: str) -> list[str]:
     return [
         python, "-m", "gunicorn", "-c", str(GUNICORN_CONF),
         "--graceful-timeout", str(GATEWAY_STOP_GRACE_S),
-        "services.gateway.app:create_app()",
+        "services.gateway.live.asgi:create_asgi()",
     ]  # fmt: skip
 
 

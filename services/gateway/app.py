@@ -1,6 +1,8 @@
-"""The gateway's app factory: JSON API, live events, health and the static web page.
+"""The gateway's Flask app factory: JSON API, live events, health and the static web page.
+Servers run it inside the ASGI gateway (services/gateway/live/asgi.py), which is what gunicorn
+is given by name:
 
-    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
 
 Nothing here opens a connection: the gRPC channels are made by the first request of each
 process (services/gateway/backends.py), which keeps the app safe to build before a fork.

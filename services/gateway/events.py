@@ -2,7 +2,7 @@
 
 Production and `python -m services.gateway` serve this path with the async fan-out hub
 (services/gateway/live/); this Flask route answers it where the app runs as plain WSGI (the
-Flask test client, a threaded werkzeug or gunicorn gthread server). Both write the same messages
+Flask test client, a threaded werkzeug server). Both write the same messages
 (live/wire.py, docs/api-deltas.md) and check a request the same way (`StreamRequest`).
 
 Each event goes out with `id:` = the engine's event id, so a client that reconnects sends it back

@@ -45,7 +45,7 @@ def service_of(container: Object) -> str | None:
         return "engine"
     if argv[:3] == ["python", "-m", "services.ai"]:
         return "ai"
-    if argv[:1] == ["gunicorn"] and "services.gateway.app:create_app()" in argv:
+    if argv[:1] == ["gunicorn"] and "services.gateway.live.asgi:create_asgi()" in argv:
         return "gateway"
     return None
 

@@ -1,11 +1,15 @@
-"""The gateway under gunicorn with deploy/gunicorn.conf.py (gthread): several workers, each with
-its own lazily made channels, serving moves and live events; also with the app preloaded in the
-master before the fork, which must not leave the workers with a parent's channel."""
+"""The gateway under gunicorn with deploy/gunicorn.conf.py (its uvicorn worker, given the ASGI
+gateway by name): several workers, each with its own lazily made channels, serving moves and
+live events; also with the app preloaded in the master before the fork, which must not leave the
+workers with a parent's channel. Named the bare Flask app instead, gunicorn stops at boot and
+says which app to name."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -34,14 +38,14 @@ def call(
 
 
 @pytest.mark.parametrize("preload", [False, True])
-def test_gunicorn_gthread_workers_serve_the_api_and_events(
+def test_gunicorn_uvicorn_workers_serve_the_api_and_events(
     start_service: Callable[..., ServiceProcess], engine: Any, ai: Any, preload: bool
 ) -> None:
     port = free_port()
     argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py")]
     if preload:
         argv.append("--preload")
-    argv.append("services.gateway.app:create_app()")
+    argv.append("services.gateway.live.asgi:create_asgi()")
     start_service(
         "gunicorn", argv, port=port,
         env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "2",
@@ -84,3 +88,26 @@ def test_gunicorn_gthread_workers_serve_the_api_and_events(
             ids.append(line[4:].strip())
     assert ids[-1] == after["last_event_id"]
     events.close()
+
+
+def test_gunicorn_named_the_flask_app_stops_at_boot_and_names_the_asgi_app() -> None:
+    """The worker serves the app as it is named: the bare Flask app (a WSGI app) is refused at
+    boot, not wrapped in the ASGI gateway behind the operator's back. gunicorn halts with its
+    "app failed to load" status (4) and the message says what to name instead."""
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
+            "services.gateway.app:create_app()"]  # fmt: skip
+    env = {**os.environ, "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port),
+           "WEB_CONCURRENCY": "1", "GATEWAY_THREADS": "2"}  # fmt: skip
+    proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    try:
+        # A loaded machine may take a while to import the app; a served one never exits.
+        output, _ = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output, _ = proc.communicate()
+        pytest.fail(f"gunicorn served the Flask app instead of refusing it:\n{output[-2000:]}")
+    assert proc.returncode == 4, output[-2000:]
+    assert "services.gateway.live.asgi:create_asgi()" in output, output[-2000:]
+    assert "services.gateway.app:create_app()" in output, output[-2000:]

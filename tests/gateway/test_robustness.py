@@ -117,7 +117,7 @@ def test_gunicorn_refuses_oversized_heads_in_json_and_takes_real_ones(
 ) -> None:
     port = free_port()
     argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
-            "services.gateway.app:create_app()"]  # fmt: skip
+            "services.gateway.live.asgi:create_asgi()"]  # fmt: skip
     start_service(
         "gunicorn", argv, port=port,
         env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "1",

@@ -50,7 +50,7 @@ def test_watchers_beyond_the_cap_get_503_and_moves_stay_fast(
     start_service(
         "gunicorn",
         [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
-         "services.gateway.app:create_app()"],
+         "services.gateway.live.asgi:create_asgi()"],
         port=port,
         env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "1",
              "GATEWAY_THREADS": str(THREADS), "GATEWAY_MAX_STREAMS": str(THREADS // 2),

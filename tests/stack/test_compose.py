@@ -240,7 +240,7 @@ def test_start_order_waits_for_health(config: dict[str, Any]) -> None:
 def test_gateway_runs_gunicorn_with_uvicorn_workers(config: dict[str, Any], monkeypatch) -> None:
     command = config["services"]["gateway"]["command"]
     assert command[:3] == ["gunicorn", "-c", "deploy/gunicorn.conf.py"]
-    assert command[3] == "services.gateway.app:create_app()"
+    assert command[3] == "services.gateway.live.asgi:create_asgi()"
     monkeypatch.setenv("GATEWAY_PORT", "8123")
     settings = runpy.run_path(str(ROOT / "deploy/gunicorn.conf.py"))
     # Live streams on each worker's event loop (issue 21), the Flask API in its threads.

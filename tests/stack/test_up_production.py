@@ -20,7 +20,7 @@ def test_the_gateway_runs_under_gunicorn_with_the_production_config() -> None:
     argv = up.gateway_argv(sys.executable)
     assert argv[:3] == [sys.executable, "-m", "gunicorn"]
     assert argv[argv.index("-c") + 1] == str(ROOT / "deploy" / "gunicorn.conf.py")
-    assert argv[-1] == "services.gateway.app:create_app()"
+    assert argv[-1] == "services.gateway.live.asgi:create_asgi()"
 
 
 def test_redis_maxmemory_setting(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,21 +1,24 @@
 """gunicorn's worker for the gateway: uvicorn on the plain asyncio loop (grpc.aio's support of
-uvloop is not to be relied on), the httptools protocol with the gateway's head limits, and the
-app given to gunicorn served as the ASGI gateway: `services.gateway.app:create_app()` (the Flask
-app, as every deployment names it) is wrapped in `GatewayAsgi`, an ASGI app is served as is.
+uvloop is not to be relied on), the httptools protocol with the gateway's head limits, serving
+the ASGI gateway that gunicorn is given by name:
 
-    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.app:create_app()'
+    gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
+
+The app is served as it is named: a WSGI app (the bare Flask app of `services.gateway.app`) is
+refused at boot with a message that names the ASGI app, never wrapped behind the operator's back
+(uvicorn's own guess of the interface is turned off too).
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
-from flask import Flask
+from gunicorn.errors import AppImportError
 from uvicorn_worker import UvicornWorker
 
-from services.common.config import LiveLimits
-
+ASGI_APP = "services.gateway.live.asgi:create_asgi()"  # what gunicorn is to be given
 QUIET_PATHS = frozenset({"/healthz"})
 GRACEFUL_S = 5  # open streams get this long at shutdown; their pages reconnect elsewhere
 
@@ -33,12 +36,13 @@ class QuietHealthChecks(logging.Filter):
 
 
 class GatewayWorker(UvicornWorker):
-    wsgi: Any  # gunicorn's loaded app: the Flask app, then the ASGI router around it
+    wsgi: Any  # gunicorn's loaded app (the attribute's name is gunicorn's): the ASGI gateway
     CONFIG_KWARGS: dict[str, Any] = {  # noqa: RUF012 (uvicorn_worker's own class attribute)
         "loop": "asyncio",
         "http": "services.gateway.live.protocol:GatewayHttpProtocol",
         "lifespan": "on",
         "timeout_graceful_shutdown": GRACEFUL_S,
+        "interface": "asgi3",  # not "auto": a WSGI app would be wrapped without a word
     }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -51,7 +55,15 @@ class GatewayWorker(UvicornWorker):
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
-        if isinstance(self.wsgi, Flask):
-            from services.gateway.live.asgi import GatewayAsgi
+        if not _is_asgi(self.wsgi):
+            named = getattr(self.app, "app_uri", None) or type(self.wsgi).__name__
+            raise AppImportError(
+                f"The gateway's worker serves an ASGI app and {named!r} is not one (a WSGI app "
+                f"such as the bare Flask app is not wrapped silently). Name the ASGI gateway: "
+                f"gunicorn -c deploy/gunicorn.conf.py '{ASGI_APP}'"
+            )
 
-            self.wsgi = GatewayAsgi(self.wsgi, LiveLimits.from_env())
+
+def _is_asgi(app: Any) -> bool:
+    """An ASGI 3 app: its call is a coroutine function (a WSGI app's is a plain function)."""
+    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(type(app).__call__)
