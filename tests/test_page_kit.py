@@ -86,3 +86,28 @@ def test_the_kit_is_exactly_what_the_boards_use() -> None:
 def test_the_page_module_contract_names_the_kit() -> None:
     contract = (WEB / "game.js").read_text(encoding="utf-8").split("\nimport", 1)[0]
     assert "/kit.js" in contract, "web/game.js's page-module contract does not mention the kit"
+
+
+def shell_imports(file: str) -> set[str]:
+    """The shell files `file` (in web/) imports, directly or through others ("./x.js", "/x.js")."""
+    seen: set[str] = set()
+    todo = [file]
+    while todo:
+        text = code_of(WEB / todo.pop())
+        for m in [*IMPORT.finditer(text), *DYNAMIC.finditer(text), *EXPORT_FROM.finditer(text)]:
+            src = m.groupdict().get("src") or f"./{m.group('file')}"
+            name = src.removeprefix("./").removeprefix("/")
+            shell_file = "/" not in name and name.endswith(".js") and (WEB / name).is_file()
+            if shell_file and name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return seen
+
+
+def test_the_kit_does_not_reach_up_into_the_game_screen() -> None:
+    """Issue 31.3: the kit sits below the shell's game screen. A board module imports the kit and
+    the game screen loads board modules, so the kit taking anything from game.js (signedValue
+    once) would make the layers a circle; it lives in dom.js."""
+    reached = shell_imports("kit.js")
+    assert "dom.js" in reached, reached
+    assert "game.js" not in reached, f"kit.js reaches web/game.js through {sorted(reached)}"
