@@ -21,6 +21,7 @@ from services.engine.service import EngineService
 from services.engine.store import GameStore, connect
 from services.engine.timeouts import KEEPER_BATCH, ClockKeeper
 from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
+from tests.fixtures.waits import wait_until
 
 FAST = {"mode": "realtime", "move_s": 5, "bank_s": 0, "ai_level": "random"}
 
@@ -273,7 +274,9 @@ def test_deadlines_that_passed_while_the_engine_was_down_are_settled_before_it_i
     made = [_create(c, FAST)[0] for _ in range(count)]
     last = max(doc(c.view(g))["seats"][0]["clock"]["deadline_ms"] for g in made)
     clock_engine.process.kill()
-    time.sleep(max(0.0, last / 1000 - time.time()) + 0.5)  # down when the deadlines fall
+    wait_until(  # down when the deadlines fall: the wall clock past the last of them
+        lambda: time.time() * 1000 > last + 500, "the games' deadlines to pass", timeout=120
+    )
     clock_engine.process.start()  # returns once the engine answers SERVING
     c = clock_engine.client()
     late = [g for g in made if not doc(c.view(g))["seats"][0].get("away")]
