@@ -11,9 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
 from services.gateway.errors import error_json
+from services.gateway.live.uvicorn_internals import HttpToolsProtocol
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ import logging
 from typing import Any
 
 from gunicorn.errors import AppImportError
-from uvicorn_worker import UvicornWorker
+
+from services.gateway.live.uvicorn_internals import UvicornWorker
 
 ASGI_APP = "services.gateway.live.asgi:create_asgi()"  # what gunicorn is to be given
 QUIET_PATHS = frozenset({"/healthz"})
