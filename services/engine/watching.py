@@ -14,8 +14,9 @@ from metro.v1 import engine_pb2
 from services.common.auth import MAX_TOKEN_LENGTH
 from services.common.grpc_util import ServiceError
 from services.engine import messages, validation
-from services.engine.access import Caller, ClaimedSeats, check_private, seat_of
+from services.engine.access import Caller, ClaimedSeats, check_private, seat_if_any, seat_of
 from services.engine.analysis import analysing, archived_record
+from services.engine.chat_watch import chat_cursors, wait_with_chat
 from services.engine.edge import failed, storage_unavailable
 from services.engine.party_keys import is_host_token
 from services.engine.store import STORAGE_ERRORS
@@ -38,9 +39,7 @@ class Watching:
         await check_private(caller, self.claims, table.meta, game_id, "its view", ai_may=True)
         requested = request.seat if request.HasField("seat") else None
         try:
-            seat = await seat_of(
-                caller, self.claims, table.meta, game_id, requested, required=False
-            )
+            seat = await seat_if_any(caller, self.claims, table.meta, game_id, requested)
         except ServiceError:
             # A party table's host token (a host who only hosts holds no seat) reads the public
             # view, as a spectator: never a seat's private fields.
@@ -57,8 +56,7 @@ class Watching:
         game_id = validation.game_id(request.game_id)
         table = await self.tables.load(game_id)
         requested = request.seat if request.HasField("seat") else None
-        seat = await seat_of(caller, self.claims, table.meta, game_id, requested, required=True)
-        assert seat is not None
+        seat = await seat_of(caller, self.claims, table.meta, game_id, requested)
         return legal_of(table, seat)
 
     async def event_message(
@@ -95,12 +93,9 @@ class Watching:
                 continue
             caller = Caller(token=token, is_ai_service=False)
             try:
-                seat = await seat_of(
-                    caller, self.claims, table.meta, message.game_id, None, required=True
-                )
+                seat = await seat_of(caller, self.claims, table.meta, message.game_id, None)
             except ServiceError:
                 continue  # proves no seat (any more): that audience reads its view itself
-            assert seat is not None
             message.views.append(seat_view(table, seat))
             message.legal.append(legal_of(table, seat))
 
@@ -158,6 +153,9 @@ class Watching:
             await check_private(
                 caller(), self.claims, table.meta, game_id, "its event stream", ai_may=ai_plays
             )
+            # Chat rooms to carry (chat_watch.py): their cursors are taken before the pages, so
+            # a line written meanwhile is still sent live.
+            rooms = await chat_cursors(store.redis, self.claims, table.meta, game_id, request)
         except ServiceError as err:
             await context.abort(err.code, err.message, err.trailing_metadata())
             return
@@ -185,7 +183,14 @@ class Watching:
                 block = WATCH_SLICE_MS
                 if remaining is not None:
                     block = max(1, min(block, int(remaining * 1000)))
-                batch = await store.wait_events(self.blocking, game_id, last, block)
+                if rooms:
+                    batch, lines = await wait_with_chat(self.blocking, game_id, last, rooms, block)
+                    for line in lines:
+                        yield line
+                    if lines and not batch:
+                        continue
+                else:
+                    batch = await store.wait_events(self.blocking, game_id, last, block)
                 if not batch:
                     if await store.version_of(game_id) is None:
                         return  # expired
