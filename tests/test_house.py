@@ -22,7 +22,6 @@ JS_MAX_LINES = 500
 # The list only shrinks: a file split under the limit must leave it (the test says so).
 JS_OVER_LIMIT: dict[str, int] = {
     "games/metrox/web/page.js": 1340,
-    "web/daily.js": 556,
     "web/party.js": 528,
 }
 
