@@ -1,12 +1,13 @@
 // Metro X's board (RULES-METROX.md), in chessground's way: it draws one sheet as a subway map and
-// takes input given the legal targets, and decides nothing itself. The page hands it a state
-// (paint) and gets back what the player pointed at, through `on`: line(id), station(id),
-// tap(move), select(move), hover(lineId), hoverStation(id), clear() and announce(text).
+// takes input given the legal targets. The page hands it a state (paint: the view, the legal
+// moves, the selection) and gets back through `on` a legal move pointed at, select(move), or why
+// not, notify(text, kind); also clear() (Escape) and announce(text) (the keyboard's words). What
+// the pointer hovers (and its preview), the keyboard cursor and the camera are the board's own.
 
 import { cursorKey, cursorStep, html, MapView, segmentDistance, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { layoutNames, paintLabel, placeLabels, STATION_R } from "./labels.js";
-import { completeLines, lineEffect, moveWords } from "./sheet.js";
+import { cardInfo, completeLines, lineEffect, moveWords } from "./sheet.js";
 
 const GAP = 84; // px between the two nearest stations of a map
 const PHONE_SCALE = 0.75; // px per map unit on a narrow screen: its words 11 px and more
@@ -37,6 +38,7 @@ export class MetroXBoard {
     this.root = html("div", { className: "mx-board" }, parent);
     this.state = null; // what the page painted last: the keyboard and taps read it
     this.cursor = null; // the keyboard cursor: {line} or {station}
+    this.hover = null; // a line id under the pointer
     this.nameWidths = new Map();
   }
 
@@ -79,7 +81,7 @@ export class MetroXBoard {
     root.addEventListener("focus", () => root.matches(":focus-visible") && this.#moveCursor(null));
     root.addEventListener("blur", () => {
       this.cursor = null;
-      this.on.hover(null);
+      this.hoverLine(null);
       this.#paintCursor();
     });
     // The drawing's letters and numbers (line badges, windows, transfers, hint ranks) would reach a
@@ -110,9 +112,9 @@ export class MetroXBoard {
       const path = svg("polyline", { class: "mx-line", points, stroke: line.colour, "data-line": line.id }, gLines);
       const hit = svg("polyline", { class: "mx-line-hit", points, "data-line": line.id }, gHit);
       svg("title", {}, hit).textContent = t("metrox.line_name", { line: line.id, name: line.name || "" });
-      hit.addEventListener("mouseenter", () => this.on.hover(line.id));
-      hit.addEventListener("mouseleave", () => this.on.hover(null));
-      hit.addEventListener("click", () => this.on.line(line.id));
+      hit.addEventListener("mouseenter", () => this.hoverLine(line.id));
+      hit.addEventListener("mouseleave", () => this.hoverLine(null));
+      hit.addEventListener("click", () => this.pickLine(line.id));
       this.lineEls.set(line.id, { casing, path, hit });
     }
 
@@ -131,8 +133,11 @@ export class MetroXBoard {
       const text = svg("text", { class: "mx-tnum", "text-anchor": "middle", dy: "0.35em" }, g);
       const title = svg("title", {}, g);
       title.textContent = deg >= 2 ? t("metrox.station_lines", { station: s.name || s.id, count: deg }) : s.name || s.id;
-      g.addEventListener("click", () => this.on.station(s.id));
-      g.addEventListener("mouseenter", () => this.on.hoverStation(s.id));
+      g.addEventListener("click", () => this.#pickStation(s.id));
+      g.addEventListener("mouseenter", () => {
+        const lineId = this.#lineAtStation(s.id);
+        if (lineId) this.hoverLine(lineId);
+      });
       this.stationEls.set(s.id, { g, circle, mark, text, title, name: s.name || s.id, deg });
     }
     // Station names as the city writes them, placed by layoutNames at every pan and zoom.
@@ -142,7 +147,8 @@ export class MetroXBoard {
       el.textContent = s.name || s.id;
       this.nameEls.set(s.id, el);
     }
-    const { labels, boxes } = placeLabels(map, pos, gLabels, this.on);
+    const pointer = { hover: (id) => this.hoverLine(id), line: (id) => this.pickLine(id) };
+    const { labels, boxes } = placeLabels(map, pos, gLabels, pointer);
     this.labelEls = labels;
     this.labelBoxes = boxes;
     for (const box of boxes) grow(box.x0, box.y0, box.x1, box.y1);
@@ -154,7 +160,7 @@ export class MetroXBoard {
     root.style.setProperty("--mx-aspect", `${whole.w.toFixed(0)} / ${whole.h.toFixed(0)}`);
     this.svgRoot = root;
     this.root.appendChild(root);
-    this.root.addEventListener("mouseleave", () => this.on.hover(null));
+    this.root.addEventListener("mouseleave", () => this.hoverLine(null));
     // Pan and zoom (wheel, drag, two fingers); a tap picks the nearest line or station that can
     // be chosen. A phone starts close enough to read: part of the map, around what matters.
     this.mapView = new MapView(root, {
@@ -216,8 +222,62 @@ export class MetroXBoard {
       }
     }
     if (!best) return false;
-    this.on.tap(best);
+    this.hover = null; // a finger's emulated hover would keep previewing another line
+    if (best.station) this.#pickStation(best.station);
+    else this.pickLine(best.line);
     return true;
+  }
+
+  // ---- input: what the pointer is on, and what may be chosen there -----------------------------
+
+  /** A line under the pointer (or the keyboard's cursor, or a button of the panel's list). */
+  hoverLine(lineId) {
+    if (this.hover === lineId) return;
+    this.hover = lineId;
+    if (this.state) this.paint(this.state);
+  }
+
+  #legal(move) {
+    return (this.state?.moves || []).some((m) => sameMove(m, move));
+  }
+
+  /** The one line the card may go on through this station, if only one. */
+  #lineAtStation(stationId) {
+    const s = this.state;
+    if (!s?.canChoose || cardInfo(s.view.card).kind === "free") return null;
+    const lines = this.index.map.lines.filter((l) => l.stations.includes(stationId) && s.moves.some((m) => m.line === l.id));
+    return lines.length === 1 ? lines[0].id : null;
+  }
+
+  /** A line pointed at: selected when the card may go on it, else the reason why not. */
+  pickLine(lineId) {
+    const s = this.state;
+    if (!s?.canChoose) return;
+    if (cardInfo(s.view.card).kind === "free") {
+      this.on.notify(t("metrox.free_click_station"), "info");
+      return;
+    }
+    if (!this.#legal({ line: lineId })) {
+      this.on.notify(t("metrox.refusal.line_full", { line: lineId }), "error");
+      return;
+    }
+    this.on.select({ line: lineId });
+  }
+
+  /** A station pointed at: a free card fills it; another card takes its line, if only one. */
+  #pickStation(stationId) {
+    const s = this.state;
+    if (!s?.canChoose) return;
+    if (cardInfo(s.view.card).kind !== "free") {
+      const lineId = this.#lineAtStation(stationId);
+      if (lineId) this.pickLine(lineId);
+      return;
+    }
+    if (!this.#legal({ station: stationId })) {
+      this.on.notify(t("metrox.refusal.station_filled", { station: this.index.stations.get(stationId)?.name || stationId }), "error");
+      return;
+    }
+    this.on.select({ station: stationId });
   }
 
   /** Fade in no longer: other players' new crosses have arrived. */
@@ -238,7 +298,7 @@ export class MetroXBoard {
     const legal = s.choosing ? s.moves : [];
     const legalLines = new Set(legal.filter((m) => m.line).map((m) => m.line));
     const legalStations = new Set(legal.filter((m) => m.station).map((m) => m.station));
-    const preview = s.preview;
+    const preview = this.#preview(s);
     const previewSet = new Set(preview?.stations || []);
     const chosen = s.chosen;
     const complete = new Set(completeLines(index, sheet));
@@ -284,9 +344,20 @@ export class MetroXBoard {
         : t("metrox.station_state", { station: where, state });
     }
 
-    for (const line of index.map.lines) paintLabel(this.labelEls.get(line.id), line, s);
+    for (const line of index.map.lines) paintLabel(this.labelEls.get(line.id), line, s, preview);
     this.#paintHints();
     this.#paintCursor();
+  }
+
+  /** The line shown: hovered, else selected; only on the viewer's own sheet while choosing. */
+  #preview(s) {
+    if (!s.choosing) return null;
+    if (cardInfo(s.view.card).kind === "free") {
+      return s.sel?.station ? { stations: [s.sel.station], transfer: null, line: null } : null;
+    }
+    const lineId = this.hover && this.#legal({ line: this.hover }) ? this.hover : s.sel?.line;
+    if (!lineId) return null;
+    return { ...lineEffect(this.index, s.ownSheet, s.view.card, lineId), line: lineId };
   }
 
   #paintHints() {
@@ -366,7 +437,7 @@ export class MetroXBoard {
     const same = (x) => this.cursor && ((x.line && x.line === this.cursor.line) || (x.station && x.station === this.cursor.station));
     const next = cursorStep(targets, targets.find(same) || null, key, (x) => sameMove(x, this.state?.sel));
     this.cursor = next ? (next.line ? { line: next.line } : { station: next.station }) : null;
-    this.on.hover(this.cursor?.line || null);
+    this.hoverLine(this.cursor?.line || null);
     this.#paintCursor();
     if (key || next) this.on.announce(this.#cursorWords());
   }

@@ -100,9 +100,8 @@ function buildLabel(parent, line, box, p0, anchor, on) {
 
 /** A label as seat p's sheet has it: the card marks in its windows (and the preview's), who
  *  took each bonus (colour and symbol), and its title in words. */
-export function paintLabel(lab, line, s) {
+export function paintLabel(lab, line, s, preview) {
   const p = s.shown;
-  const preview = s.preview;
   const marks = s.sheet.windows[line.id] || [];
   lab.windows.forEach((w, i) => {
     const previewMark = preview?.line === line.id && i === marks.length ? preview.mark : null;

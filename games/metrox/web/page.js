@@ -1,16 +1,16 @@
 // Metro X's page module (RULES-METROX.md), in chessground's way: board.js draws the sheet as a
 // subway map and takes input given the legal targets, panel.js holds the side boxes (the card,
 // the line list, hints, final scores, the move log), and this file glues them: it keeps the view,
-// the legal moves, the selection and the replay, and hands both a state to draw. The shell owns
+// the legal moves, the selection and the replay, and hands both one state to draw. The shell owns
 // the status line, scores, join, hint button and replay buttons; it hands this module a board
 // element and a controls element.
 
-import { ensureStylesheet, lastSeen, reducedMotion, registerParamWords, saveLastSeen, seatLabel } from "/kit.js";
+import { ensureStylesheet, registerParamWords, seatLabel } from "/kit.js";
 import { t } from "/i18n.js";
 import { MetroXBoard, plainMove, sameMove } from "./board.js";
+import { LastTurn } from "./lastturn.js";
 import { MetroXPanel } from "./panel.js";
-import { breakdown, cardInfo, cardWords, hasWindow, indexMap, lineEffect, moveWords, replayPositions,
-  sheetFrom } from "./sheet.js";
+import { breakdown, cardInfo, cardWords, hasWindow, indexMap, moveWords, replayPositions, sheetFrom } from "./sheet.js";
 
 export { cardFace } from "./panel.js"; // the party screen and the rules pages draw cards with it
 
@@ -51,44 +51,32 @@ class MetroXPage {
     this.mapId = null;
     this.sheetSeat = null; // chosen by the viewer; null: own (or seat 0)
     this.sel = null; // the selected move, not yet sent
-    this.hover = null; // a line id under the pointer
     this.hints = [];
     this.busy = false;
     this.replayPos = null;
     this.turnKey = null;
-    this.prevFilled = new Map(); // seat -> stations filled before the last resolved turn
-    this.lastFilled = new Map(); // seat -> stations the last resolved turn filled
-    this.arriving = false;
     const select = (move, send = false) => this.#select(move, send);
-    const hover = (lineId) => this.#hoverLine(lineId);
-    const line = (id) => this.#pickLine(id);
     const clear = () => {
       if (!this.sel) return false;
       this.sel = null;
       this.#render();
     };
     this.panel = new MetroXPanel(parts.controls, {
-      select, hover, line, clear,
+      select, clear,
       confirm: () => this.#confirm(),
       sheet: (seat) => {
         this.sheetSeat = seat;
         this.#render();
       },
+      hover: (lineId) => this.board.hoverLine(lineId),
+      line: (lineId) => this.board.pickLine(lineId),
     });
     this.board = new MetroXBoard(parts.board, {
-      select, hover, line, clear,
-      station: (id) => this.#pickStation(id),
-      hoverStation: (id) => {
-        const lineId = this.#lineAtStation(id);
-        if (lineId) this.#hoverLine(lineId);
-      },
-      tap: (move) => {
-        this.hover = null; // a finger's emulated hover would keep previewing another line
-        if (move.station) this.#pickStation(move.station);
-        else this.#pickLine(move.line);
-      },
+      select, clear,
+      notify: (text, kind) => this.host.notify(text, kind),
       announce: (text) => this.panel.log.announce(text),
     });
+    this.lastTurn = new LastTurn(() => this.board.settle());
     loadColours().then(() => this.view && this.#render());
   }
 
@@ -99,7 +87,7 @@ class MetroXPage {
     const newTurn = key !== this.turnKey;
     if (view.map && view.map.id !== this.mapId) this.#useMap(view.map);
     if (newTurn) {
-      this.#trackFresh(view);
+      this.lastTurn.track(view, this.#seat);
       this.turnKey = key;
       this.board.cursor = null;
       this.sel = null;
@@ -175,7 +163,7 @@ class MetroXPage {
     this.view = null;
   }
 
-  // ---- what stands ---------------------------------------------------------------------------
+  // ---- what stands -----------------------------------------------------------------------------
 
   get #seat() {
     const s = this.host.seat;
@@ -237,36 +225,6 @@ class MetroXPage {
     return s.filled instanceof Set ? s : sheetFrom(s);
   }
 
-  #trackFresh(view) {
-    // Which stations the last resolved turn filled, to mark them on the map (dashed): kept in
-    // sessionStorage too, so that a reload still shows the turn everyone has just played.
-    this.lastFilled = new Map();
-    const me = this.#seat;
-    const stored = lastSeen("metrox", view.game_id, me);
-    if (!this.prevFilled.size && stored?.turn === view.turn_index && stored.before) {
-      for (const [seat, filled] of Object.entries(stored.before)) this.prevFilled.set(Number(seat), new Set(filled));
-    }
-    const before = {};
-    let fresh = false;
-    for (const s of view.sheets || []) {
-      const had = this.prevFilled.get(s.seat);
-      if (had) {
-        this.lastFilled.set(s.seat, new Set(s.filled.filter((x) => !had.has(x))));
-        before[s.seat] = [...had];
-        fresh = true;
-      }
-      this.prevFilled.set(s.seat, new Set(s.filled));
-    }
-    if (fresh && me !== null) saveLastSeen("metrox", view.game_id, me, { turn: view.turn_index, before });
-    // Other players' new crosses fade in (briefly), unless the player asked for less motion.
-    this.arriving = fresh && !reducedMotion();
-    clearTimeout(this.arriveTimer);
-    if (this.arriving) this.arriveTimer = setTimeout(() => {
-      this.arriving = false;
-      this.board.settle();
-    }, 900);
-  }
-
   /** What the board and the panel draw: one snapshot of the page's state. */
   #state() {
     const v = this.view;
@@ -278,9 +236,9 @@ class MetroXPage {
       view: v, index: this.index, own, shown, canChoose, choosing: canChoose && shown === own,
       moves: this.#legalMoves(), sheet: this.#sheet(shown), ownSheet: own !== null ? this.#sheet(own) : null,
       lines: (replay ? replay.lines : v.lines) || [], sel: this.sel, busy: this.busy, replay,
-      chosen: replay ? null : v.choice, fresh: replay ? new Set() : this.lastFilled.get(shown) || new Set(),
-      arriving: this.arriving, best: replay ? (this.analysisBest || []).find((b) => b.seat === shown) : null,
-      preview: this.#preview(), hints: this.hints, startsWhen: this.#startsWhen(),
+      chosen: replay ? null : v.choice, fresh: replay ? new Set() : this.lastTurn.of(shown),
+      arriving: this.lastTurn.arriving, best: replay ? (this.analysisBest || []).find((b) => b.seat === shown) : null,
+      hints: this.hints, startsWhen: this.#startsWhen(),
       seatName: (p) => this.#seatName(p), colour: (p) => this.#colour(p),
     };
   }
@@ -289,19 +247,6 @@ class MetroXPage {
    *  the last open seat taken. */
   #startsWhen() {
     return this.host.party ? t("metrox.starts_when_host") : t("metrox.starts_when_full");
-  }
-
-  /** The line shown: hovered, else selected; only on the viewer's own sheet while choosing. */
-  #preview() {
-    if (!this.#canChoose() || this.#shownSeat() !== this.#seat) return null;
-    const c = cardInfo(this.view.card);
-    if (c.kind === "free") {
-      return this.sel?.station ? { stations: [this.sel.station], transfer: null, line: null } : null;
-    }
-    const lineId = this.hover && this.#isLegal({ line: this.hover }) ? this.hover : this.sel?.line;
-    if (!lineId) return null;
-    const eff = lineEffect(this.index, this.#sheet(this.#seat), this.view.card, lineId);
-    return { ...eff, line: lineId };
   }
 
   #render() {
@@ -316,46 +261,6 @@ class MetroXPage {
   }
 
   // ---- input -----------------------------------------------------------------------------------
-
-  #hoverLine(lineId) {
-    if (this.hover === lineId) return;
-    this.hover = lineId;
-    if (this.index && this.view) this.board.paint(this.#state());
-  }
-
-  #lineAtStation(stationId) {
-    if (!this.#canChoose() || cardInfo(this.view.card).kind === "free") return null;
-    const legal = this.#legalMoves();
-    const lines = this.index.map.lines.filter((l) => l.stations.includes(stationId) && legal.some((m) => m.line === l.id));
-    return lines.length === 1 ? lines[0].id : null;
-  }
-
-  #pickLine(lineId) {
-    if (!this.#canChoose()) return;
-    if (cardInfo(this.view.card).kind === "free") {
-      this.host.notify(t("metrox.free_click_station"), "info");
-      return;
-    }
-    if (!this.#isLegal({ line: lineId })) {
-      this.host.notify(t("metrox.refusal.line_full", { line: lineId }), "error");
-      return;
-    }
-    this.#select({ line: lineId });
-  }
-
-  #pickStation(stationId) {
-    if (!this.#canChoose()) return;
-    if (cardInfo(this.view.card).kind !== "free") {
-      const lineId = this.#lineAtStation(stationId);
-      if (lineId) this.#pickLine(lineId);
-      return;
-    }
-    if (!this.#isLegal({ station: stationId })) {
-      this.host.notify(t("metrox.refusal.station_filled", { station: this.index.stations.get(stationId)?.name || stationId }), "error");
-      return;
-    }
-    this.#select({ station: stationId });
-  }
 
   /** Select a move (a second click on the selected one sends it; `send` sends at once). */
   #select(move, send = false) {
