@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +13,7 @@ from metro.v1 import engine_pb2
 from services.archive.ids import pack_id
 from tests.engine.helpers import play_out
 from tests.fixtures.engine import EngineClient, doc, metro_seats
+from tests.fixtures.waits import wait_until
 
 TIMEOUT = 10.0
 
@@ -56,14 +56,7 @@ def finish(client: EngineClient, game_id: str, tokens: list[str], seed: int) -> 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 60.0) -> Any:
     """Poll until check() is truthy (its value), else fail saying what was awaited."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.1)
+    return wait_until(check, what, timeout, every=0.1)
 
 
 def rows(url: str, sql: str, args: Any = ()) -> list[tuple[Any, ...]]:

@@ -37,6 +37,7 @@ from jsonschema import Draft202012Validator
 
 from services.gateway.openapi.events import ENGINE_ACTIONS, actions_table
 from tests.bots.conftest import ROOT
+from tests.fixtures import waits
 
 DOC = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
 FLAT = re.sub(r"\s+", " ", DOC)  # the guide's words, wherever its lines break
@@ -104,13 +105,7 @@ def validator(doc: dict[str, Any], name: str) -> Draft202012Validator:
 
 
 def wait_until(test: Any, what: str, timeout: float = 120.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = test()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+    return waits.wait_until(test, what, timeout, every=0.2)
 
 
 def finished_game(url: str, kind: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import Tab, shot
-from tests.browser.steps import create_game, play_one_move, wait_my_turn_or_end
+from tests.browser.steps import create_game, page_stays, play_one_move, wait_my_turn_or_end
 
 LOG_ITEMS = ".move-log-list li"
 TURN_ENTRIES_AT_LEAST = f"""(n) => [...document.querySelectorAll('{LOG_ITEMS}')]
@@ -91,10 +91,16 @@ def test_metrox_log_one_entry_per_turn_names_the_ai_for_an_away_player(
     page.wait_for_selector("#away-button:not([hidden])")
 
     # Leave asks first: dismissed, nothing happens.
-    page.once("dialog", lambda dialog: dialog.dismiss())
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.click("#away-button")
-    page.wait_for_timeout(300)
-    assert not page.locator("#away-button.take-back").count()
+    assert asked, "Leave did not ask first"
+    page_stays(
+        page,
+        lambda: page.locator("#away-button.take-back").count() == 0,
+        "the seat kept after Leave was dismissed",
+        0.3,
+    )
     question = leave_seat(page)
     assert "AI" in question, question
     # While away, taking the seat back is the main action, with a line saying why.

@@ -24,7 +24,15 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import click_square, legal_squares, message, wait_my_turn_or_end
+from tests.browser.steps import (
+    click_square,
+    legal_squares,
+    message,
+    page_stays,
+    resized,
+    settled,
+    wait_my_turn_or_end,
+)
 from tests.fixtures.gateway import GatewayApi
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,13 +138,20 @@ def test_bad_addresses_show_no_such_game_with_a_way_back(
     tab = open_tab(f"{base}/#/game/doesnotexist")
     page = tab.page
     missing_shown(page)
-    page.wait_for_timeout(4000)
+    page_stays(  # longer than the page's 3 s retry: no second look, no stream
+        page,
+        lambda: (
+            len(game_requests(tab, "doesnotexist")) == 1
+            and not [u for u in tab.urls if "/events" in u]
+        ),
+        "one request for a game that does not exist",
+        4.0,
+    )
     asked = game_requests(tab, "doesnotexist")
     assert len(asked) == 1, asked
     assert not [u for u in tab.urls if "/events" in u]
     shot(page, artifacts, "no-such-game")
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(150)
+    resized(page, NARROW)
     shot(page, artifacts, "no-such-game")
     page.set_viewport_size(WIDE)
     # The way back leads to the lobby.
@@ -166,7 +181,12 @@ def test_bad_addresses_show_no_such_game_with_a_way_back(
     for bad in ["%00%ff", "x" * 300, "a%2Fb"]:
         tab = open_tab(f"{base}/#/game/{bad}")
         missing_shown(tab.page)
-        tab.page.wait_for_timeout(300)
+        page_stays(
+            tab.page,
+            lambda urls=tab.urls: not [u for u in urls if "/api/games/" in u],
+            f"no request for the bad address {bad!r}",
+            0.3,
+        )
         assert not [u for u in tab.urls if "/api/games/" in u], tab.urls
         text = tab.page.inner_text("body")
         assert "URI" not in text and "must" not in text and "match" not in text, text
@@ -367,8 +387,7 @@ def test_my_games_lists_the_seats_this_browser_holds(
     assert state == "over" and "Finished" in text
     assert page.evaluate("localStorage.getItem('seat.gone-long-ago')") is None
     shot(page, artifacts, "lobby-my-games")
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(150)
+    resized(page, NARROW)
     shot(page, artifacts, "lobby-my-games")
     page.set_viewport_size(WIDE)
     # Its button opens the game.
@@ -561,7 +580,7 @@ def test_axe_finds_no_serious_violation(
             game, token = vs_ai(api, kind)
             hold_seat(page, game, 0, token)
             open_game(tab, base, game)
-            page.wait_for_timeout(300)
+            settled(page)
             found[f"{kind} {viewport['width']}"] = axe_problems(page, axe_source)
         over, tokens = finished_metro(api)
         hold_seat(page, over, 0, str(tokens[0]))
@@ -585,6 +604,6 @@ def test_axe_finds_no_serious_violation_in_metro_x_board(
     game, token = vs_ai(api, "metrox")
     hold_seat(tab.page, game, 0, token)
     open_game(tab, base, game)
-    tab.page.wait_for_timeout(300)
+    settled(tab.page)
     problems = axe_problems(tab.page, axe_source)
     assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
