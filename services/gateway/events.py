@@ -59,6 +59,7 @@ class StreamRequest:
     after: str
     deltas: bool
     token: str | None
+    chat: bool = False  # `?chat=1`: the reader's chat room's new lines too (`event: chat`)
 
     @classmethod
     def parse(
@@ -75,7 +76,11 @@ class StreamRequest:
         flag = args.get("delta", "0")
         if flag not in ("0", "1"):
             raise bad_request("'delta' must be 1 (events carry a delta) or 0.", field="delta")
-        return cls(after, flag == "1", bearer_token_of(headers.get("Authorization")))
+        chat = args.get("chat", "0")
+        if chat not in ("0", "1"):
+            raise bad_request("'chat' must be 1 (chat lines too) or 0.", field="chat")
+        token = bearer_token_of(headers.get("Authorization"))
+        return cls(after, flag == "1", token, chat == "1")
 
 
 def seat_denied() -> ApiError:

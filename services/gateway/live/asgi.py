@@ -247,11 +247,17 @@ class GatewayAsgi:
         the game's feed: the watcher, the feed, its opening snapshot, the feed's last event."""
         hub = self.hub
         reply = await hub.view(game_id, asked.token)
-        if asked.token is not None and not reply.HasField("seat"):
-            raise seat_denied()
         seat = reply.seat if reply.HasField("seat") else None
+        room = "players" if seat is not None else "spectators"
+        if asked.token is not None and seat is None:
+            # A token of no seat opens only the party host's stream with its chat: the host
+            # screen's feed of the phones' presets is the players' room (as GET .../chat).
+            if not asked.chat or await hub.chat_room(game_id, asked.token) != "players":
+                raise seat_denied()
+            room = "players"
         first = await hub.snapshot(game_id, seat, asked.token, reply) if asked.deltas else None
         watcher = Watcher(game_id, seat, asked.deltas, asked.after, hub.limits)
+        watcher.room = room if asked.chat else None
         feed, opening, upto = await hub.join(watcher, asked.token, first, reply.last_event_id)
         return watcher, feed, opening, upto
 

@@ -74,11 +74,22 @@ class Watcher:
         # streams per event, waking each one's coroutine was most of a fan-out's cost.
         self.transport: Any = None
         self.parked = False
+        # The chat room this stream reads (`?chat=1`): "players" (a seat's or the party host's
+        # token) or "spectators"; None: no chat lines on this stream.
+        self.room: str | None = None
 
     def offer(self, key: Key, data: bytes, now: float) -> None:
         if self.ended is not None or key <= self.floor:
             return
         self.floor = key
+        self.push(data, now)
+
+    def offer_chat(self, room: str, data: bytes, now: float) -> None:
+        """A chat line, to a stream of its room only (no event id: it moves no resume point)."""
+        if self.ended is None and self.room == room:
+            self.push(data, now)
+
+    def push(self, data: bytes, now: float) -> None:
         transport = self.transport
         if (
             self.parked and not self.pending and transport is not None
@@ -149,6 +160,13 @@ class Feed:
         # spectator's). Only a private game's seat may watch it (the watcher's own GetView said
         # so before it came), and the engine checks the subscription as well.
         self.credential: str | None = None
+        # Chat (issue 35 item 2): whether any watcher asked for it, the token that proves the
+        # players' room to the engine (the first such watcher's), the rooms' last lines sent (a
+        # new subscription reads on from there), and what the subscription now asked.
+        self.chat = False
+        self.chat_token = ""
+        self.chat_after: dict[str, str] = {}
+        self.chat_asked: tuple[bool, str] = (False, "")
 
     def metadata(self) -> Any:
         return bearer(self.credential) if self.credential else None
@@ -173,11 +191,13 @@ class Feed:
                     public_view=None in asked,
                     seat_tokens=[a.token for a in self.audiences.values()
                                  if a.seat is not None and a.token],
+                    chat=self.chat, chat_token=self.chat_token, chat_after=self.chat_after,
                 ),
                 timeout=self.hub.watch_max_s, metadata=self.metadata(),
             )  # fmt: skip
             widened = False
             self.call, self.asked = call, asked
+            self.chat_asked = (self.chat, self.chat_token)
             try:
                 async for event in call:
                     failures = 0
@@ -207,7 +227,15 @@ class Feed:
 
     async def publish(self, event: engine_pb2.GameEvent) -> None:
         """One event to every watcher: each audience's view taken from the event when the engine
-        carried it (else read once), the bytes made once."""
+        carried it (else read once), the bytes made once. A chat line goes to its
+        room's watchers only (engine.proto GameEvent.chat_room)."""
+        if event.chat_room:
+            self.chat_after[event.chat_room] = event.event_id
+            data = chat_message(event.chat_room, event.json)
+            now = time.monotonic()
+            for watcher in list(self.watchers):
+                watcher.offer_chat(event.chat_room, data, now)
+            return
         carried = carried_snapshots(event)
         reading = [
             a for a in self.audiences.values()
@@ -266,6 +294,7 @@ class Feed:
             self.linger.cancel()
             self.linger = None
         self.watchers.add(watcher)
+        self.add_chat(watcher, token)
         if not watcher.deltas:
             return None
         audience = self.audiences.get(watcher.seat)
@@ -278,11 +307,28 @@ class Feed:
         audience.watchers += 1
         return audience.snap
 
+    def add_chat(self, watcher: Watcher, token: str | None) -> None:
+        """A watcher of a chat room: the subscription carries that room's lines (asked again
+        when it did not yet)."""
+        if watcher.room is None:
+            return
+        self.chat = True
+        if watcher.room == "players" and not self.chat_token and token:
+            self.chat_token = token
+        if (
+            self.call is not None and self.chat_asked != (self.chat, self.chat_token)
+            and self.widening is None
+        ):  # fmt: skip
+            self.widening = asyncio.get_running_loop().call_later(WIDEN_AFTER_S, self.widen)
+
     def widen(self) -> None:
         """Ask the engine again, now with the views of the audiences that came since (those
         that came together, one new subscription); until then their views are read."""
         self.widening = None
-        if self.call is not None and not set(self.audiences) <= self.asked and not self.widen_now:
+        behind = not set(self.audiences) <= self.asked or self.chat_asked != (
+            self.chat, self.chat_token
+        )
+        if self.call is not None and behind and not self.widen_now:
             self.widen_now = True
             self.call.cancel()
 
@@ -370,6 +416,14 @@ class Hub:
         )
         return reply
 
+    async def chat_room(self, game_id: str, token: str) -> str:
+        """The chat room `token` reads at this game (the engine's GetChat decides)."""
+        reply: engine_pb2.ChatLines = await self.engine().GetChat(
+            engine_pb2.ChatRequest(game_id=game_id), metadata=bearer(token),
+            timeout=self.deadline_s,
+        )  # fmt: skip
+        return str(reply.room)
+
     async def snapshot(
         self, game_id: str, seat: int | None, token: str | None,
         reply: engine_pb2.GameView | None = None,
@@ -404,6 +458,7 @@ class Hub:
         if feed is None or feed.finished:
             feed = self.feeds[watcher.game_id] = Feed(self, watcher.game_id, last_event_id)
             feed.credential = token
+            feed.add_chat(watcher, token)  # its first subscription carries this one's room
             if watcher.deltas:  # its first subscription asks for this watcher's views already
                 feed.audiences[watcher.seat] = Audience(watcher.seat, token, None)
             feed.task = asyncio.get_running_loop().create_task(self._run(feed))
@@ -507,6 +562,12 @@ def carried_snapshots(event: engine_pb2.GameEvent) -> dict[int | None, Snapshot]
         if snap is not None:
             out[seat] = snap
     return out
+
+
+def chat_message(room: str, line_json: str) -> bytes:
+    """The `event: chat` message of one line (no `id:`: a line is no game event)."""
+    data = b'{"room":' + orjson.dumps(room) + b',"line":' + line_json.encode() + b"}"
+    return b"event: chat\ndata: " + data + b"\n\n"
 
 
 def failure_message(err: grpc.aio.AioRpcError | None) -> bytes:
