@@ -52,7 +52,11 @@ def test_waiting_out_the_clock_hands_the_seat_to_the_ai_and_taking_it_back(
     assert wait_my_turn_or_end(page)
     page.wait_for_selector("#scores tr[data-seat='0'] td.clock.running")
     first = _my_clock(page)
-    page.wait_for_timeout(2100)
+    page.wait_for_function(  # the clock ticks: its text changes while it runs
+        "(first) => document.querySelector(\"#scores tr[data-seat='0'] td.clock\")"
+        ".innerText !== first",
+        arg=first,
+    )
     second = _my_clock(page)
     assert first != second and second.startswith("0:"), (first, second)
     assert page.locator("#away-button").is_visible()
