@@ -44,18 +44,19 @@ class Caller:
         if not self.is_ai_service:
             raise denied("this call needs the AI service credential")
 
-    def seat(
-        self, meta: GameMeta, game_id: str, requested: int | None, *, required: bool
-    ) -> int | None:
-        """The seat this caller speaks for in this game; None for a spectator.
+    def seat(self, meta: GameMeta, game_id: str, requested: int | None) -> int:
+        """The seat this caller acts for (moves, legal moves): a spectator is refused."""
+        seat = self.seat_if_any(meta, game_id, requested)
+        if seat is None:
+            raise denied("this call needs a seat token (authorization: Bearer <token>)")
+        return seat
 
-        `required`: the call acts for a seat (moves, legal moves), so a spectator is refused.
-        """
+    def seat_if_any(self, meta: GameMeta, game_id: str, requested: int | None) -> int | None:
+        """The seat this caller speaks for in this game; None for a spectator (a read that
+        anyone may make, and a seat's token makes that seat's)."""
         if self.token is None:
             if requested is not None:
                 raise denied(f"seat {requested}'s view and moves need that seat's token")
-            if required:
-                raise denied("this call needs a seat token (authorization: Bearer <token>)")
             return None
         if self.is_ai_service:
             if requested is None:
@@ -96,32 +97,36 @@ class ClaimedSeats(Protocol):
 
 
 async def seat_of(
-    caller: Caller,
-    claims: ClaimedSeats,
-    meta: GameMeta,
-    game_id: str,
-    requested: int | None,
-    *,
-    required: bool,
+    caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id: str, requested: int | None
+) -> int:
+    """The seat the caller acts for (Caller.seat): a spectator is refused."""
+    return (await _proven(caller, claims, meta, game_id)).seat(meta, game_id, requested)
+
+
+async def seat_if_any(
+    caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id: str, requested: int | None
 ) -> int | None:
-    """The caller's seat (Caller.seat), a token its player claimed for another device
-    included (looked up only for a token that no seat was given)."""
+    """The caller's seat, None for a spectator (Caller.seat_if_any)."""
+    return (await _proven(caller, claims, meta, game_id)).seat_if_any(meta, game_id, requested)
+
+
+async def _proven(caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id: str) -> Caller:
+    """The caller with the seat its token speaks for, a token its player claimed for another
+    device included (looked up only for a token that no seat was given)."""
     if caller.token is not None and not caller.is_ai_service and caller.proven_seat is None:
         found = caller.issued_seat(meta, game_id)
         if found is None:
             found = await claims.claimed_seat(game_id, caller.token)
         if found is not None:
             caller = replace(caller, proven_seat=found)
-    return caller.seat(meta, game_id, requested, required=required)
+    return caller
 
 
 async def own_seat(caller: Caller, claims: ClaimedSeats, meta: GameMeta, game_id: str) -> int:
     """The caller's own seat (a person's seat token; never the AI credential)."""
     if caller.is_ai_service:
         raise invalid_argument("token", "this call needs a player's seat token")
-    seat = await seat_of(caller, claims, meta, game_id, None, required=True)
-    assert seat is not None
-    return seat
+    return await seat_of(caller, claims, meta, game_id, None)
 
 
 async def check_private(

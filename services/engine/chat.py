@@ -34,7 +34,7 @@ from metro.v1 import engine_pb2
 from services.common.auth import token_hash
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
-from services.engine.access import Caller, ClaimedSeats, seat_of
+from services.engine.access import Caller, ClaimedSeats, seat_if_any
 from services.engine.edge import failed, not_found
 from services.engine.party_keys import party_key
 from services.engine.store_keys import game_key
@@ -82,7 +82,7 @@ class Chat:
         seat: int | None = None
         if caller.token is not None and not caller.is_ai_service:
             try:
-                seat = await seat_of(caller, self.claims, table.meta, game_id, None, required=False)
+                seat = await seat_if_any(caller, self.claims, table.meta, game_id, None)
             except ServiceError:
                 seat = None  # a token for no seat of this game: a spectator
         return game_id, seat, table

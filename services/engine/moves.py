@@ -105,8 +105,7 @@ class Moves:
         """One attempt: the answer, a Conflict that calls for a fresh look, or None when the
         game is gone."""
         game_id, meta = table.game_id, table.meta
-        seat = await seat_of(caller, self.claims, meta, game_id, requested, required=True)
-        assert seat is not None
+        seat = await seat_of(caller, self.claims, meta, game_id, requested)
         answer_key = f"move:{seat}:{move_id}" if move_id else ""
         print_ = fingerprint(move) if move_id else ""
         try:

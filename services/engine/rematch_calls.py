@@ -21,7 +21,7 @@ from metro.v1 import engine_pb2
 from services.common.auth import TOKEN_BYTES, token_hash
 from services.common.grpc_util import ServiceError
 from services.engine import timeouts, validation
-from services.engine.access import Caller, own_seat, seat_of
+from services.engine.access import Caller, own_seat, seat_if_any
 from services.engine.edge import failed
 from services.engine.lobby import Lobby
 from services.engine.meta import AI, HUMAN, SeatInfo
@@ -127,7 +127,7 @@ class Rematches:
         table = await self.tables.load(game_id)
         seat = None
         if caller.token is not None and not caller.is_ai_service:
-            seat = await seat_of(caller, self.players, table.meta, game_id, None, required=False)
+            seat = await seat_if_any(caller, self.players, table.meta, game_id, None)
         offer = await self.offers.get(game_id)
         if offer is None:
             return engine_pb2.RematchAnswer()  # none offered: no rematch_json
