@@ -267,7 +267,7 @@ def test_gateway_under_gunicorn_with_the_production_config(redis_url: str, start
             str(Path(sys.executable).parent / "gunicorn"),
             "-c",
             str(ROOT / "deploy" / "gunicorn.conf.py"),
-            "services.gateway.app:create_app()",
+            "services.gateway.live.asgi:create_asgi()",
         ],
         env={
             **env,
