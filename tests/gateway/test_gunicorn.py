@@ -80,7 +80,7 @@ def test_gunicorn_uvicorn_workers_serve_the_api_and_events(
             token=token,
         )
         assert status == 200, after
-    ids = []
+    ids: list[str] = []
     while len(ids) < 14:  # create, join and the twelve moves
         line = stream.readline().decode()
         assert line, "the stream ended early"
