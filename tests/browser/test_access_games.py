@@ -19,6 +19,7 @@ from tests.browser.steps import (
     click_square,
     create_game,
     legal_squares,
+    page_stays,
     selected_code,
     simulate_deuteranopia,
     wait_my_turn_or_end,
@@ -208,9 +209,14 @@ def test_a_touch_screen_previews_a_tap_and_the_confirm_button_commits(
         page.wait_for_selector("#confirm-box:not([hidden])")
         text = page.inner_text("#confirm-text")
         assert "row" in text and "completes" in text, text
-        page.wait_for_timeout(300)
-        assert len(board_tiles(page)) == before, "a tap alone places nothing"
-        assert [u for u in tab.urls if "/moves" in u] == moves_before
+        page_stays(
+            page,
+            lambda n=before, sent=moves_before: (
+                len(board_tiles(page)) == n and [u for u in tab.urls if "/moves" in u] == sent
+            ),
+            "nothing placed, nothing sent after a tap alone",
+            0.3,
+        )
         target = squares[0]
         if len(squares) > 1:
             # Another tap moves the preview; nothing is sent yet.

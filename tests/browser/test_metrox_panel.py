@@ -64,8 +64,7 @@ def test_the_next_card_is_dealt_in_sight_and_confirm_stays_above_the_fold(
         phase = wait_choose_or_over(page, turn)
         if phase != "choose":
             break
-        page.wait_for_timeout(100)  # one frame for the panel to scroll (requestAnimationFrame)
-        page.wait_for_function(
+        page.wait_for_function(  # the panel scrolls the card into sight (requestAnimationFrame)
             """(sel) => { const el = document.querySelector(sel);
                           const panel = el.closest('.panel');
                           const status = panel.querySelector(':scope > .status');
@@ -73,7 +72,6 @@ def test_the_next_card_is_dealt_in_sight_and_confirm_stays_above_the_fold(
                           return r.top >= status.getBoundingClientRect().bottom - 1 &&
                                  r.bottom <= panel.getBoundingClientRect().bottom + 1; }""",
             arg=".mx-cardbox",
-            timeout=5_000,
         )
         checked += 1
     assert checked == 2

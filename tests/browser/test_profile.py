@@ -12,6 +12,7 @@ import pytest
 
 from services.common.postgres_server import PostgresServer
 from tests.browser.conftest import Tab, shot
+from tests.browser.steps import page_stays
 from tests.fixtures.gateway import RELAXED_RATES, check_http
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.processes import ServiceProcess, free_port, python_module
@@ -105,8 +106,12 @@ def test_a_profile_is_reached_from_a_name_and_shows_the_graph_and_filtered_histo
         ".length >= 1 && document.getElementById('conn').textContent === ''"
     )
     events = len(tab.event_requests)
-    page.wait_for_timeout(3500)  # longer than the page's 3 s retry: none may come
-    assert len(tab.event_requests) == events, tab.event_requests
+    page_stays(  # longer than the page's 3 s retry: none may come
+        page,
+        lambda: len(tab.event_requests) == events,
+        "no second /events request for an archived game",
+        3.5,
+    )
     assert page.locator("#conn").inner_text() == ""
     assert page.locator("#rematch-row").is_hidden()
     shot(page, artifacts, "profile-archived-game")
