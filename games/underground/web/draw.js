@@ -198,12 +198,11 @@ export class MapDrawing {
     L.cands.replaceChildren();
     L.tags.replaceChildren();
     const from = st.sel.from;
-    const proposed = st.proposed;
     for (const r of st.candidates) {
       const l = this.slotLine(r.a, r.b, net.used(r.a, r.b));
       const gains = st.preview(r);
       const pts = sumPoints(gains);
-      const pending = !!proposed && proposed.colour === r.colour && secKey(proposed.a, proposed.b) === secKey(r.a, r.b);
+      const pending = st.isProposed(r);
       const g = svg("g", { class: `ug-cand${pending ? " pending" : ""}`, "data-colour": r.colour, "data-a": r.a, "data-b": r.b, "data-points": pts }, L.cands);
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
       svg("line", { ...attrs, class: "ug-cand-line", stroke: LINE_HEX[r.colour] }, g);

@@ -2,17 +2,18 @@
 // way (issue 31.3): the board (board.js: London drawn as an Underground diagram, draw.js, taking
 // taps, keys and names), the side boxes (panel.js: building a turn rail by rail with what each
 // candidate rail scores, the passenger's way among ties, the AI's hints, every seat's score
-// breakdown) and the move log (log.js). This file holds the state (the view, the legal moves, the
-// chosen line and station, the rail waiting for its confirmation), sends the moves, and answers
-// the shell: update, showHints, moveWords and the replay of a finished game. The shell owns the
-// status line, scores, join, hint button and replay buttons.
+// breakdown) and the move log (log.js), over the page's state (state.js). This file turns their
+// presses into changes of the state and moves sent, and answers the shell: update, showHints,
+// moveWords and the replay of a finished game. The shell owns the status line, scores, join,
+// hint button and replay buttons.
 
 import { confirmMoves, confirmToggle, ensureStylesheet, html } from "/kit.js";
 import { t } from "/i18n.js";
 import { Board, loadMap } from "./board.js";
-import { GameLog, recentRails } from "./log.js";
-import { COLOURS, MapIndex, Network, analyse, gainWords, replayPositions, secKey } from "./network.js";
+import { GameLog } from "./log.js";
+import { COLOURS, MapIndex, Network, gainWords, replayPositions } from "./network.js";
 import { Panel } from "./panel.js";
+import { PlayState } from "./state.js";
 import { cw, legWords, plainMove, railMove, seatName } from "./words.js";
 
 export function mount(parts, host) {
@@ -23,20 +24,11 @@ class UndergroundPage {
   constructor(parts, host) {
     ensureStylesheet(new URL("./page.css", import.meta.url).href);
     this.host = host;
-    this.view = null;
-    this.legal = [];
-    this.index = null;
-    this.analysis = null;
-    this.sel = { colour: null, from: null };
-    this.hints = [];
-    this.busy = false;
-    this.replayScene = null; // a replay position shown instead of the live view
-    this.lastSent = null;
-    this.arrive = new Set(); // rails to fade in ("colour|a|b")
-    this.proposed = null; // a rail waiting for its confirmation
+    const s = new PlayState(host);
+    this.s = s;
     this.confirm = confirmMoves();
     this.board = new Board(parts.board, {
-      now: () => this.#now(),
+      now: () => s.now(),
       pick: (id) => this.#onStation(id),
       lay: (r, opts) => this.#layRail(r, opts),
       announce: (text) => this.log.announce(text),
@@ -48,16 +40,16 @@ class UndergroundPage {
     this.settings = html("div", { className: "ug-settings" }, after);
     const box = confirmToggle(this.settings, (on) => {
       this.confirm = on;
-      this.proposed = null;
+      s.proposed = null;
       this.#render();
     });
     box.id = "confirm-moves";
     html("p", { id: "ug-map-keys", className: "visually-hidden" }, after, t("underground.keys"));
 
     this.onKey = (ev) => {
-      if (ev.key === "Escape" && (this.sel.from || this.sel.colour || this.proposed)) {
-        if (this.proposed) this.proposed = null;
-        else this.sel.from = null;
+      if (ev.key === "Escape" && (s.sel.from || s.sel.colour || s.proposed)) {
+        if (s.proposed) s.proposed = null;
+        else s.sel.from = null;
         this.#render();
       }
     };
@@ -66,11 +58,11 @@ class UndergroundPage {
     loadMap().then(
       (map) => {
         if (this.board.detached) return;
-        this.index = new MapIndex(map);
-        this.board.build(this.index);
-        if (this.view) {
-          this.#analyse();
-          this.#keepSelection(); // a view that came before the map: its line is chosen now
+        s.index = new MapIndex(map);
+        this.board.build(s.index);
+        if (s.view) {
+          s.analyse();
+          s.keepSelection(); // a view that came before the map: its line is chosen now
         }
         this.#render();
       },
@@ -84,55 +76,55 @@ class UndergroundPage {
   // ---- the shell's interface -----------------------------------------------------------------
 
   update(view, legal) {
-    const changed = !this.view || this.view.version !== view.version;
-    const before = this.view;
-    this.view = view;
-    this.legal = Array.isArray(legal) ? legal : [];
+    const s = this.s;
+    const changed = !s.view || s.view.version !== view.version;
+    const before = s.view;
+    s.view = view;
+    s.legal = Array.isArray(legal) ? legal : [];
     if (changed) {
-      this.#analyse();
-      this.#keepSelection();
-      this.proposed = null;
-      if (this.index && this.analysis) {
-        const ctx = { history: this.host.events, me: this.#mySeat, gains: this.analysis.railGains || [], index: this.index, arrive: this.arrive };
-        this.log.follow(before, view, ctx);
+      s.analyse();
+      s.keepSelection();
+      s.proposed = null;
+      if (s.index && s.analysis) {
+        this.log.follow(before, view, { history: this.host.events, me: s.mySeat, gains: s.analysis.railGains || [], index: s.index, arrive: s.arrive });
       }
     }
     this.#render();
     if (changed) this.board.showChoice();
     // the game's end: the whole map, every line in sight
     if (view.status === "over" && before && before.status !== "over") this.board.fitAll();
-    this.arrive = new Set();
+    s.arrive = new Set();
   }
 
   showHints(suggestions) {
-    this.hints = Array.isArray(suggestions) ? suggestions : [];
+    this.s.hints = Array.isArray(suggestions) ? suggestions : [];
     this.#render();
   }
 
   /** A move object in words (the post-game analysis says moves with it): the rail laid, the
    * end of building, or the passenger's ride; stations by their names, never their ids. */
   moveWords(move) {
-    if (!this.index) return "";
+    if (!this.s.index) return "";
     if (move?.step === "rail") return t("underground.laid", { rails: this.#railWords(move) });
     if (move?.step === "stop") return t("underground.end_building");
-    if (move?.step === "route") return legWords(move.to, move.lines, "underground.leg_by", "underground.leg_on_foot", (id) => this.#n(id));
+    if (move?.step === "route") return this.#leg(move, "underground.leg_by", "underground.leg_on_foot");
     return "";
   }
 
   replay(record, view) {
-    const positions = this.index ? replayPositions(this.index, record) : null;
+    const s = this.s;
+    const positions = s.index ? replayPositions(s.index, record) : null;
     const names = (i) => record.seats?.[i]?.name || seatName(view, i);
     const length = (record.moves || []).length;
-    const all = () => positions || (this.index ? replayPositions(this.index, record) : null);
+    const all = () => positions || (s.index ? replayPositions(s.index, record) : null);
     return {
       length,
       moveWords: (move) => this.moveWords(move),
       describe: (i) => {
-        if (i <= 0) return t("underground.replay_start", { station: this.index?.name(this.index.map.start) || "Euston" });
+        if (i <= 0) return t("underground.replay_start", { station: s.index?.name(s.index.map.start) || "Euston" });
         const m = record.moves[i - 1];
         const rails = (m.rails || []).map((r) => this.#railWords(r)).join(", ");
-        const n = (id) => this.#n(id);
-        const route = (m.route || []).map((l) => legWords(l.to, l.lines, "underground.leg_by", "underground.leg_on_foot", n)).join(t("underground.then"));
+        const route = (m.route || []).map((l) => this.#leg(l, "underground.leg_by", "underground.leg_on_foot")).join(t("underground.then"));
         const built = rails ? t("underground.laid", { rails }) : t("underground.laid_none");
         return t(route ? "underground.replay_turn_route" : "underground.replay_turn", { turn: i, name: names(m.seat), built, route });
       },
@@ -140,12 +132,12 @@ class UndergroundPage {
         const every = all();
         if (!every) return;
         if (i >= length) {
-          this.replayScene = null;
+          s.replayScene = null;
         } else {
           const p = every[Math.max(0, i)];
-          const net = new Network(this.index, record.connections);
+          const net = new Network(s.index, record.connections);
           for (const r of p.rails) net.lay(r.colour, r.a, r.b);
-          this.replayScene = { ...p, net, connections: record.connections, index: i, length, names };
+          s.replayScene = { ...p, net, connections: record.connections, index: i, length, names };
         }
         this.#render();
       },
@@ -163,161 +155,52 @@ class UndergroundPage {
     this.panel.remove();
   }
 
-  // ---- state ---------------------------------------------------------------------------------
-
-  #n(id) {
-    return this.index ? this.index.name(id) : id;
-  }
-
   /** "red Euston–Angel". */
   #railWords(r) {
-    return `${cw(r.colour)} ${this.#n(r.a)}–${this.#n(r.b)}`;
+    return `${cw(r.colour)} ${this.s.n(r.a)}–${this.s.n(r.b)}`;
   }
 
-  #analyse() {
-    if (!this.index || !this.view) return;
-    this.analysis = analyse(this.index, this.view);
-  }
-
-  get #mySeat() {
-    const s = this.host.seat;
-    return s === null || s === undefined ? null : s;
-  }
-
-  get #phase() {
-    const v = this.view;
-    if (this.replayScene) return "replay";
-    if (!v || !this.index) return "loading";
-    if (v.status === "over") return "over";
-    if (v.status !== "playing") return "waiting";
-    const me = this.#mySeat;
-    if (me === null || !(v.to_move || []).includes(me) || !this.legal.length) return "watch";
-    return v.turn?.step === "route" ? "route" : "build";
-  }
-
-  get #legalRails() {
-    return this.legal.filter((m) => m.step === "rail");
-  }
-
-  get #myColours() {
-    const v = this.view;
-    const me = this.#mySeat;
-    return me !== null && v?.seats?.[me]?.colours ? v.seats[me].colours : [];
-  }
-
-  /** Seats at this table (the line colours each holds follow from it, §2). */
-  get #players() {
-    return this.view?.rules?.players || this.view?.seats?.length || 2;
-  }
-
-  /** What the board and the boxes draw from, and read when a press comes. The costlier parts
-   *  (the candidates, the scene, the recent rails) are worked out only when read. */
-  #now() {
-    const page = this;
-    return {
-      view: this.view, index: this.index, legal: this.legal, phase: this.#phase, busy: this.busy,
-      sel: this.sel, proposed: this.proposed, hints: this.hints, arrive: this.arrive,
-      replaying: !!this.replayScene, replayScene: this.replayScene, players: this.#players,
-      mySeat: this.#mySeat, myColours: this.#myColours, legalRails: this.#legalRails,
-      analysis: this.analysis, net: this.analysis?.net, railGains: this.analysis?.railGains || [],
-      preview: (r) => this.#preview(r),
-      get candidates() { return page.#candidates(); },
-      get scene() { return page.#scene(); },
-      get recent() { return recentRails(page.view, page.#mySeat); },
-    };
-  }
-
-  /** After a view change: keep the colour; continue from where the last rail ended if it can. */
-  #keepSelection() {
-    const rails = this.#legalRails;
-    if (this.#phase !== "build") {
-      this.sel = { colour: this.sel.colour, from: null };
-      return;
-    }
-    const { colour } = this.sel;
-    const touches = (c, s) => rails.some((r) => r.colour === c && (r.a === s || r.b === s));
-    if (this.lastSent && this.lastSent.colour === colour) {
-      const next = this.lastSent.to;
-      this.sel.from = touches(colour, next) ? next : null;
-    } else if (this.sel.from && !touches(colour, this.sel.from)) {
-      this.sel.from = null;
-    }
-    this.lastSent = null;
-    if (!colour || !rails.some((r) => r.colour === colour)) {
-      this.sel.colour = this.#myColours.find((c) => rails.some((r) => r.colour === c)) || null;
-      this.sel.from = null;
-    }
-  }
-
-  /** The candidate rails to draw: of the chosen colour, from the chosen station if any. */
-  #candidates() {
-    if (this.#phase !== "build" || this.busy) return [];
-    const { colour, from } = this.sel;
-    if (!colour) return [];
-    // A line with no rail yet could start anywhere: draw its rails once a station is chosen.
-    if (!from && !(this.analysis?.net.railCount(colour) > 0)) return [];
-    return this.#legalRails.filter((r) => r.colour === colour && (!from || r.a === from || r.b === from));
-  }
-
-  #preview(r) {
-    if (!this.analysis) return [];
-    return this.analysis.net.preview(r.colour, r.a, r.b);
-  }
-
-  /** What the map shows now: the live view, or a replay position. */
-  #scene() {
-    if (this.replayScene) return this.replayScene;
-    const v = this.view;
-    return {
-      rails: v.rails || [],
-      passenger: v.passenger,
-      faceUp: v.face_up || [],
-      pile: v.pile_count,
-      connections: v.connections || {},
-      net: this.analysis?.net || new Network(this.index, v.connections),
-    };
+  /** The passenger's ride on `leg` ({to, lines}), with the given two word keys. */
+  #leg(leg, byKey, footKey) {
+    return legWords(leg.to, leg.lines, byKey, footKey, (id) => this.s.n(id));
   }
 
   // ---- input and sending ---------------------------------------------------------------------
 
-  /** The legal rail of `colour` on section a-b, if any. */
-  #legalRail(colour, a, b) {
-    return this.#legalRails.find((x) => x.colour === colour && secKey(x.a, x.b) === secKey(a, b));
-  }
-
   /** What a press in the side boxes does (panel.js). */
   #actions() {
+    const s = this.s;
     return {
       colour: (colour) => {
-        this.sel = { colour, from: null };
+        s.sel = { colour, from: null };
         this.#render();
       },
       target: (colour, a, b) => {
-        const r = this.#legalRail(colour, a, b);
+        const r = s.legalRail(colour, a, b);
         if (r) this.#layRail(r);
       },
       clear: () => {
-        this.sel.from = null;
-        this.proposed = null;
+        s.sel.from = null;
+        s.proposed = null;
         this.#render();
       },
-      confirm: () => this.proposed && this.#layRail(this.proposed, { now: true }),
+      confirm: () => s.proposed && this.#layRail(s.proposed, { now: true }),
       cancel: () => {
-        this.proposed = null;
+        s.proposed = null;
         this.#render();
       },
       stop: () => {
-        this.sel.from = null;
+        s.sel.from = null;
         this.#send({ step: "stop" });
       },
       way: (to, lines) => {
-        const m = this.legal.find((x) => x.step === "route" && x.to === to && (x.lines || []).join("+") === lines);
+        const m = s.legal.find((x) => x.step === "route" && x.to === to && (x.lines || []).join("+") === lines);
         if (m) this.#send({ step: "route", to: m.to, lines: [...(m.lines || [])] });
       },
       hint: (rank) => {
-        const move = plainMove(this.hints[rank]);
+        const move = plainMove(s.hints[rank]);
         if (move?.step === "rail") {
-          const r = this.#legalRail(move.colour, move.a, move.b);
+          const r = s.legalRail(move.colour, move.a, move.b);
           if (r) this.#layRail(r);
         } else if (move) this.#send(move);
       },
@@ -326,14 +209,15 @@ class UndergroundPage {
   }
 
   async #send(move, note = null) {
-    if (this.busy) return false;
-    this.busy = true;
+    const s = this.s;
+    if (s.busy) return false;
+    s.busy = true;
     this.#render();
     let ok = false;
     try {
       ok = await this.host.send(move);
     } finally {
-      this.busy = false;
+      s.busy = false;
     }
     if (ok && note) this.host.notify(note, "ok");
     this.#render();
@@ -342,31 +226,31 @@ class UndergroundPage {
 
   /** Lay rail r; with "Confirm moves", a first choice only shows it with its points. */
   async #layRail(r, { now = false } = {}) {
-    if (this.confirm && !now) {
-      const same = this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b);
-      if (!same) {
-        this.proposed = r;
-        this.#render();
-        const to = this.sel.from && r.a === this.sel.from ? r.b : r.a;
-        this.log.announce(t("underground.preview_again", { colour: cw(r.colour), from: this.#n(this.sel.from || r.a), to: this.#n(to === this.sel.from ? r.b : to), gains: gainWords(this.#preview(r), this.index) }));
-        return;
-      }
+    const s = this.s;
+    const n = (id) => s.n(id);
+    if (this.confirm && !now && !s.isProposed(r)) {
+      s.proposed = r;
+      this.#render();
+      const to = s.sel.from && r.a === s.sel.from ? r.b : r.a;
+      this.log.announce(t("underground.preview_again", { colour: cw(r.colour), from: n(s.sel.from || r.a), to: n(to === s.sel.from ? r.b : to), gains: gainWords(s.preview(r), s.index) }));
+      return;
     }
-    this.proposed = null;
-    const from = this.sel.from && (r.a === this.sel.from || r.b === this.sel.from) ? this.sel.from : r.a;
+    s.proposed = null;
+    const from = s.sel.from && (r.a === s.sel.from || r.b === s.sel.from) ? s.sel.from : r.a;
     const to = from === r.a ? r.b : r.a;
-    const gains = this.#preview(r);
-    this.lastSent = { colour: r.colour, to };
+    const gains = s.preview(r);
+    s.lastSent = { colour: r.colour, to };
     // The line's colour in words of the page's language (the English id showed in hu/fr/es).
-    const ok = await this.#send(railMove(r), `${cw(r.colour)} ${this.#n(from)}–${this.#n(to)}: ${gainWords(gains, this.index)}`);
-    if (!ok) this.lastSent = null;
+    const ok = await this.#send(railMove(r), `${cw(r.colour)} ${n(from)}–${n(to)}: ${gainWords(gains, s.index)}`);
+    if (!ok) s.lastSent = null;
   }
 
   /** A station chosen on the map (a tap, the cursor, the finder). */
   #onStation(id) {
-    if (this.#phase !== "build" || this.busy) return;
-    const rails = this.#legalRails;
-    const { colour, from } = this.sel;
+    const s = this.s;
+    if (s.phase !== "build" || s.busy) return;
+    const rails = s.legalRails;
+    const { colour, from } = s.sel;
     if (from && from !== id) {
       const r = rails.find((x) => x.colour === colour && ((x.a === from && x.b === id) || (x.b === from && x.a === id)));
       if (r) {
@@ -375,27 +259,28 @@ class UndergroundPage {
       }
     }
     if (from === id) {
-      this.sel.from = null;
+      s.sel.from = null;
       this.#render();
       return;
     }
-    const colours = this.#myColours.filter((c) => rails.some((r) => r.colour === c && (r.a === id || r.b === id)));
+    const colours = s.myColours.filter((c) => rails.some((r) => r.colour === c && (r.a === id || r.b === id)));
     if (!colours.length) {
-      this.host.notify(t("underground.no_rail_from", { station: this.#n(id) }), "info");
+      this.host.notify(t("underground.no_rail_from", { station: s.n(id) }), "info");
       return;
     }
-    this.sel.colour = colours.includes(colour) ? colour : colours[0];
-    this.sel.from = id;
+    s.sel.colour = colours.includes(colour) ? colour : colours[0];
+    s.sel.from = id;
     this.host.notify("", "info");
     this.#render();
     this.board.showChoice();
   }
 
   #render() {
-    if (this.view && this.index && !this.analysis) this.#analyse();
+    const s = this.s;
+    if (s.view && s.index && !s.analysis) s.analyse();
     this.board.draw();
-    this.settings.hidden = this.#mySeat === null || this.view?.status === "over";
-    this.panel.render(this.#now());
+    this.settings.hidden = s.mySeat === null || s.view?.status === "over";
+    this.panel.render(s.now());
   }
 }
 

@@ -6,7 +6,7 @@
 
 import { html, seatGlyph, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { LINE_HEX, gainWords, lineDash, ownerOf, secKey, sumPoints } from "./network.js";
+import { LINE_HEX, gainWords, lineDash, ownerOf, sumPoints } from "./network.js";
 import { cw, legWords, plainMove, seatName } from "./words.js";
 
 const DARK_LINES = new Set(["blue", "purple", "black", "green", "brown"]);
@@ -35,9 +35,6 @@ function section(parent, cls, title) {
   if (title) html("h3", {}, s, title);
   return s;
 }
-
-/** Is `r` the rail waiting for its confirmation? */
-const isProposed = (st, r) => !!st.proposed && st.proposed.colour === r.colour && secKey(st.proposed.a, st.proposed.b) === secKey(r.a, r.b);
 
 export class Panel {
   /**
@@ -183,7 +180,7 @@ class Boxes {
         "data-a": r.a,
         "data-b": r.b,
         "data-key": `target-${r.colour}-${r.a}-${r.b}`,
-        "aria-pressed": String(isProposed(st, r)),
+        "aria-pressed": String(st.isProposed(r)),
         disabled: st.busy,
       }, li);
       this.swatch(r.colour, b);

@@ -1,0 +1,146 @@
+// On the Underground page's state (chessground keeps its own in state.ts): the view and the legal
+// moves the shell gave, the map's index and what network.js reads from the rails, the chosen line
+// and station, the rail waiting for its confirmation, the hints, a replay position, and what
+// follows from them (the phase, the viewer's lines, the candidate rails and their points, the
+// scene on the map). page.js changes it; board.js and panel.js read it through `now()`.
+
+import { recentRails } from "./log.js";
+import { Network, analyse, secKey } from "./network.js";
+
+export class PlayState {
+  constructor(host) {
+    this.host = host;
+    this.view = null;
+    this.legal = [];
+    this.index = null;
+    this.analysis = null;
+    this.sel = { colour: null, from: null };
+    this.hints = [];
+    this.busy = false;
+    this.replayScene = null; // a replay position shown instead of the live view
+    this.lastSent = null; // the rail just sent: where the next one may continue
+    this.arrive = new Set(); // rails to fade in ("colour|a|b")
+    this.proposed = null; // a rail waiting for its confirmation
+  }
+
+  /** A station's name (its id before the map came). */
+  n(id) {
+    return this.index ? this.index.name(id) : id;
+  }
+
+  analyse() {
+    if (!this.index || !this.view) return;
+    this.analysis = analyse(this.index, this.view);
+  }
+
+  get mySeat() {
+    const s = this.host.seat;
+    return s === null || s === undefined ? null : s;
+  }
+
+  get phase() {
+    const v = this.view;
+    if (this.replayScene) return "replay";
+    if (!v || !this.index) return "loading";
+    if (v.status === "over") return "over";
+    if (v.status !== "playing") return "waiting";
+    const me = this.mySeat;
+    if (me === null || !(v.to_move || []).includes(me) || !this.legal.length) return "watch";
+    return v.turn?.step === "route" ? "route" : "build";
+  }
+
+  get legalRails() {
+    return this.legal.filter((m) => m.step === "rail");
+  }
+
+  get myColours() {
+    const v = this.view;
+    const me = this.mySeat;
+    return me !== null && v?.seats?.[me]?.colours ? v.seats[me].colours : [];
+  }
+
+  /** Seats at this table (the line colours each holds follow from it, §2). */
+  get players() {
+    return this.view?.rules?.players || this.view?.seats?.length || 2;
+  }
+
+  /** The legal rail of `colour` on section a-b, if any. */
+  legalRail(colour, a, b) {
+    return this.legalRails.find((x) => x.colour === colour && secKey(x.a, x.b) === secKey(a, b));
+  }
+
+  /** Is `r` the rail waiting for its confirmation? */
+  isProposed(r) {
+    return !!this.proposed && this.proposed.colour === r.colour && secKey(this.proposed.a, this.proposed.b) === secKey(r.a, r.b);
+  }
+
+  /** After a view change: keep the colour; continue from where the last rail ended if it can. */
+  keepSelection() {
+    const rails = this.legalRails;
+    if (this.phase !== "build") {
+      this.sel = { colour: this.sel.colour, from: null };
+      return;
+    }
+    const { colour } = this.sel;
+    const touches = (c, s) => rails.some((r) => r.colour === c && (r.a === s || r.b === s));
+    if (this.lastSent && this.lastSent.colour === colour) {
+      const next = this.lastSent.to;
+      this.sel.from = touches(colour, next) ? next : null;
+    } else if (this.sel.from && !touches(colour, this.sel.from)) {
+      this.sel.from = null;
+    }
+    this.lastSent = null;
+    if (!colour || !rails.some((r) => r.colour === colour)) {
+      this.sel.colour = this.myColours.find((c) => rails.some((r) => r.colour === c)) || null;
+      this.sel.from = null;
+    }
+  }
+
+  /** The candidate rails to draw: of the chosen colour, from the chosen station if any. */
+  candidates() {
+    if (this.phase !== "build" || this.busy) return [];
+    const { colour, from } = this.sel;
+    if (!colour) return [];
+    // A line with no rail yet could start anywhere: draw its rails once a station is chosen.
+    if (!from && !(this.analysis?.net.railCount(colour) > 0)) return [];
+    return this.legalRails.filter((r) => r.colour === colour && (!from || r.a === from || r.b === from));
+  }
+
+  /** What rail r would score and change if laid now. */
+  preview(r) {
+    if (!this.analysis) return [];
+    return this.analysis.net.preview(r.colour, r.a, r.b);
+  }
+
+  /** What the map shows now: the live view, or a replay position. */
+  scene() {
+    if (this.replayScene) return this.replayScene;
+    const v = this.view;
+    return {
+      rails: v.rails || [],
+      passenger: v.passenger,
+      faceUp: v.face_up || [],
+      pile: v.pile_count,
+      connections: v.connections || {},
+      net: this.analysis?.net || new Network(this.index, v.connections),
+    };
+  }
+
+  /** What the board and the boxes draw from, and read when a press comes: a snapshot, with the
+   *  costlier parts (the candidates, the scene, the recent rails) worked out only when read. */
+  now() {
+    const s = this;
+    return {
+      view: this.view, index: this.index, legal: this.legal, phase: this.phase, busy: this.busy,
+      sel: this.sel, proposed: this.proposed, hints: this.hints, arrive: this.arrive,
+      replaying: !!this.replayScene, replayScene: this.replayScene, players: this.players,
+      mySeat: this.mySeat, myColours: this.myColours, legalRails: this.legalRails,
+      analysis: this.analysis, net: this.analysis?.net, railGains: this.analysis?.railGains || [],
+      preview: (r) => this.preview(r),
+      isProposed: (r) => this.isProposed(r),
+      get candidates() { return s.candidates(); },
+      get scene() { return s.scene(); },
+      get recent() { return recentRails(s.view, s.mySeat); },
+    };
+  }
+}
