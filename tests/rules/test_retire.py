@@ -180,6 +180,7 @@ def test_sampled_worlds_keep_the_retired_seat_out(kind: str, rules: dict[str, An
         assert world.retired == state.retired
 
 
+@pytest.mark.slow  # whole games of search: minutes on two cores
 @pytest.mark.parametrize(("kind", "rules"), TABLES, ids=IDS)
 def test_ai_players_finish_a_game_with_a_retired_seat(kind: str, rules: dict[str, Any]) -> None:
     """The search (one for every game) plays every remaining seat to the end: greedy for the
