@@ -20,8 +20,7 @@ MAX_LINES = 600
 JS_MAX_LINES = 500
 # The page's JavaScript files over JS_MAX_LINES today, each with the size it may not grow past.
 # The list only shrinks: a file split under the limit must leave it (the test says so).
-JS_OVER_LIMIT: dict[str, int] = {
-}
+JS_OVER_LIMIT: dict[str, int] = {}
 
 
 def _python_files(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> list[Path]:
