@@ -17,7 +17,7 @@ import pytest
 
 from tests.browser import test_usability
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game, page_texts
+from tests.browser.steps import create_game, page_texts, settled
 from tests.browser.test_usability import axe_problems
 
 GAMES = ("metro", "metrox", "underground")
@@ -202,7 +202,7 @@ def test_axe_finds_no_serious_violation_on_rules_and_tutorials(
         found[f"rules {kind}"] = axe_problems(page, axe_source)
         page.goto(f"{base}/#/learn/{kind}/tutorial")
         page.wait_for_selector("#learn-words p")
-        page.wait_for_timeout(300)
+        settled(page)
         found[f"tutorial {kind}"] = axe_problems(page, axe_source)
     bad = {where: problems for where, problems in found.items() if problems}
     assert not bad, json.dumps(bad, indent=1, ensure_ascii=False)

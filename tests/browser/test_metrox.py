@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game
+from tests.browser.steps import create_game, resized
 
 CONTROLS = ".mx-controls"
 DAILY = "2026-11-30"
@@ -20,11 +20,9 @@ DAILY = "2026-11-30"
 
 def both_widths(page: Any, artifacts: Path, name: str) -> None:
     shot(page, artifacts, name)
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(200)  # let the one-column layout settle
+    resized(page, NARROW)
     shot(page, artifacts, name)
-    page.set_viewport_size(WIDE)
-    page.wait_for_timeout(100)
+    resized(page, WIDE)
 
 
 def api_view(base: str, game: str) -> Any:

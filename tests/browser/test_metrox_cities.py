@@ -13,6 +13,7 @@ from typing import Any
 
 from games.metrox import maps
 from tests.browser.conftest import WIDE, Tab
+from tests.browser.steps import settled
 from tests.browser.test_maps_touch import LEGIBLE_PX, MX_SIZES, PHONE, picture
 from tests.browser.test_usability import hold_seat, make_game, open_game
 from tests.fixtures.gateway import GatewayApi
@@ -35,7 +36,7 @@ NAMES = """() => {
 
 def check_names(page: Any, least: int) -> list[Any]:
     """At least `least` names in sight, each a Paris station, legible, none over another."""
-    page.wait_for_timeout(250)  # names are placed once the map rests
+    settled(page)  # names are placed once the map rests
     names = page.evaluate(NAMES)
     assert len(names) >= least, names
     assert {n[0] for n in names} <= PARIS
@@ -91,7 +92,7 @@ def test_paris_at_1280_names_its_crossings_and_more_when_zoomed(
     picture(page, artifacts, "paris-whole")
     for _ in range(2):
         page.click(".mx-zoom-in")
-        page.wait_for_timeout(400)
+        settled(page)
     zoomed = check_names(page, 8)
     # Zoomed in, the part in sight names a larger share of its stations than the whole map did.
     in_sight = page.evaluate(
@@ -117,7 +118,7 @@ def test_a_paris_game_is_played_to_the_end_by_finger_on_a_phone(
     open_game(tab, gateway_process, game)
     page.wait_for_selector(".mx-controls[data-phase='choose']")
     page.wait_for_selector(".mx-map[data-scale]")
-    page.wait_for_timeout(300)
+    settled(page)
     sizes = page.evaluate(MX_SIZES)
     assert sizes["map"][1] >= 400, sizes["map"]
     assert len(sizes["dots"]) >= 8 and min(sizes["dots"]) >= 16, sizes["dots"]

@@ -22,6 +22,7 @@ from tests.browser.steps import (
     legal_squares,
     message,
     page_texts,
+    resized,
     wait_my_turn_or_end,
 )
 from tests.browser.test_metrox import confirm, new_metrox_game, pick_move, wait_choose_or_over
@@ -72,8 +73,7 @@ def codes_shown(page: Any, patterns: list[re.Pattern[str]]) -> list[tuple[str, s
 def scan(page: Any, patterns: list[re.Pattern[str]], what: str, artifacts: Path) -> None:
     """No code in the page now, at the wide and at the phone width (a screenshot of each)."""
     for size in (WIDE, NARROW):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resized(page, size)
         found = codes_shown(page, patterns)
         assert not found, (what, size["width"], found[:10])
         shot(page, artifacts, f"no-codes-{what}")

@@ -13,18 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game
+from tests.browser.steps import create_game, resized, settled
 
 CONTROLS = ".ug-controls"
 
 
 def both_widths(page: Any, artifacts: Path, name: str) -> None:
     shot(page, artifacts, name)
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(250)  # let the one-column layout settle
+    resized(page, NARROW)
     shot(page, artifacts, name)
-    page.set_viewport_size(WIDE)
-    page.wait_for_timeout(150)
+    resized(page, WIDE)
 
 
 def api_view(base: str, game: str) -> Any:
@@ -78,7 +76,7 @@ def lay_rail_by_clicking(page: Any) -> bool:
         return False
     # The whole map in view: every station can be clicked where it is drawn.
     page.click(".ug-zoom-all")
-    page.wait_for_timeout(300)
+    settled(page)
     colour = colours[0]
     page.click(f".ug-colour-btn[data-colour='{colour}']")
     page.wait_for_selector(f".ug-colour-btn[data-colour='{colour}'][aria-pressed='true']")
@@ -185,7 +183,7 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
             page.wait_for_function(
                 f"() => Number(document.querySelector('.ug-map').dataset.scale) > {scale * 1.5}"
             )
-            page.wait_for_timeout(300)
+            settled(page)
             # Not full-page: a full-page shot resizes the viewport.
             page.screenshot(path=str(artifacts / "underground-zoomed-1280.png"))
             page.click(".ug-zoom-out")
