@@ -57,7 +57,7 @@ CHECKS = [
 ]
 CALL_TIMEOUT_S = 30.0
 FAST_LEVELS = {"random", "easy", "medium"}
-STATUSES: dict[str, dict[int, int]] = collections.defaultdict(dict)  # what the run reached
+SUMMARY_EXAMPLES = 4  # per operation in test_fuzz_summary's own run, all aimed at real games
 
 
 # ---- the document ------------------------------------------------------------------------------
@@ -359,19 +359,28 @@ def test_the_fuzzers_schema_check_reaches_each_games_view(
                 case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=10)
 
 
-@pytest.mark.parametrize(("label", "mode"), _cases())
-def test_fuzz_operation(
-    label: str, mode: GenerationMode, schema: Any, fuzz_url: str, targets: list[Target]
-) -> None:
+def fuzz(
+    label: str,
+    mode: GenerationMode,
+    schema: Any,
+    fuzz_url: str,
+    targets: list[Target],
+    examples: int,
+    aim_always: bool = False,
+) -> dict[int, int]:
+    """Fuzz one operation with `examples` cases (about half aimed at a real game, every one
+    with `aim_always`); each answer is checked (CHECKS); how many of each status came back."""
     method, path = label.split(" ", 1)
     operation = schema[path][method]
     aimed = "{game_id}" in path
-    if path.endswith("/party"):  # a party's own paths: 404 on any other game
+    if path.endswith(("/party", "/start")):  # a party's own paths: 404 on any other game
         targets = [t for t in targets if t.party]
+    statuses: dict[int, int] = {}
+    picks = st.integers(0, len(targets) - 1 if aim_always else 2 * len(targets))
 
-    @given(case=operation.as_strategy(generation_mode=mode), pick=st.integers(0, 2 * len(targets)))
+    @given(case=operation.as_strategy(generation_mode=mode), pick=picks)
     @settings(
-        max_examples=FUZZ_EXAMPLES,
+        max_examples=examples,
         deadline=None,
         database=None,
         phases=[Phase.explicit, Phase.generate],
@@ -390,22 +399,35 @@ def test_fuzz_operation(
         reply = case.call_and_validate(base_url=fuzz_url, checks=CHECKS, timeout=CALL_TIMEOUT_S)
         if (method.lower(), path) in ARCHIVE_OPERATIONS:  # the archive is there: reached
             assert reply.status_code != 503, reply.text
-        STATUSES[label][reply.status_code] = STATUSES[label].get(reply.status_code, 0) + 1
+        statuses[reply.status_code] = statuses.get(reply.status_code, 0) + 1
 
     started = time.monotonic()
     run()
     assert time.monotonic() - started < 300, f"{label}: fuzzing took too long (hung?)"
+    return statuses
 
 
-def test_fuzz_summary() -> None:
-    """What the fuzzing reached, per operation and status (printed with -s): every operation
-    fuzzed above was answered, and those on a game got past the 404 into the engine."""
-    if not STATUSES:
-        pytest.skip("no fuzzing ran in this session")
-    for label, counts in sorted(STATUSES.items()):
+@pytest.mark.parametrize(("label", "mode"), _cases())
+def test_fuzz_operation(
+    label: str, mode: GenerationMode, schema: Any, fuzz_url: str, targets: list[Target]
+) -> None:
+    fuzz(label, mode, schema, fuzz_url, targets, FUZZ_EXAMPLES)
+
+
+def test_fuzz_summary(schema: Any, fuzz_url: str, targets: list[Target]) -> None:
+    """What fuzzing reaches, per operation and status (printed with -s): every operation is
+    answered, and those on a game get past the 404 into the engine. It fuzzes for itself (a few
+    cases per operation, each aimed at a real game), so it holds in any order and on any worker
+    of a parallel run, not only after test_fuzz_operation in the same process."""
+    reached: dict[str, dict[int, int]] = {}
+    for label in sorted({label for label, _ in _cases()}):
+        reached[label] = fuzz(
+            label, GenerationMode.POSITIVE, schema, fuzz_url, targets, SUMMARY_EXAMPLES, True
+        )
+    for label, counts in sorted(reached.items()):
         print(f"{label}: {dict(sorted(counts.items()))}  ({sum(counts.values())} cases)")
-    print(f"fuzzed cases: {sum(sum(c.values()) for c in STATUSES.values())}")
-    for label, counts in STATUSES.items():
+    print(f"fuzzed cases: {sum(sum(c.values()) for c in reached.values())}")
+    for label, counts in reached.items():
         assert counts, label
         if "{game_id}" in label:
             assert set(counts) - {404}, f"{label} never reached a game: {counts}"
