@@ -18,6 +18,7 @@ from tests.browser.conftest import NARROW, Tab, shot
 from tests.browser.steps import (
     create_game,
     selected_code,
+    settled,
     simulate_deuteranopia,
     wait_my_turn_or_end,
 )
@@ -235,7 +236,7 @@ def test_every_control_is_a_44px_target_at_390px(
         hold_seat(page, game, 0, str(tokens[0]))
         open_game(tab, gateway_process, game)
         page.wait_for_selector("#controls *")
-        page.wait_for_timeout(300)
+        settled(page)
         small[kind] = page.evaluate(SMALL_CONTROLS)
     bad = {where: found for where, found in small.items() if found}
     assert not bad, bad
@@ -265,7 +266,8 @@ def test_every_seat_has_its_own_symbol_and_the_deuteranopia_view_is_saved(
     page = tab.page
     hold_seat(page, game, 0, str(tokens[0]))
     open_game(tab, gateway_process, game)
-    page.wait_for_timeout(500)
+    page.wait_for_selector(f"#scores tbody tr:nth-child({players}) .swatch")
+    settled(page)
     # The score table: a symbol per seat beside its colour, all different.
     glyphs = page.locator("#scores tbody .swatch").all_text_contents()
     assert len(glyphs) == players and len(set(glyphs)) == players, glyphs
