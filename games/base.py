@@ -317,6 +317,12 @@ class Game:
     order: int = 100  # place in listings; the lowest is the default game
     web_dir: Path | None = field(default=None, compare=False)  # the page's module for this game
 
+    @property
+    def package(self) -> str:
+        """The game's package (e.g. "games.metro"), where optional modules such as its
+        `tutorial` live: the package of its declared state class."""
+        return self.parts.state.__module__.rpartition(".")[0]
+
     # ---- creating and restoring states --------------------------------------------------------
 
     def normalise_rules(self, rules: Mapping[str, Any] | None) -> JSON:

@@ -20,7 +20,7 @@ from pathlib import Path
 import psycopg
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-LOCK_KEY = 0x6D6574726F  # "metro": one advisory lock for the whole schema
+LOCK_KEY = 0x6D6574726F  # the platform's name in ASCII: one advisory lock for the whole schema
 _NAME = re.compile(r"(\d{4})_[a-z0-9_]+\.sql")
 
 

@@ -40,8 +40,7 @@ def _tutorial_module(kind: str) -> Any:
         game = games.get(kind)
     except GameError:
         raise ApiError(404, "game_not_found", f"no game {kind!r}") from None
-    package = type(game).__module__
-    name = f"{package}.tutorial"
+    name = f"{game.package}.tutorial"
     if importlib.util.find_spec(name) is None:
         raise ApiError(404, "no_tutorial", f"{kind!r} has no tutorial")
     return importlib.import_module(name)

@@ -28,6 +28,7 @@ def test_games_archived_before_0002_keep_their_seats(
     game_id, ada = "G" * 16, "A" * 12
     with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
         conn.execute("INSERT INTO players (id, name) VALUES (metro_id(%s), 'Ada')", (ada,))
+        conn.execute("INSERT INTO game_kinds VALUES (1, 'metro')")  # as the archiver numbers it
         conn.execute(
             "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, rated, id,"
             " record) VALUES (1, 2, 70, 0, 1, false, metro_id(%s), %s)",

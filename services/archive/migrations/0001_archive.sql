@@ -50,7 +50,8 @@ CREATE TABLE game_kinds (
     id   smallint PRIMARY KEY,
     name text     NOT NULL UNIQUE
 );
-INSERT INTO game_kinds (id, name) VALUES (1, 'metro'), (2, 'metrox'), (3, 'underground');
+-- No rows here: the schema names no game. A kind gets its number the first time a game of it is
+-- archived (services/archive/writes.py kind_id), so a new game needs no migration.
 
 -- Every player the archive has seen at a seat (services/engine/players.py). A deleted player
 -- (DELETE /api/players/me) keeps the row with name NULL and deleted true: their games stay,
