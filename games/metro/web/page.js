@@ -17,10 +17,11 @@
 import { confirmMoves, ensureStylesheet, registerParamWords } from "/kit.js";
 import { BoardCursor, BoardView } from "./board.js";
 import { MetroPanel } from "./panel.js";
-import { boardFrom, completions, scores as routeScores, traceAll } from "./routes.js";
+import { moveWords, replaySteps } from "./replay.js";
+import { boardFrom, completions } from "./routes.js";
 import { t } from "/i18n.js";
-import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords, tileName } from "./tiles.js";
-import { labelSquares, seatName } from "./words.js";
+import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords } from "./tiles.js";
+import { labelSquares } from "./words.js";
 
 // A refusal names tiles by code ("tile", "held"): the shell words them through this.
 registerParamWords("metro", (name, value) => (name === "tile" || name === "held" ? tileListWords(value) : null));
@@ -155,65 +156,26 @@ class MetroPage {
     this.#labelSquares();
   }
 
-  /** A move object in words (the post-game analysis says moves with it): the tile by its
-   * tracks and its square, or drawing a tile; never the placement code. */
+  /** A move object in words (replay.js): the post-game analysis says moves with it. */
   moveWords(move) {
-    if (move?.action === "draw") return t("metro.draw_place_title");
-    const p = parsePlacement(move?.placement || "");
-    return p ? `${tileName(p.code)}, ${t("metro.square", { row: p.row + 1, col: p.col + 1 })}` : "";
+    return moveWords(move);
   }
 
   replay(record, view) {
-    const moves = record?.moves || [];
-    const seats = view.seats;
-    const length = moves.length;
-    return {
-      length,
-      moveWords: (move) => this.moveWords(move),
-      describe: (i) => {
-        if (i <= 0) return t("metro.replay_start");
-        const move = moves[Math.min(i, length) - 1];
-        const p = parsePlacement(move.placement);
-        const who = seatName(seats, move.seat);
-        const how = move.action === "draw_place" ? "metro.replay_drew_placed" : "metro.replay_placed";
-        return p ? t(how, { name: who, tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.log_moved", { name: who });
-      },
-      show: (i) => {
-        const pos = Math.max(0, Math.min(length, i));
-        if (pos === length) {
-          this.replaying = false;
-          this.#drawLive();
-        } else {
-          this.replaying = true;
-          const shown = moves.slice(0, pos);
-          const board = boardFrom(shown.map((m) => m.placement));
-          const last = shown.length ? parsePlacement(shown[shown.length - 1].placement) : null;
-          const lastKey = last ? `${last.row},${last.col}` : null;
-          this.boardView.render({
-            board,
-            seats,
-            routes: traceAll(board, seats),
-            lastSquare: lastKey,
-            recent: new Set(lastKey ? [lastKey] : []),
-          });
-          this.#labelSquares(board);
-        }
+    return replaySteps(record, view, {
+      live: () => {
+        this.replaying = false;
+        this.#drawLive();
         this.#updateHighlights();
       },
-      // The post-game analysis (web/analysis.js) at position i: the best placement instead of
-      // the move just played, drawn beside it as the hints are (a ghost tile, ★, its value).
-      showBest: (i, decisions) => {
-        const d = decisions.filter((m) => m.best?.action === "place").pop();
-        const p = d && d.label !== "best" ? parsePlacement(d.best.placement) : null;
-        this.boardView.hints(p ? [{ ...p, placement: d.best.placement, rank: "★", value: d.best_value }] : []);
+      position: (state) => {
+        this.replaying = true;
+        this.boardView.render(state);
+        this.#labelSquares(state.board);
+        this.#updateHighlights();
       },
-      // Every seat's points at position i: its complete routes on the board as it was then.
-      scores: (i) => {
-        const shown = moves.slice(0, Math.max(0, Math.min(length, i)));
-        const board = boardFrom(shown.map((m) => m.placement));
-        return routeScores(traceAll(board, seats), seats.length);
-      },
-    };
+      hints: (list) => this.boardView.hints(list),
+    });
   }
 
   // ---- the position and the seat's tiles ----------------------------------------------------

@@ -1,0 +1,69 @@
+// A finished Metro game, position by position, for the shell's replay and the post-game analysis
+// (page.replay in web/game.js's interface): each position in words, drawn on the board from the
+// record, the best placement beside it, and every seat's points then. page.js hands it the
+// board's drawing; this file knows the record.
+
+import { t } from "/i18n.js";
+import { boardFrom, scores as routeScores, traceAll } from "./routes.js";
+import { parsePlacement, tileName } from "./tiles.js";
+import { seatName } from "./words.js";
+
+/** A move object in words (the post-game analysis says moves with it): the tile by its tracks
+ *  and its square, or drawing a tile; never the placement code. */
+export function moveWords(move) {
+  if (move?.action === "draw") return t("metro.draw_place_title");
+  const p = parsePlacement(move?.placement || "");
+  return p ? `${tileName(p.code)}, ${t("metro.square", { row: p.row + 1, col: p.col + 1 })}` : "";
+}
+
+/** The replay of `record` (GET /record) with `view` the final view. `board`: {live() (show the
+ *  live position again), position(state) (draw a past one: {board, seats, routes, lastSquare,
+ *  recent}), hints(list) (ghost tiles as the hints are)}. */
+export function replaySteps(record, view, board) {
+  const moves = record?.moves || [];
+  const seats = view.seats;
+  const length = moves.length;
+  return {
+    length,
+    moveWords,
+    describe: (i) => {
+      if (i <= 0) return t("metro.replay_start");
+      const move = moves[Math.min(i, length) - 1];
+      const p = parsePlacement(move.placement);
+      const who = seatName(seats, move.seat);
+      const how = move.action === "draw_place" ? "metro.replay_drew_placed" : "metro.replay_placed";
+      return p ? t(how, { name: who, tile: tileName(p.code), row: p.row + 1, col: p.col + 1 }) : t("metro.log_moved", { name: who });
+    },
+    show: (i) => {
+      const pos = Math.max(0, Math.min(length, i));
+      if (pos === length) {
+        board.live();
+        return;
+      }
+      const shown = moves.slice(0, pos);
+      const at = boardFrom(shown.map((m) => m.placement));
+      const last = shown.length ? parsePlacement(shown[shown.length - 1].placement) : null;
+      const lastKey = last ? `${last.row},${last.col}` : null;
+      board.position({
+        board: at,
+        seats,
+        routes: traceAll(at, seats),
+        lastSquare: lastKey,
+        recent: new Set(lastKey ? [lastKey] : []),
+      });
+    },
+    // The post-game analysis (web/analysis.js) at position i: the best placement instead of
+    // the move just played, drawn beside it as the hints are (a ghost tile, ★, its value).
+    showBest: (i, decisions) => {
+      const d = decisions.filter((m) => m.best?.action === "place").pop();
+      const p = d && d.label !== "best" ? parsePlacement(d.best.placement) : null;
+      board.hints(p ? [{ ...p, placement: d.best.placement, rank: "★", value: d.best_value }] : []);
+    },
+    // Every seat's points at position i: its complete routes on the board as it was then.
+    scores: (i) => {
+      const shown = moves.slice(0, Math.max(0, Math.min(length, i)));
+      const at = boardFrom(shown.map((m) => m.placement));
+      return routeScores(traceAll(at, seats), seats.length);
+    },
+  };
+}
