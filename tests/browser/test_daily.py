@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
+from tests.browser.steps import page_stays, resized
 from tests.browser.test_metrox import confirm, pick_move, wait_choose_or_over
 
 SHARE = re.compile(r"^Metro X daily (\d{4}-\d{2}-\d{2}): (-?\d+) points?, (.+)$")
@@ -32,11 +33,9 @@ def standing(rank: int, players: int) -> str:
 
 def both_widths(page: Any, artifacts: Path, name: str) -> None:
     shot(page, artifacts, name)
-    page.set_viewport_size(NARROW)
-    page.wait_for_timeout(300)  # let the one-column layout settle
+    resized(page, NARROW)
     shot(page, artifacts, name)
-    page.set_viewport_size(WIDE)
-    page.wait_for_timeout(100)
+    resized(page, WIDE)
 
 
 def api_call(base: str, path: str, body: Any = None, **headers: str) -> Any:
@@ -85,8 +84,9 @@ def test_todays_puzzle_played_from_the_lobby_to_its_results(
     reason = page.inner_text("#daily-hints-off")
     assert reason == "Hints are off in today's scored puzzle; practice games allow them."
     assert page.is_disabled("#hint-button") and page.is_disabled("#hint-level")
-    page.wait_for_timeout(500)  # the shell redraws the row as the view settles: still off
-    assert page.is_disabled("#hint-button")
+    page_stays(  # the shell redraws the row as the view settles: still off
+        page, lambda: page.is_disabled("#hint-button"), "Hint off in the scored puzzle", 0.5
+    )
     page.locator("#hint-row").scroll_into_view_if_needed()
     shot(page, artifacts, "daily-no-hints")
     page.evaluate("() => window.scrollTo(0, 0)")

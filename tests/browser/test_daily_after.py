@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import Tab, shot
+from tests.browser.steps import page_stays
 from tests.browser.test_daily import api_call
 
 LANGS = ("en", "hu", "fr", "es")
@@ -122,8 +123,9 @@ def test_a_solo_attempt_ends_with_its_score_and_shares_a_link(
     assert title not in wins[:2] and str(abs(score)) in title, (lang, title, wins)
     assert page.locator("#final-scores .cup, .mx-final-table .mx-winner").count() == 0
     assert page.is_hidden("#rematch-row") and page.is_hidden("#rematch-button")
-    page.wait_for_timeout(300)  # the after-game panel's rows settle: still no Rematch
-    assert page.is_hidden("#rematch-row")
+    page_stays(  # the after-game panel's rows settle: still no Rematch
+        page, lambda: page.is_hidden("#rematch-row"), "no Rematch after a daily attempt", 0.3
+    )
     shot(page, artifacts, f"daily-after-over-{lang}")
 
     page.goto(f"{base}/#/daily/metrox")

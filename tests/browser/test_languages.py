@@ -23,6 +23,7 @@ from tests.browser.steps import (
     message,
     page_texts,
     play_one_move,
+    resized,
     wait_my_turn_or_end,
 )
 from tests.browser.test_metrox import confirm, pick_move, wait_choose_or_over
@@ -297,8 +298,7 @@ def test_a_played_board_shows_no_english(
         create_game(page, "Ada", [("ai", "easy" if kind != "underground" else "random")])
         PLAY[kind](page)
         for size in (WIDE, NARROW):
-            page.set_viewport_size(size)
-            page.wait_for_timeout(150)
+            resized(page, size)
             found = english_shown(page, phrases)
             assert not found, (lang, kind, size["width"], found[:8])
         page.screenshot(path=str(artifacts / f"lang-played-{lang}-{kind}.png"), full_page=True)

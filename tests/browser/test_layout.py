@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import NARROW, Tab, shot
-from tests.browser.steps import create_game
+from tests.browser.steps import create_game, page_stays, settled
 from tests.browser.test_accessibility import play_out
 from tests.browser.test_usability import (  # axe_source: the fixture, used by name
     axe_problems,
@@ -81,7 +81,7 @@ def ask_hint(page: Any) -> None:
     page.wait_for_function(
         "() => document.getElementById('hint-meta').textContent !== ''", timeout=60_000
     )
-    page.wait_for_timeout(400)  # anything the page scrolls into view has moved by now
+    settled(page)  # anything the page scrolls into view has moved by now
 
 
 def wait_to_play(page: Any, kind: str) -> None:
@@ -203,7 +203,7 @@ def test_on_a_phone_confirm_is_a_bar_inside_the_viewport(
     height = "document.documentElement.scrollHeight"
     for scroll in ("0", f"{height} / 2", height):
         page.evaluate(f"() => scrollTo(0, {scroll})")
-        page.wait_for_timeout(100)
+        settled(page)
         where = box(page, confirm)
         assert fully_on_screen(where), (kind, scroll, where)
         assert uncovered(page, confirm), (kind, scroll)
@@ -255,8 +255,12 @@ def test_the_lobby_puts_new_game_first_with_one_list_of_my_games(
     page.wait_for_function("() => !!localStorage.getItem('player.code')")
     page.goto(f"{base}/#/")
     page.wait_for_selector(f"#my-games li[data-game='{game}']")
-    page.wait_for_timeout(500)
-    assert page.locator(f"#my-games li[data-game='{game}']").count() == 1
+    page_stays(
+        page,
+        lambda: page.locator(f"#my-games li[data-game='{game}']").count() == 1,
+        "one entry for the game in My games",
+        0.5,
+    )
     assert page.locator("#player-games").count() == 0, "a second list of the same games"
     # The order on a phone: New game, my games, then the player menu with the recovery code.
     tops = [top_of(page, f"#{card}") for card in ("create-form", "my-games-card", "player-card")]
@@ -286,8 +290,12 @@ def test_the_lobby_puts_new_game_first_with_one_list_of_my_games(
     page2.fill("#recover-code", code)
     page2.click("#recover-button")
     page2.wait_for_selector(f"#my-games li[data-game='{game}']")
-    page2.wait_for_timeout(500)
-    assert page2.locator(f"#my-games li[data-game='{game}']").count() == 1
+    page_stays(
+        page2,
+        lambda: page2.locator(f"#my-games li[data-game='{game}']").count() == 1,
+        "one entry for the recovered game in My games",
+        0.5,
+    )
     shot(page2, artifacts, "layout-lobby-other-device")
     page2.click(f"#my-games li[data-game='{game}'] button")
     page2.wait_for_url(f"**/#/game/{game}")
@@ -316,8 +324,12 @@ def test_a_language_switch_keeps_the_lobby_form(
     # Only that one reload: a later visit starts from the game's defaults again.
     page.reload()
     page.wait_for_selector("#game-pick option", state="attached")
-    page.wait_for_timeout(300)
-    assert page.input_value("#game-pick") == "metro"
+    page_stays(
+        page,
+        lambda: page.input_value("#game-pick") == "metro",
+        "the game's default pick after a second visit",
+        0.3,
+    )
     tab.check_clean()
 
 
@@ -353,14 +365,14 @@ def test_axe_finds_nothing_serious_at_each_width(
             game, token = vs_ai(api, kind)
             hold_seat(page, game, 0, token)
             open_game(tab, base, game)
-            page.wait_for_timeout(400)
+            settled(page)
             found[f"{kind} playing {size}"] = axe_problems(page, axe_source)
             page.screenshot(path=str(artifacts / f"layout-{kind}-{size}.png"))
             game, token = over[kind]
             hold_seat(page, game, 0, token)
             open_game(tab, base, game)
             page.wait_for_selector("#after:not([hidden])")
-            page.wait_for_timeout(400)
+            settled(page)
             found[f"{kind} finished {size}"] = axe_problems(page, axe_source)
             page.screenshot(path=str(artifacts / f"layout-{kind}-over-{size}.png"))
         tab.check_clean()
