@@ -19,6 +19,7 @@ from typing import Any
 
 from tests.bots.conftest import GAME_TIMEOUT_S, ROOT, CutProxy, bot_command
 from tests.bots.test_vs_ai import expected_line
+from tests.fixtures import waits
 
 
 def call(url: str, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
@@ -56,10 +57,7 @@ class Output:
 
 
 def wait_until(test: Any, what: str, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not test():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+    waits.wait_until(test, what, timeout, every=0.2)
 
 
 def stop(process: subprocess.Popen[str]) -> None:

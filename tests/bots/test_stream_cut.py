@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import time
 
 from tests.bots.conftest import FAST_LEVEL, GAME_TIMEOUT_S, ROOT, CutProxy, bot_command
 from tests.bots.test_vs_ai import expected_line, get_json
+from tests.fixtures import waits
 
 EVENTS_HEAD = re.compile(r"GET /api/games/([\w-]+)/events")
 LAST_ID = re.compile(r"(?im)^Last-Event-ID: *([0-9]+)-([0-9]+)\s*$")
@@ -20,10 +20,7 @@ def stream_heads(proxy: CutProxy) -> list[str]:
 
 
 def wait_for(test, what: str, timeout: float = 300) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not test():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+    waits.wait_until(test, what, timeout, every=0.2)
 
 
 def test_bot_recovers_after_its_stream_is_cut(

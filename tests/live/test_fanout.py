@@ -24,6 +24,7 @@ from services.gateway.app import create_app
 from services.gateway.delta import apply
 from services.gateway.live import hub as hub_module
 from services.gateway.live.asgi import GatewayAsgi
+from tests.fixtures import waits
 from tests.fixtures.gateway import (
     GatewayApi,
     asgi_server,
@@ -75,10 +76,7 @@ def blocked_reads(client: redis.Redis) -> int:
 
 
 def wait_for(test: Callable[[], bool], what: str, timeout: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout
-    while not test():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
+    waits.wait_until(test, what, timeout, every=0.1)
 
 
 def test_one_engine_subscription_per_game_however_many_watch(
