@@ -7,15 +7,18 @@
 // when it can (`steps.showBest(pos, decisions)`, optional).
 
 import { call as apiCall, loadSeat } from "./api.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
+import { seatColour } from "./meta.js";
 import { plainError } from "./panel.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
 export const SYMBOLS = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
-const W = 640;
-const H = 160;
-const PAD = 8;
+// The graph's drawing box: about as wide as the panel it sits in, so 1 unit is about 1 px and its
+// 11-unit labels read as 11 px text on a desktop's panel and a phone alike (it was 370x94 px).
+const W = 360;
+const H = 220;
+const PAD = { left: 38, right: 10, top: 10, bottom: 30 };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -207,21 +210,27 @@ export class AnalysisPanel {
     );
   }
 
+  /** Seat `seat`'s colour as the table shows it (the game's meta `colours`, as the seat list's
+   *  swatches and the board use them), never a palette of this file's own. */
+  seatColour(seat) {
+    return seatColour(this.controls.meta, seat);
+  }
+
   renderGraph(moves, seatCount) {
     const n = Math.max(1, moves.length - 1);
     const values = moves.map((m) => m.value);
     const lo = Math.min(0, ...values);
     const hi = Math.max(0, ...values);
     const span = hi - lo || 1;
-    const x = (i) => PAD + ((W - 2 * PAD) * i) / n;
-    const y = (v) => PAD + ((H - 2 * PAD) * (hi - v)) / span;
+    const x = (i) => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
+    const y = (v) => PAD.top + ((H - PAD.top - PAD.bottom) * (hi - v)) / span;
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", role: "img", "aria-label": t("analysis.graph") });
-    root.append(svg("line", { x1: PAD, x2: W - PAD, y1: y(0), y2: y(0), class: "an-zero" }));
+    root.append(...axes(x, y, lo, hi, n));
     for (let seat = 0; seat < seatCount; seat++) {
       const mine = moves.filter((m) => m.seat === seat);
       if (!mine.length) continue;
       const points = mine.map((m) => `${x(m.index).toFixed(1)},${y(m.value).toFixed(1)}`).join(" ");
-      root.append(svg("polyline", { points, class: `an-line an-seat-${seat}` }));
+      root.append(svg("polyline", { points, class: `an-line an-seat-${seat}`, stroke: this.seatColour(seat), "data-seat": seat }));
     }
     this.cursor = svg("line", { x1: 0, x2: 0, y1: 0, y2: H, class: "an-cursor", visibility: "hidden" });
     root.append(this.cursor);
@@ -235,7 +244,18 @@ export class AnalysisPanel {
       root.append(dot);
     }
     this.x = x;
-    this.graph.replaceChildren(root);
+    this.graph.replaceChildren(root, this.legend(seatCount));
+  }
+
+  /** Each seat's name beside a swatch of its colour (and its line's sample), under the graph. */
+  legend(seatCount) {
+    const items = [];
+    for (let seat = 0; seat < seatCount; seat++) {
+      const swatch = el("span", { class: "an-swatch", "aria-hidden": "true" });
+      swatch.style.background = this.seatColour(seat); // CSSOM: the page's policy refuses style attributes
+      items.push(el("li", { "data-seat": seat }, swatch, el("span", { class: "an-legend-name", text: this.seatName(seat) })));
+    }
+    return el("ul", { class: "an-legend", "aria-label": t("analysis.legend") }, ...items);
   }
 
   /** The replay is at position `pos` (after `pos` entries of the record): mark the decisions
@@ -264,6 +284,46 @@ export class AnalysisPanel {
       }
     }
   }
+}
+
+/** A round step for about `count` ticks over `span` (1, 2 or 5 times a power of ten). */
+function niceStep(span, count) {
+  const raw = span / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((k) => k * power).find((s) => s >= raw) || raw;
+}
+
+/** The graph's axes: the move number along x, the value (an expected score margin) along y, a
+ *  few labelled ticks on each, the zero line drawn through. */
+function axes(x, y, lo, hi, n) {
+  const parts = [];
+  const left = x(0);
+  const right = x(n);
+  const bottom = y(lo);
+  parts.push(svg("line", { x1: left, x2: left, y1: y(hi), y2: bottom, class: "an-axis" }));
+  parts.push(svg("line", { x1: left, x2: right, y1: bottom, y2: bottom, class: "an-axis" }));
+  const label = (attrs, text) => {
+    const node = svg("text", attrs);
+    node.textContent = text;
+    return node;
+  };
+  const vStep = niceStep(hi - lo || 1, 4);
+  for (let v = Math.ceil(lo / vStep) * vStep; v <= hi + 1e-9; v += vStep) {
+    const at = y(v).toFixed(1);
+    parts.push(svg("line", { x1: left - 4, x2: right, y1: at, y2: at, class: Math.abs(v) < 1e-9 ? "an-zero" : "an-grid" }));
+    parts.push(label({ x: left - 6, y: Number(at) + 4, class: "an-tick an-tick-y", "text-anchor": "end" },
+      formatNumber(Math.abs(v) < 1e-9 ? 0 : Number(v.toFixed(3)))));
+  }
+  const mStep = Math.max(1, niceStep(n + 1, 6));
+  for (let i = 0; i <= n; i += mStep) {
+    const at = x(i).toFixed(1);
+    parts.push(svg("line", { x1: at, x2: at, y1: bottom, y2: bottom + 4, class: "an-axis" }));
+    parts.push(label({ x: at, y: bottom + 15, class: "an-tick an-tick-x", "text-anchor": "middle" }, formatNumber(i + 1)));
+  }
+  parts.push(label({ x: (left + right) / 2, y: H - 3, class: "an-axis-label an-axis-x", "text-anchor": "middle" }, t("analysis.axis_move")));
+  parts.push(label({ x: 10, y: (y(hi) + bottom) / 2, class: "an-axis-label an-axis-y", "text-anchor": "middle",
+    transform: `rotate(-90 10 ${((y(hi) + bottom) / 2).toFixed(1)})` }, t("analysis.axis_value")));
+  return parts;
 }
 
 function ensureStylesheet() {

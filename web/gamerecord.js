@@ -39,6 +39,7 @@ export class AfterGame {
         (record) => {
           if (s.id !== id || !s.page) return;
           this.replay.offer(record, `${view.game}-${id}.json`);
+          this.replay.meta = s.meta; // the seats' colours, for the analysis graph's lines and legend
           const steps = typeof s.page.replay === "function" ? s.page.replay(record, s.view) : null;
           this.replay.load(steps);
         },

@@ -194,6 +194,7 @@ export function renderStatus(view, mySeat, game, creator = false, party = false)
   const moving = toMove(view);
   el.textContent = statusText(view, mySeat, creator, party);
   el.classList.toggle("mine", mySeat !== null && moving.includes(mySeat));
+  el.classList.toggle("over", view.status === "over"); // unpinned: it covered the replay buttons (issue 35)
   const marked = moving.includes(mySeat) ? mySeat : moving.length === 1 ? moving[0] : null;
   el.style.setProperty("--turn", marked !== null ? seatColour(game, marked) : "transparent");
 }

@@ -3,6 +3,7 @@
 // record, the best placement beside it, and every seat's points then. page.js hands it the
 // board's drawing; this file knows the record.
 
+import { signedValue } from "/dom.js";
 import { t } from "/i18n.js";
 import { boardFrom, scores as routeScores, traceAll } from "./routes.js";
 import { parsePlacement, tileName } from "./tiles.js";
@@ -14,6 +15,30 @@ export function moveWords(move) {
   if (move?.action === "draw") return t("metro.draw_place_title");
   const p = parsePlacement(move?.placement || "");
   return p ? `${tileName(p.code)}, ${t("metro.square", { row: p.row + 1, col: p.col + 1 })}` : "";
+}
+
+/** The analysis's best placement says what it is (issue 35): its bare "+2.4" read as a points
+ *  preview. In words ("AI best +2.4"), explained on hover and to screen readers as an expected
+ *  score difference, styled unlike the seat-coloured points preview (page.css). */
+function labelBest(placement, value) {
+  const g = document.querySelector(`.hint[data-hint="${CSS.escape(placement)}"]`);
+  const text = g?.querySelector(".hint-text");
+  const badge = g?.querySelector(".hint-badge");
+  if (!text || !badge) return;
+  const shown = signedValue(value);
+  const words = t("analysis.best_badge", { value: shown });
+  const explained = t("analysis.best_badge_title", { value: shown });
+  g.classList.add("analysis-hint");
+  g.setAttribute("role", "img");
+  g.setAttribute("aria-label", `${words}. ${explained}`);
+  text.textContent = words;
+  const half = 6 + 2.9 * words.length;
+  const x = Number(text.getAttribute("x"));
+  badge.setAttribute("x", String(x - half));
+  badge.setAttribute("width", String(2 * half));
+  const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+  title.textContent = explained;
+  g.prepend(title);
 }
 
 /** The replay of `record` (GET /record) with `view` the final view. `board`: {live() (show the
@@ -58,6 +83,7 @@ export function replaySteps(record, view, board) {
       const d = decisions.filter((m) => m.best?.action === "place").pop();
       const p = d && d.label !== "best" ? parsePlacement(d.best.placement) : null;
       board.hints(p ? [{ ...p, placement: d.best.placement, rank: "★", value: d.best_value }] : []);
+      if (p) labelBest(d.best.placement, d.best_value);
     },
     // Every seat's points at position i: its complete routes on the board as it was then.
     scores: (i) => {
