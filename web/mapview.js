@@ -14,11 +14,16 @@ const DRAG_PX = { mouse: 4, pen: 6, touch: 8 }; // movement before a press becom
  * options: bounds {x, y, w, h} (the whole map, map units), maxScale (px per unit), onChange(view)
  * after every camera change (once per frame), onTap(event, point) for a press that did not move:
  * true when the page used it (the element's own click listeners then do not run), onReady(view)
- * once the element first has a size (the place to choose the first view).
+ * once the element first has a size (the place to choose the first view); cooperative: on a touch
+ * screen one finger scrolls the page (a map filling most of a phone's screen must not trap the
+ * page, as mapping sites do it) and two fingers pan and zoom the map; onOneFinger() when a finger
+ * slides over it (the page may say "use two fingers").
  */
 export class MapView {
-  constructor(svgEl, { bounds, maxScale = 4, onChange = null, onTap = null, onReady = null } = {}) {
+  constructor(svgEl, { bounds, maxScale = 4, onChange = null, onTap = null, onReady = null, cooperative = false, onOneFinger = null } = {}) {
     this.el = svgEl;
+    this.cooperative = cooperative;
+    this.onOneFinger = onOneFinger;
     this.onReady = onReady;
     this.bounds = bounds;
     this.maxScale = maxScale;
@@ -35,6 +40,11 @@ export class MapView {
     this.pending = false;
     svgEl.setAttribute("preserveAspectRatio", "xMidYMid meet");
     svgEl.classList.add("pannable");
+    if (cooperative) {
+      // the page may scroll over the map; a second finger keeps the gesture for the map
+      svgEl.classList.add("cooperative");
+      svgEl.addEventListener("touchmove", (ev) => ev.touches.length > 1 && ev.cancelable && ev.preventDefault(), { passive: false });
+    }
     svgEl.addEventListener("pointerdown", (ev) => this.#down(ev));
     svgEl.addEventListener("pointermove", (ev) => this.#move(ev));
     svgEl.addEventListener("pointerup", (ev) => this.#up(ev));
@@ -251,6 +261,13 @@ export class MapView {
     if (!g) return;
     if (g.kind === "press") {
       if (Math.hypot(p.x - g.x, p.y - g.y) < (DRAG_PX[g.type] ?? 6)) return;
+      if (this.cooperative && g.type === "touch") {
+        // one finger: the page scrolls (the browser does it), the map stays
+        this.gesture = { kind: "scroll" };
+        this.moved = true;
+        this.onOneFinger?.();
+        return;
+      }
       this.gesture = { kind: "pan" };
       this.moved = true;
       this.#capture(ev.pointerId);
@@ -277,8 +294,8 @@ export class MapView {
     this.pointers.delete(ev.pointerId);
     if (cancelled) this.moved = true;
     if (this.gesture?.kind === "pinch" && this.pointers.size === 1) {
-      // one finger left: it pans on from where it is
-      this.gesture = { kind: "pan" };
+      // one finger left: it pans on from where it is (on a cooperative map it lets the page be)
+      this.gesture = this.cooperative && ev.pointerType === "touch" ? { kind: "scroll" } : { kind: "pan" };
     } else if (!this.pointers.size) {
       this.gesture = null;
     }

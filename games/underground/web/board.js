@@ -70,6 +70,8 @@ export class Board {
       onPick: (id) => this.#pickByName(id),
     });
     this.finder.hidden = true;
+    // On a touch screen one finger scrolls the page, two move the map: the hint says so.
+    this.touchHint = html("p", { className: "ug-touch-hint", id: "ug-touch-hint" }, this.root, t("underground.two_fingers"));
     this.scroll = html("div", { className: "ug-scroll" }, this.root);
     this.loading = html("p", { className: "ug-loading" }, this.scroll, t("underground.map_loading"));
     parent.appendChild(this.root);
@@ -105,7 +107,17 @@ export class Board {
       onChange: () => this.#onCamera(),
       onTap: (ev) => this.#onTap(ev),
       onReady: () => this.#firstView(),
+      cooperative: true,
+      onOneFinger: () => this.#nudge(),
     });
+    map.setAttribute("aria-describedby", `${map.getAttribute("aria-describedby") || ""} ${this.touchHint.id}`.trim());
+  }
+
+  /** A finger slid over the map and the page scrolled: the hint stands out a moment. */
+  #nudge() {
+    this.touchHint.classList.add("nudged");
+    clearTimeout(this.nudgeTimer);
+    this.nudgeTimer = setTimeout(() => this.touchHint.classList.remove("nudged"), 1600);
   }
 
   /** Draw the page's state now. */

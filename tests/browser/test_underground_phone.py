@@ -1,0 +1,78 @@
+"""The Underground on a phone (issue 35, item 4): the map fills most of a 390x844 touch screen, so
+one finger sliding over it must scroll the page (as on mapping sites) and two fingers move the
+map; a hint says so. Real game (gateway, engine, AI processes, Redis), real headless Chromium,
+touches sent through CDP (Input.dispatchTouchEvent) as a finger would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.browser.conftest import Tab
+from tests.browser.steps import settled
+from tests.browser.test_maps_touch import PHONE, open_underground
+from tests.fixtures.gateway import GatewayApi
+
+
+def view_box(page: Any) -> str:
+    return str(page.get_attribute(".ug-map", "viewBox"))
+
+
+def swipe(cdp: Any, starts: list[tuple[float, float]], dx: float, dy: float) -> None:
+    """Fingers put down at `starts`, slid by (dx, dy) in small steps, and lifted."""
+
+    def send(kind: str, k: float) -> None:
+        points = [
+            {"x": x + dx * k, "y": y + dy * k, "id": i + 1} for i, (x, y) in enumerate(starts)
+        ]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    send("touchStart", 0)
+    for step in range(1, 11):
+        send("touchMove", step / 10)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def test_one_finger_scrolls_the_page_and_two_move_the_map(
+    api: GatewayApi, open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    tab, _ = open_underground(api, open_tab, gateway_process, **PHONE)
+    page = tab.page
+    hint = page.locator(".ug-touch-hint")
+    assert hint.is_visible(), "no hint that two fingers move the map"
+    assert "two" in hint.inner_text().lower()
+    # The map's top near the screen's top: a finger on it can scroll the page further down.
+    page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate(
+        "window.scrollBy(0, document.querySelector('.ug-scroll').getBoundingClientRect().top - 60)"
+    )
+    settled(page)
+    top = page.evaluate("window.scrollY")
+    assert page.evaluate("document.documentElement.scrollHeight - innerHeight") > top + 150
+    box = page.locator(".ug-map").bounding_box()
+    cx = box["x"] + box["width"] / 2
+    y0 = box["y"] + box["height"] * 0.8
+    assert box["height"] > 0.5 * 844, box  # the map is most of the screen: the case at hand
+    before = view_box(page)
+    cdp = page.context.new_cdp_session(page)
+
+    # One finger up over the map: the page scrolls down, the map stays as it was.
+    swipe(cdp, [(cx, y0)], 0, -box["height"] * 0.5)
+    page.wait_for_function("(y) => window.scrollY > y + 40", arg=top)
+    settled(page)
+    assert view_box(page) == before, (before, view_box(page))
+
+    # Two fingers slid together: the map moves (same scale), the page stays.
+    page.evaluate("document.querySelector('.ug-scroll').scrollIntoView({block: 'center'})")
+    settled(page)
+    box = page.locator(".ug-map").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    at = page.evaluate("window.scrollY")
+    before = view_box(page)
+    swipe(cdp, [(cx - 40, cy), (cx + 40, cy)], 0, -120)
+    settled(page)
+    moved = view_box(page).split()
+    assert moved != before.split(), "two fingers did not move the map"
+    assert float(moved[1]) > float(before.split()[1]), (before, moved)  # dragged up: sees lower
+    assert abs(page.evaluate("window.scrollY") - at) < 5, "two fingers scrolled the page"
+    tab.check_clean()
