@@ -5,6 +5,8 @@ at 1280x800 and at phone width."""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,18 @@ def metro_game(gateway_process: str) -> str:
     return finished_game(gateway_process, "metro", 7)
 
 
+def analysed(url: str, game: str) -> None:
+    """Ask for the game's analysis and wait until it is done (the panel then holds the graph
+    and the log, and scrolls far enough for the replay to reach its top)."""
+    address = f"{url}/api/games/{game}/analysis"
+    state = requests.post(address, timeout=TIMEOUT_S).json()
+    deadline = time.monotonic() + 300
+    while state["status"] != "done":
+        assert state["status"] in ("queued", "running") and time.monotonic() < deadline, state
+        time.sleep(0.5)
+        state = requests.get(address, timeout=TIMEOUT_S).json()
+
+
 @pytest.mark.parametrize("viewport", [WIDE, NARROW], ids=["1280x800", "390x844"])
 def test_game_over_never_covers_the_replay_buttons(
     open_tab: Callable[..., Tab],
@@ -50,12 +64,14 @@ def test_game_over_never_covers_the_replay_buttons(
     viewport: dict[str, int],
     artifacts: Path,
 ) -> None:
+    analysed(gateway_process, metro_game)
     tab = open_tab(f"{gateway_process}/#/game/{metro_game}", viewport)
     page = tab.page
     page.wait_for_selector("#replay:not([hidden]) #replay-first")
+    page.wait_for_selector("#analysis-graph svg .an-point")
     page.wait_for_function("() => document.querySelector('#status').textContent === 'Game over.'")
     # The panel scrolled down to the replay (as a reader of the analysis below it does): the
-    # status line must not sit over the buttons.
+    # status line must not sit over the buttons (pinned at the panel's top, it did).
     page.evaluate("() => document.querySelector('#replay').scrollIntoView({block: 'start'})")
     page.wait_for_function(
         "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
@@ -149,8 +165,6 @@ def test_graph_axes_legend_colours_and_the_best_badge(
 @pytest.mark.parametrize("lang", ["hu", "fr", "es"])
 def test_the_new_words_in_every_language(lang: str) -> None:
     """Every key the analysis view added is said in each language, not left in English."""
-    import json
-
     root = Path(__file__).resolve().parents[2] / "web" / "i18n"
     en = json.loads((root / "en" / "analysis.json").read_text())
     other = json.loads((root / lang / "analysis.json").read_text())
