@@ -167,6 +167,7 @@ class Feed:
         self.chat_token = ""
         self.chat_after: dict[str, str] = {}
         self.chat_asked: tuple[bool, str] = (False, "")
+        self.chat_floor = ""  # the game's last event when chat was first asked (chat_request)
 
     def metadata(self) -> Any:
         return bearer(self.credential) if self.credential else None
@@ -191,7 +192,7 @@ class Feed:
                     public_view=None in asked,
                     seat_tokens=[a.token for a in self.audiences.values()
                                  if a.seat is not None and a.token],
-                    chat=self.chat, chat_token=self.chat_token, chat_after=self.chat_after,
+                    **self.chat_request(),
                 ),
                 timeout=self.hub.watch_max_s, metadata=self.metadata(),
             )  # fmt: skip
@@ -224,6 +225,23 @@ class Feed:
                 call.cancel()
                 self.call, self.widen_now = None, False
         self.close_all("over")
+
+    def chat_request(self) -> dict[str, Any]:
+        """The chat fields of the next WatchGameRequest. The first subscription with chat reads
+        each room from now; a later one (a widening, a lost engine) reads on from the last line
+        sent, or for a room with none yet from the game's last event when chat was first asked
+        (a Redis time at or before that first subscription: a line between the two subscriptions
+        is never lost, one sent again is told by its id; the page's GET has it too)."""
+        if not self.chat:
+            return {}
+        after = dict(self.chat_after)
+        if not self.chat_floor:
+            ms, seq = max(id_key(self.last_id), self.start)
+            self.chat_floor = f"{ms}-{seq}"
+        else:
+            for room in ("players", "spectators"):
+                after.setdefault(room, self.chat_floor)
+        return {"chat": True, "chat_token": self.chat_token, "chat_after": after}
 
     async def publish(self, event: engine_pb2.GameEvent) -> None:
         """One event to every watcher: each audience's view taken from the event when the engine
