@@ -6,7 +6,7 @@
 
 import { cursorKey, cursorStep, html, MapView, segmentDistance, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { layoutNames, paintLabel, placeLabels, STATION_R } from "./labels.js";
+import { layoutNames, paintLabel, placeLabels, pointedStations, STATION_R } from "./labels.js";
 import { cardInfo, completeLines, lineEffect, moveWords } from "./sheet.js";
 
 const GAP = 84; // px between the two nearest stations of a map
@@ -183,7 +183,8 @@ export class MetroXBoard {
   /** Names are placed again once the map rests (they scale with it meanwhile). */
   #scheduleNames() {
     clearTimeout(this.nameTimer);
-    this.nameTimer = setTimeout(() => layoutNames(this.mapView, this.index, this.pos, this.nameEls, this.labelBoxes, this.nameWidths), 80);
+    const first = new Set(this.namedFirst || []);
+    this.nameTimer = setTimeout(() => layoutNames(this.mapView, this.index, this.pos, this.nameEls, this.labelBoxes, this.nameWidths, first), 80);
   }
 
   /** What matters now, in map units: the stations a free card may fill, or the selected line,
@@ -294,6 +295,12 @@ export class MetroXBoard {
     const p = s.shown;
     const sheet = s.sheet;
     if (!sheet || !this.svgRoot) return;
+    // A new card (or sheet) points at other stations: their names go first.
+    const pointed = s.choosing ? [...pointedStations(this.index, s.ownSheet, s.view.card, s.moves, lineEffect)] : [];
+    if (pointed.join() !== (this.namedFirst || []).join()) {
+      this.namedFirst = pointed;
+      this.#scheduleNames();
+    }
     const index = this.index;
     const legal = s.choosing ? s.moves : [];
     const legalLines = new Set(legal.filter((m) => m.line).map((m) => m.line));

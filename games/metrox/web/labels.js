@@ -4,6 +4,7 @@
 
 import { seatSymbol, svg } from "/kit.js";
 import { t } from "/i18n.js";
+import { shownMark } from "./sheet.js";
 
 export const STATION_R = 15;
 const BOX = 20; // a window box
@@ -105,7 +106,7 @@ export function paintLabel(lab, line, s, preview) {
   const marks = s.sheet.windows[line.id] || [];
   lab.windows.forEach((w, i) => {
     const previewMark = preview?.line === line.id && i === marks.length ? preview.mark : null;
-    w.t.textContent = i < marks.length ? marks[i] : previewMark || "";
+    w.t.textContent = shownMark(i < marks.length ? marks[i] : previewMark || "");
     w.r.classList.toggle("used", i < marks.length);
     w.r.classList.toggle("preview", previewMark !== null && previewMark !== undefined);
   });
@@ -133,10 +134,29 @@ export function paintLabel(lab, line, s, preview) {
     windows: line.windows, first: line.bonus[0], later: line.bonus[1] });
 }
 
+/** The stations the card in play points at, named before all others: on each line it may take,
+ *  those from the line's first empty station to the last it would fill (a skip's jumped ones
+ *  too), and each station a free card may take. The coach (the tutorial) names exactly these. */
+export function pointedStations(index, sheet, card, moves, effect) {
+  const out = new Set();
+  for (const m of moves || []) {
+    if (m.station) out.add(m.station);
+    const line = m.line ? index.lines.get(m.line) : null;
+    if (!line || !sheet) continue;
+    const fill = effect(index, sheet, card, m.line).stations;
+    if (!fill.length) continue;
+    const from = line.stations.findIndex((id) => !sheet.filled.has(id));
+    const to = line.stations.indexOf(fill[fill.length - 1]);
+    for (const id of line.stations.slice(Math.max(from, 0), to + 1)) out.add(id);
+  }
+  return out;
+}
+
 /** Station names at NAME_PX on screen beside their stations, where they cover no station, no
- *  line label and no name already placed: the interchanges first, then the others; zooming in
- *  makes room for every name (a 90-station sheet names its crossings when fitted whole). */
-export function layoutNames(v, index, pos, names, labelBoxes, widths) {
+ *  line label and no name already placed: the stations in `first` (what the card points at),
+ *  then the interchanges, then the others; zooming in makes room for every name (a 90-station
+ *  sheet names its crossings when fitted whole). */
+export function layoutNames(v, index, pos, names, labelBoxes, widths, first = new Set()) {
   if (!v?.s || !names) return;
   const s = v.s;
   const size = NAME_PX / s;
@@ -146,7 +166,8 @@ export function layoutNames(v, index, pos, names, labelBoxes, widths) {
   taken.push(...(labelBoxes || []));
   const hits = (b) => taken.some((o) => b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1);
   const degree = (st) => index.degree.get(st.id) || 0;
-  const order = [...index.map.stations].sort((a, b) => degree(b) - degree(a));
+  const rank = (st) => (first.has(st.id) ? 1000 : 0) + degree(st);
+  const order = [...index.map.stations].sort((a, b) => rank(b) - rank(a));
   const gap = r + 2 / s;
   const h = size * 1.15;
   for (const st of order) {

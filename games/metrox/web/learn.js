@@ -11,9 +11,13 @@ import { cardWords, indexMap, lineEffect } from "./sheet.js";
 const LINE_COLOUR = "#0072b2";
 const STEP = 52;
 
+// Colours of the other lines that cross a transfer's station (not the strip's own blue).
+const CROSSING_COLOURS = ["#d55e00", "#009e73", "#cc79a7"];
+
 /** A little line of six stations: before (filled ones crossed) and after `code`, with the new
- *  stations ringed and a transfer's number written in. */
-function lineStrip(code, filledBefore, label, degrees = {}) {
+ *  stations ringed and a transfer's number written in. `degrees` draws the other lines crossing
+ *  a station right through it (a transfer counts them); `chosen` is a free card's station. */
+function lineStrip(code, filledBefore, label, degrees = {}, chosen = null) {
   const ids = ["s1", "s2", "s3", "s4", "s5", "s6"];
   const lines = [{ id: "L", stations: ids, windows: 3 }];
   // Extra lines through a station make its degree (a transfer writes 2 × the degree).
@@ -22,7 +26,7 @@ function lineStrip(code, filledBefore, label, degrees = {}) {
   }
   const index = indexMap({ stations: ids.map((id) => ({ id })), lines });
   const sheet = { filled: new Set(filledBefore), transfers: {}, windows: { L: [] }, bonuses: [] };
-  const effect = lineEffect(index, sheet, code, "L");
+  const effect = chosen ? { stations: [chosen], transfer: null } : lineEffect(index, sheet, code, "L");
   const width = STEP * ids.length + 20;
   const root = svg("svg", { viewBox: `0 0 ${width} 64`, width, height: 64, class: "learn-picture", role: "img",
     "aria-label": label });  // prettier-ignore
@@ -30,14 +34,16 @@ function lineStrip(code, filledBefore, label, degrees = {}) {
   const x = (i) => 10 + STEP / 2 + i * STEP;
   svg("line", { x1: x(0), y1: 30, x2: x(ids.length - 1), y2: 30, stroke: LINE_COLOUR, "stroke-width": 6 }, root);
   ids.forEach((id, i) => {
+    for (let k = 1; k < (degrees[id] || 0); k++) {
+      const dx = k === 1 ? 22 : -22; // the second line leans the other way: two lines cross here
+      svg("line", { x1: x(i) - dx, y1: 2, x2: x(i) + dx, y2: 58, class: "learn-crossing",
+        stroke: CROSSING_COLOURS[(k - 1) % CROSSING_COLOURS.length], "stroke-width": 5 }, root);  // prettier-ignore
+    }
+  });
+  ids.forEach((id, i) => {
     const added = effect.stations.includes(id);
     const before = sheet.filled.has(id);
     svg("circle", { cx: x(i), cy: 30, r: 13, class: added ? "learn-stop added" : "learn-stop" }, root);
-    if (degrees[id]) {
-      for (let k = 1; k < degrees[id]; k++) {
-        svg("line", { x1: x(i) - 18 + 12 * k, y1: 6, x2: x(i) - 18 + 12 * k, y2: 17, stroke: "#888", "stroke-width": 3 }, root);
-      }
-    }
     if (added && effect.transfer !== null) {
       svg("text", { x: x(i), y: 35, class: "learn-stop-number" }, root).textContent = String(effect.transfer);
     } else if (before || added) {
@@ -50,13 +56,13 @@ function lineStrip(code, filledBefore, label, degrees = {}) {
 }
 
 /** A card (drawn by the board) with what it does, in words and in a little line. */
-function cardExample(code, filledBefore, effectKey, degrees) {
+function cardExample(code, filledBefore, effectKey, degrees = {}, chosen = null) {
   const figure = html("figure", { className: "learn-card-example" });
   const face = cardFace(code, "big");
   face.setAttribute("aria-label", cardWords(code));
   face.title = cardWords(code);
   figure.append(face);
-  figure.append(lineStrip(code, filledBefore, t(effectKey), degrees));
+  figure.append(lineStrip(code, filledBefore, t(effectKey), degrees, chosen));
   html("figcaption", {}, figure, t(effectKey));
   return figure;
 }
@@ -67,13 +73,8 @@ function cards() {
     cardExample("3", ["s3"], "metrox.learn.pic.number"),
     cardExample("s2", ["s2"], "metrox.learn.pic.skip"),
     cardExample("t", ["s1", "s2"], "metrox.learn.pic.transfer", { s3: 3 }),
+    cardExample("f", ["s1", "s2", "s4"], "metrox.learn.pic.free", {}, "s5"),
   );
-  const free = html("figure", { className: "learn-card-example" }, box);
-  const face = cardFace("f", "big");
-  face.setAttribute("aria-label", cardWords("f"));
-  face.title = cardWords("f");
-  free.append(face);
-  html("figcaption", {}, free, t("metrox.learn.pic.free"));
   return box;
 }
 

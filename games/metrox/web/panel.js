@@ -8,7 +8,7 @@ import { html, moverWords, MoveLog, seatBadge, seatGlyph, seatGlyphName, seatLab
   tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
 import { sameMove } from "./board.js";
-import { cardInfo, cardWords, lineEffect, moveWords } from "./sheet.js";
+import { cardInfo, cardWords, lineEffect, moveWords, shownMark } from "./sheet.js";
 
 /** A card face: number, circled number (skip), star (transfer), circle (free), shuffle icon. */
 export function cardFace(code, size = "big") {
@@ -163,7 +163,7 @@ export class MetroXPanel {
     b.appendChild(badgeIcon(line.colour, line.id, "mx-line-badge"));
     html("span", { className: "mx-line-name" }, b, line.name || line.id);
     const w = html("span", { className: "mx-line-windows", "aria-hidden": "true" }, b);
-    for (let i = 0; i < line.windows; i++) html("span", { className: `mx-win${i < marks.length ? " used" : ""}` }, w, marks[i] || "");
+    for (let i = 0; i < line.windows; i++) html("span", { className: `mx-win${i < marks.length ? " used" : ""}` }, w, shownMark(marks[i] || ""));
     const done = s.lines.find((l) => l.line === line.id)?.completed || [];
     const first = done.filter((e) => e.first).map((e) => s.seatName(e.seat));
     const later = done.filter((e) => !e.first).map((e) => s.seatName(e.seat));

@@ -24,6 +24,12 @@ export function windowMark(code) {
   return String(c.n);
 }
 
+/** A window's mark as the page shows it: the transfer's "*" (the server's and the replay's
+ *  spelling) as the card's own ★, so a transfer has one mark on cards, windows and words. */
+export function shownMark(mark) {
+  return mark === "*" ? "\u2605" : mark;
+}
+
 /** A card in words, for buttons, replays and screen readers. */
 export function cardWords(code) {
   const c = cardInfo(code);
