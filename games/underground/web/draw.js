@@ -14,7 +14,7 @@ export const SCALE = 12; // svg units per map unit
 const PAD = 4; // map units around the stations
 const SLOT_GAP = 3.4; // between the parallel spaces of a section
 const LABEL_PX = 12.5; // station names on screen, whatever the zoom
-const SYMBOL_HEX = { a: "#6a1b9a", b: "#00838f", c: "#d84315", d: "#2e7d32" };
+export const SYMBOL_HEX = { a: "#6a1b9a", b: "#00838f", c: "#d84315", d: "#2e7d32" };
 const LAYERS = ["beds", "recent", "rails", "owners", "hints", "cands", "marks", "halos", "stations", "labels", "tokens", "tags", "passenger", "cursor"];
 // Stations named first (when names would overlap, these keep theirs; zoomed in, all are named).
 const MAJOR = new Set([

@@ -5,6 +5,7 @@
 
 import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
+import { legend } from "./legend.js";
 import { LINE_HEX, inside, lineDash } from "./network.js";
 
 /** A little diagram: `stations` {id: [x, y, name?]}, `rails` [[a, b, colour]], optional empty
@@ -85,5 +86,6 @@ export function rules() {
     { id: "passenger", title: t("underground.learn.passenger.title"), paragraphs: p("underground.learn.passenger.text"),
       picture: riding() },  // prettier-ignore
     { id: "end", title: t("underground.learn.end.title"), paragraphs: p("underground.learn.end.text") },
+    { id: "legend", title: t("underground.learn.legend.title"), paragraphs: p("underground.learn.legend.text"), picture: legend() },
   ];
 }
