@@ -75,6 +75,18 @@ export function deckIcon(px = 30) {
   return svg;
 }
 
+/** The board's SVG: a keyboard grid named `label`, described by the element `describedBy`. */
+export function boardSvg(label, describedBy) {
+  const svg = document.createElementNS(NS, "svg");
+  svg.id = "board";
+  svg.setAttribute("class", "board");
+  svg.setAttribute("role", "grid");
+  svg.setAttribute("tabindex", "0");
+  svg.setAttribute("aria-label", label);
+  svg.setAttribute("aria-describedby", describedBy);
+  return svg;
+}
+
 export class BoardView {
   /** handlers: {hover(r, c), leave(), click(r, c)}; `compact`: the phone layout (thin margin). */
   constructor(svg, handlers, { compact = false, idPrefix = "metro" } = {}) {

@@ -10,23 +10,24 @@
 // moves" (on by default for touch screens) a first tap only previews a move and its points.
 //
 // Its parts (issue 31.3, after chessground): board.js draws the board and takes its input (clicks,
-// hover, the keyboard cursor over the targets this file names), panel.js holds the side boxes
-// (hand, confirmation, hints, tiles left, the move log), words.js says squares and points in
-// words; this file glues them: the game's state, what may be played, previews and sending.
+// hover, the keyboard cursor over the targets state.js names), panel.js holds the side boxes
+// (hand, confirmation, hints, tiles left, the move log), state.js the state and what follows from
+// it (the choice in the hand, the legal squares), words.js says squares and points in words,
+// replay.js replays a finished game; this file glues them: previews, the keys, sending a move.
 
 import { confirmMoves, ensureStylesheet, registerParamWords } from "/kit.js";
-import { BoardCursor, BoardView } from "./board.js";
+import { BoardCursor, BoardView, boardSvg } from "./board.js";
 import { MetroPanel } from "./panel.js";
 import { moveWords, replaySteps } from "./replay.js";
-import { boardFrom, completions } from "./routes.js";
+import { completions } from "./routes.js";
 import { t } from "/i18n.js";
-import { SIZE, describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords } from "./tiles.js";
+import { describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords } from "./tiles.js";
+import { MetroState } from "./state.js";
 import { labelSquares } from "./words.js";
 
 // A refusal names tiles by code ("tile", "held"): the shell words them through this.
 registerParamWords("metro", (name, value) => (name === "tile" || name === "held" ? tileListWords(value) : null));
 
-const NS = "http://www.w3.org/2000/svg";
 const COMPACT = "(max-width: 600px)";
 
 export function mount(parts, host) {
@@ -38,26 +39,12 @@ class MetroPage {
     ensureStylesheet(new URL("./page.css", import.meta.url).href);
     this.parts = parts;
     this.host = host;
-    this.view = null;
-    this.legal = [];
-    this.board = new Map();
-    this.lastSquare = null;
-    this.selected = 0;
-    this.turns = 0;
+    this.state = new MetroState(host); // the view, the choice in the hand, hints, a proposed move
     this.pending = false; // a move in flight
-    this.hintAt = new Map(); // "r,c" -> the suggestion drawn on that square
-    this.replaying = false;
     this.hovered = null; // the square under the mouse {r, c}
-    this.proposed = null; // a move waiting for its confirmation: {r, c, move, code}
     this.confirm = confirmMoves();
 
-    const svg = document.createElementNS(NS, "svg");
-    svg.id = "board";
-    svg.setAttribute("class", "board");
-    svg.setAttribute("role", "grid");
-    svg.setAttribute("tabindex", "0");
-    svg.setAttribute("aria-label", t("metro.board_label"));
-    svg.setAttribute("aria-describedby", "board-keys");
+    const svg = boardSvg(t("metro.board_label"), "board-keys");
     parts.board.replaceChildren(svg);
     this.svg = svg;
     this.media = window.matchMedia?.(COMPACT) || null;
@@ -68,18 +55,18 @@ class MetroPage {
     }, { compact: !!this.media?.matches });
     this.onMedia = () => {
       this.boardView.setCompact(!!this.media.matches);
-      if (this.view) {
-        if (!this.replaying) this.#drawLive();
+      if (this.state.view) {
+        if (!this.state.replaying) this.#drawLive();
         this.#updateHighlights();
       }
     };
     this.media?.addEventListener?.("change", this.onMedia);
     this.cursor = new BoardCursor(svg, this.boardView, {
-      targets: () => this.#targets(),
+      targets: () => this.state.targets(),
       act: (r, c) => this.#click(r, c, { keyboard: true }),
       escape: () => this.#escapeKey(),
       other: (key) => this.#otherKey(key),
-      pending: (r, c) => !!this.proposed && this.proposed.r === r && this.proposed.c === c,
+      pending: (r, c) => !!this.state.proposed && this.state.proposed.r === r && this.state.proposed.c === c,
       moved: () => {
         this.#labelSquares();
         this.#showPreview();
@@ -104,7 +91,7 @@ class MetroPage {
       const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
       if (typing || ev.ctrlKey || ev.metaKey || ev.altKey || t === this.svg) return;
       if (ev.key === "r" || ev.key === "R") this.#rotate();
-      else if (ev.key === "Escape" && this.proposed) this.#cancelProposal();
+      else if (ev.key === "Escape" && this.state.proposed) this.#cancelProposal();
     };
     document.addEventListener("keydown", this.onKey);
   }
@@ -114,29 +101,15 @@ class MetroPage {
     this.media?.removeEventListener?.("change", this.onMedia);
     this.parts.board.replaceChildren();
     this.parts.controls.replaceChildren();
-    this.view = null;
+    this.state.view = null;
   }
 
   // ---- the interface -------------------------------------------------------------------------
 
   update(view, legal) {
-    const changed = !this.view || this.view.version !== view.version;
-    const before = this.view;
-    if (changed) {
-      // a new position: the selection and rotation were for the one before
-      this.selected = 0;
-      this.turns = 0;
-      this.proposed = null;
-    }
-    const board = boardFrom(view.board || []);
-    if (this.view) {
-      for (const key of board.keys()) if (!this.board.has(key)) this.lastSquare = key;
-    }
-    this.log.follow(before, view);
-    this.view = view;
-    this.legal = legal || [];
-    this.board = board;
-    if (!this.replaying) this.#drawLive();
+    this.log.follow(this.state.view, view);
+    this.state.take(view, legal);
+    if (!this.state.replaying) this.#drawLive();
     this.log.arrive = new Set();
     this.#renderHand();
     this.#updateHighlights();
@@ -145,12 +118,12 @@ class MetroPage {
 
   showHints(suggestions) {
     const onBoard = [];
-    this.hintAt = new Map();
+    this.state.hintAt = new Map();
     for (const { move, p, value, rank } of this.panel.showHints(suggestions)) {
       if (!p) continue;
       onBoard.push({ ...p, placement: move.placement, value, rank });
       const key = `${p.row},${p.col}`;
-      if (!this.hintAt.has(key)) this.hintAt.set(key, move);
+      if (!this.state.hintAt.has(key)) this.state.hintAt.set(key, move);
     }
     this.boardView.hints(onBoard);
     this.#labelSquares();
@@ -164,12 +137,12 @@ class MetroPage {
   replay(record, view) {
     return replaySteps(record, view, {
       live: () => {
-        this.replaying = false;
+        this.state.replaying = false;
         this.#drawLive();
         this.#updateHighlights();
       },
       position: (state) => {
-        this.replaying = true;
+        this.state.replaying = true;
         this.boardView.render(state);
         this.#labelSquares(state.board);
         this.#updateHighlights();
@@ -181,82 +154,51 @@ class MetroPage {
   // ---- the position and the seat's tiles ----------------------------------------------------
 
   #drawLive() {
-    const view = this.view;
+    const view = this.state.view;
     if (!view) return;
     const arrive = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? new Set() : this.log.arrive;
-    this.boardView.render({ board: this.board, seats: view.seats, routes: view.routes, lastSquare: this.lastSquare,
+    this.boardView.render({ board: this.state.board, seats: view.seats, routes: view.routes, lastSquare: this.state.lastSquare,
       recent: this.log.recentSquares(view), arrive });
     this.#labelSquares();
   }
 
-  get #myTurn() {
-    const view = this.view;
-    const seat = this.host.seat;
-    return !!view && seat !== null && view.status === "playing" && (view.to_move || []).includes(seat);
-  }
-
-  /** The tiles this seat may place now: the drawn tile alone, else the hand. */
-  get #tiles() {
-    if (!this.view) return [];
-    if (this.view.drawn) return [this.view.drawn];
-    return this.view.hand || [];
-  }
-
   #renderHand() {
-    if (!this.panel.showPlay(this.view, this.host.seat)) return;
-    const tiles = this.#tiles;
-    if (this.selected >= tiles.length) this.selected = 0;
-    const canDraw = this.#myTurn && this.legal.some((m) => m.action === "draw");
-    this.panel.renderHand(this.view, tiles, { selected: this.selected, turns: this.turns, rotate, canDraw, pending: this.pending });
+    if (!this.panel.showPlay(this.state.view, this.host.seat)) return;
+    const tiles = this.state.tiles;
+    if (this.state.selected >= tiles.length) this.state.selected = 0;
+    const canDraw = this.state.myTurn && this.state.legal.some((m) => m.action === "draw");
+    this.panel.renderHand(this.state.view, tiles, { selected: this.state.selected, turns: this.state.turns, rotate, canDraw, pending: this.pending });
     this.#renderProposal();
   }
 
   #renderProposal() {
-    this.panel.renderProposal(this.proposed, this.board, this.view, this.pending);
+    this.panel.renderProposal(this.state.proposed, this.state.board, this.state.view, this.pending);
   }
 
   #select(i) {
-    if (i < 0 || i >= this.#tiles.length) return;
-    if (this.selected !== i) this.turns = 0;
-    this.selected = i;
-    this.proposed = null;
+    if (i < 0 || i >= this.state.tiles.length) return;
+    if (this.state.selected !== i) this.state.turns = 0;
+    this.state.selected = i;
+    this.state.proposed = null;
     this.#renderHand();
     this.#updateHighlights();
   }
 
-  /** The code the selected tile has with the current rotation. */
-  get #selectedCode() {
-    const code = this.#tiles[this.selected];
-    return code ? rotate(code, this.turns) : null;
-  }
-
-  /** Legal squares "r,c" for the selected tile as turned now. */
-  #legalSquares() {
-    const code = this.#selectedCode;
-    const squares = new Set();
-    if (!code) return squares;
-    for (const m of this.legal) {
-      const p = m.action === "place" ? parsePlacement(m.placement) : null;
-      if (p && p.code === code) squares.add(`${p.row},${p.col}`);
-    }
-    return squares;
-  }
-
   /** Every square's words for a screen reader (words.js): on `board`, else the live board. */
   #labelSquares(board = null) {
-    const view = this.view;
+    const view = this.state.view;
     if (!view) return;
-    const shown = board || (this.replaying ? null : this.board);
+    const shown = board || (this.state.replaying ? null : this.state.board);
     if (!shown) return;
-    const legal = this.#myTurn && !this.replaying ? this.#legalSquares() : new Set();
-    const recent = this.replaying ? new Set() : this.log.recentSquares(view);
+    const legal = this.state.myTurn && !this.state.replaying ? this.state.legalSquares() : new Set();
+    const recent = this.state.replaying ? new Set() : this.log.recentSquares(view);
     const at = this.cursor.at;
-    const gainsAt = (r, c) => (at && at.r === r && at.c === c ? completions(this.board, view.seats, this.#selectedCode, r, c) : []);
-    labelSquares(this.boardView, view.seats, shown, { legal, recent, hintAt: this.hintAt, gainsAt });
+    const gainsAt = (r, c) => (at && at.r === r && at.c === c ? completions(this.state.board, view.seats, this.state.selectedCode, r, c) : []);
+    labelSquares(this.boardView, view.seats, shown, { legal, recent, hintAt: this.state.hintAt, gainsAt });
   }
 
   #updateHighlights() {
-    this.boardView.highlight(this.#myTurn && !this.replaying ? this.#legalSquares() : []);
+    this.boardView.highlight(this.state.myTurn && !this.state.replaying ? this.state.legalSquares() : []);
     // the keyboard stays on the board: keep its cursor on a square it may go to
     if (this.cursor.focused) this.cursor.keep();
     this.#labelSquares();
@@ -265,12 +207,12 @@ class MetroPage {
   }
 
   #rotate() {
-    if (!this.view?.rules?.rotation || this.host.seat === null || this.view.status === "over") return;
-    this.turns = (this.turns + 1) % 4;
-    this.proposed = null;
+    if (!this.state.view?.rules?.rotation || this.host.seat === null || this.state.view.status === "over") return;
+    this.state.turns = (this.state.turns + 1) % 4;
+    this.state.proposed = null;
     this.#renderHand();
     this.#updateHighlights();
-    this.log.announce(t("metro.turned", { tile: describeTile(this.#selectedCode) }));
+    this.log.announce(t("metro.turned", { tile: describeTile(this.state.selectedCode) }));
   }
 
   /** Select the hand tile and rotation of a suggested placement (exactly its code). */
@@ -281,17 +223,17 @@ class MetroPage {
     }
     const p = parsePlacement(move.placement);
     if (!p) return;
-    const tiles = this.#tiles;
+    const tiles = this.state.tiles;
     for (let i = 0; i < tiles.length; i++) {
-      for (let turn = 0; turn < (this.view.rules?.rotation ? 4 : 1); turn++) {
+      for (let turn = 0; turn < (this.state.view.rules?.rotation ? 4 : 1); turn++) {
         if (rotate(tiles[i], turn) === p.code) {
-          this.selected = i;
-          this.turns = turn;
-          this.proposed = null;
+          this.state.selected = i;
+          this.state.turns = turn;
+          this.state.proposed = null;
           this.#renderHand();
           this.#updateHighlights();
           // Exactly the hinted move, shown with its points and ready to confirm.
-          if (this.#myTurn) this.#propose(p.row, p.col, move);
+          if (this.state.myTurn) this.#propose(p.row, p.col, move);
           return;
         }
       }
@@ -300,31 +242,25 @@ class MetroPage {
 
   // ---- previews: hover, keyboard cursor, a move waiting for confirmation -----------------------
 
-  /** The code a placement on (r, c) would use: a hint's own there, else the selected tile. */
-  #codeAt(r, c) {
-    const hinted = this.hintAt.get(`${r},${c}`);
-    return hinted ? parsePlacement(hinted.placement).code : this.#selectedCode;
-  }
-
   #previewAt(r, c, pending = false) {
-    const hinted = this.hintAt.get(`${r},${c}`);
-    const code = this.#codeAt(r, c);
-    if (!code || (!hinted && !this.#legalSquares().has(`${r},${c}`))) return false;
-    const gains = completions(this.board, this.view.seats, code, r, c);
-    this.boardView.preview(code, r, c, gains, this.view.seats, { pending });
+    const hinted = this.state.hintAt.get(`${r},${c}`);
+    const code = this.state.codeAt(r, c);
+    if (!code || (!hinted && !this.state.legalSquares().has(`${r},${c}`))) return false;
+    const gains = completions(this.state.board, this.state.view.seats, code, r, c);
+    this.boardView.preview(code, r, c, gains, this.state.view.seats, { pending });
     return true;
   }
 
   /** One preview at a time: the square under the mouse, else the one waiting for confirmation,
    *  else the keyboard cursor's. */
   #showPreview() {
-    if (this.replaying || !this.view || !this.#myTurn) {
+    if (this.state.replaying || !this.state.view || !this.state.myTurn) {
       this.boardView.preview(null);
       return;
     }
     const h = this.hovered;
-    if (h && !this.proposed && this.#previewAt(h.r, h.c)) return;
-    if (this.proposed && this.#previewAt(this.proposed.r, this.proposed.c, true)) return;
+    if (h && !this.state.proposed && this.#previewAt(h.r, h.c)) return;
+    if (this.state.proposed && this.#previewAt(this.state.proposed.r, this.state.proposed.c, true)) return;
     const k = this.cursor.at;
     if (k && this.cursor.focused && this.#previewAt(k.r, k.c)) return;
     this.boardView.preview(null);
@@ -337,24 +273,10 @@ class MetroPage {
 
   // ---- the keyboard (board.js moves the cursor) ----------------------------------------------
 
-  /** Where the cursor may go: the legal squares (and hinted ones) on the viewer's turn, else
-   *  every square (to read the board). */
-  #targets() {
-    const keys = new Set(this.#myTurn && !this.replaying ? this.#legalSquares() : []);
-    if (this.#myTurn) for (const k of this.hintAt.keys()) keys.add(k);
-    if (!keys.size) {
-      for (let r = 0; r < SIZE; r++) for (let c = 0; c < SIZE; c++) if (!isCentre(r, c)) keys.add(`${r},${c}`);
-    }
-    return [...keys].map((k) => {
-      const [r, c] = k.split(",").map(Number);
-      return { r, c, x: c, y: r };
-    }).sort((a, b) => a.r - b.r || a.c - b.c);
-  }
-
   #escapeKey() {
-    if (this.proposed) this.#cancelProposal();
-    else if (this.turns) {
-      this.turns = 0;
+    if (this.state.proposed) this.#cancelProposal();
+    else if (this.state.turns) {
+      this.state.turns = 0;
       this.#renderHand();
       this.#updateHighlights();
     } else return false;
@@ -362,20 +284,20 @@ class MetroPage {
 
   #otherKey(key) {
     if (key === "r" || key === "R") this.#rotate();
-    else if (/^[1-9]$/.test(key) && Number(key) - 1 < this.#tiles.length) {
+    else if (/^[1-9]$/.test(key) && Number(key) - 1 < this.state.tiles.length) {
       this.#select(Number(key) - 1);
-      this.log.announce(t("metro.selected", { tile: describeTile(this.#selectedCode) }));
+      this.log.announce(t("metro.selected", { tile: describeTile(this.state.selectedCode) }));
     } else return false;
   }
 
   // ---- playing -------------------------------------------------------------------------------
 
   #click(r, c, { keyboard = false } = {}) {
-    const view = this.view;
-    if (!view || this.host.seat === null || view.status === "over" || this.replaying || this.pending) return;
-    if (this.board.has(`${r},${c}`) || isCentre(r, c)) return;
-    const hinted = this.hintAt.get(`${r},${c}`);
-    const code = this.#selectedCode;
+    const view = this.state.view;
+    if (!view || this.host.seat === null || view.status === "over" || this.state.replaying || this.pending) return;
+    if (this.state.board.has(`${r},${c}`) || isCentre(r, c)) return;
+    const hinted = this.state.hintAt.get(`${r},${c}`);
+    const code = this.state.selectedCode;
     const move = hinted || (code ? { action: "place", placement: placementText(code, r, c) } : null);
     if (!move) {
       this.host.notify(t("metro.no_tile_to_place"), "error");
@@ -383,22 +305,22 @@ class MetroPage {
     }
     // With "Confirm moves" a tap on a legal square shows the move and its points first; the same
     // square again (or Confirm) sends it. The keyboard cursor already previews: Enter sends.
-    const legal = !!hinted || this.#legalSquares().has(`${r},${c}`);
-    if (this.confirm && !keyboard && legal && this.#myTurn) {
-      const same = this.proposed && this.proposed.r === r && this.proposed.c === c;
+    const legal = !!hinted || this.state.legalSquares().has(`${r},${c}`);
+    if (this.confirm && !keyboard && legal && this.state.myTurn) {
+      const same = this.state.proposed && this.state.proposed.r === r && this.state.proposed.c === c;
       if (!same) {
         this.#propose(r, c, move);
         return;
       }
     }
     // Even a square that is not highlighted goes to the server: its answer names the rule.
-    this.proposed = null;
+    this.state.proposed = null;
     this.#send(move);
   }
 
   #propose(r, c, move) {
     const p = parsePlacement(move.placement);
-    this.proposed = { r, c, move, code: p.code };
+    this.state.proposed = { r, c, move, code: p.code };
     this.cursor.at = { r, c };
     this.#renderProposal();
     this.#showPreview();
@@ -407,14 +329,14 @@ class MetroPage {
   }
 
   #commitProposal() {
-    const p = this.proposed;
+    const p = this.state.proposed;
     if (!p) return;
-    this.proposed = null;
+    this.state.proposed = null;
     this.#send(p.move);
   }
 
   #cancelProposal() {
-    this.proposed = null;
+    this.state.proposed = null;
     this.#renderProposal();
     this.#showPreview();
     this.cursor.draw();
@@ -423,7 +345,7 @@ class MetroPage {
   async #draw() {
     const ok = await this.#send({ action: "draw" });
     // The drawn tile is placed on the board: take the keyboard there, on its first legal square.
-    if (ok && this.view?.drawn && this.#myTurn) {
+    if (ok && this.state.view?.drawn && this.state.myTurn) {
       this.cursor.at = null;
       this.svg.focus();
     }
@@ -438,11 +360,11 @@ class MetroPage {
       ok = await this.host.send(move);
     } finally {
       this.pending = false;
-      if (this.view) this.#renderHand();
+      if (this.state.view) this.#renderHand();
     }
-    if (ok && move.action !== "draw" && this.view) {
-      this.log.placedByMe(this.view, move); // "since your last move" starts after this tile
-      if (!this.replaying) this.#drawLive();
+    if (ok && move.action !== "draw" && this.state.view) {
+      this.log.placedByMe(this.state.view, move); // "since your last move" starts after this tile
+      if (!this.state.replaying) this.#drawLive();
       if (this.cursor.focused) this.cursor.refresh();
     }
     return ok;
