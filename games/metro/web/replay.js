@@ -3,7 +3,7 @@
 // record, the best placement beside it, and every seat's points then. page.js hands it the
 // board's drawing; this file knows the record.
 
-import { signedValue } from "/dom.js";
+import { signedValue } from "/kit.js";
 import { t } from "/i18n.js";
 import { boardFrom, scores as routeScores, traceAll } from "./routes.js";
 import { parsePlacement, tileName } from "./tiles.js";
