@@ -74,7 +74,7 @@ export const api = {
   offer: (id, token, kind) => call("POST", `${g(id)}/offers`, { token, body: { kind } }),
   answerOffer: (id, token, n, answer) => call("POST", `${g(id)}/offers/${n}/${answer}`, { token }),
   // The live stream with deltas (web/live.js reads it; where to resume goes in Last-Event-ID).
-  streamUrl: (id) => `${g(id)}/events?delta=1`,
+  streamUrl: (id) => `${g(id)}/events?delta=1&chat=1`, // chat: the reader's room's lines too
 };
 
 // Seat tokens by game id: the tab's own first (sessionStorage), then this browser's (localStorage),

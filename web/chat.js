@@ -4,18 +4,28 @@
 // every piece is set with textContent, never as HTML, and a link stays plain text. A mute is
 // the reader's own (kept in this browser, per game: a seat, or a spectator's mark `by`).
 // A party table's phones send only preset messages (the words are the page's).
+// Live, with no poll and no connection of its own: the game's own stream (web/gamefeed.js, opened
+// with ?chat=1) brings each new line of the reader's room as `event: chat` (live()); one GET reads
+// the backlog when the chat opens and again when the stream opens again after a break (refresh()).
 import { call } from "./api.js";
 import { t } from "./i18n.js";
 
 export const MAX_CHARS = 280;
 export const PRESETS = ["well_played", "good_luck", "one_more", "thanks", "oops", "wow"];
-const POLL_MS = 3000;
+const KEPT = 50; // lines shown, as many as GET .../chat answers
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+/** Whether line id `a` ("<ms>-<seq>") is after `b`. */
+function laterId(a, b) {
+  const [am, as] = String(a).split("-").map(Number);
+  const [bm, bs] = String(b).split("-").map(Number);
+  return am > bm || (am === bm && as > bs);
 }
 
 const muteKey = (id) => `metro.chat.mutes.${id}`;
@@ -26,7 +36,6 @@ export class ChatBox {
     this.box = box;
     this.id = null;
     this.lines = [];
-    this.timer = null;
   }
 
   /** Show the chat of game `id` for the reader (`token`: their seat's, else a spectator). */
@@ -39,11 +48,15 @@ export class ChatBox {
     this.party = party;
     this.lines = [];
     this.#build();
-    this.refresh();
-    clearInterval(this.timer);
-    this.timer = setInterval(() => {
-      if (document.visibilityState === "visible" && !this.box.hidden) this.refresh();
-    }, POLL_MS);
+    this.refresh(); // the backlog; new lines come on the game's stream (live)
+  }
+
+  /** One line from the game's stream (`{room, line}`): the server sends the reader's room only. */
+  live(data) {
+    const line = data?.line;
+    if (!this.id || !line || typeof line.id !== "string" || this.lines.some((l) => l.id === line.id)) return;
+    this.lines = [...this.lines, line].slice(-KEPT);
+    this.#draw();
   }
 
   get mutes() {
@@ -146,12 +159,17 @@ export class ChatBox {
       const answer = await call("GET", `/api/games/${id}/chat`, { token: this.token || undefined });
       if (id === this.id) this.#take(answer);
     } catch {
-      /* the next poll tries again */
+      /* the stream's next opening reads it again */
     }
   }
 
   #take(answer) {
-    this.lines = Array.isArray(answer?.lines) ? answer.lines : [];
+    // The answer's lines, and any the stream brought after them (a line may come either way).
+    const lines = Array.isArray(answer?.lines) ? answer.lines : [];
+    const known = new Set(lines.map((l) => l.id));
+    const newest = lines.length ? lines[lines.length - 1].id : "";
+    const later = this.lines.filter((l) => !known.has(l.id) && newest && laterId(l.id, newest));
+    this.lines = [...lines, ...later].slice(-KEPT);
     this.#draw();
   }
 

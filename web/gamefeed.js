@@ -90,10 +90,16 @@ export class GameFeed {
     if (s.view?.status === "over" && this.historyDone) return;
     this.events?.close();
     this.seatStream = false;
+    let opened = false; // the chat read its backlog as it opened; a reopening may have missed lines
     const stream = new LiveStream(api.streamUrl(id), {
       token: s.mine?.token || null,
       lastEventId: this.lastEventId,
-      onOpen: () => this.events === stream && this.#conn("live"),
+      onOpen: () => {
+        if (this.events !== stream) return;
+        if (opened) s.chat?.refresh();
+        opened = true;
+        this.#conn("live");
+      },
       onMessage: (message) => this.events === stream && this.#streamMessage(message),
       onDown: () => this.events === stream && this.#conn("reconnecting"),
       onRefused: () => {
@@ -137,6 +143,7 @@ export class GameFeed {
       return;
     }
     if (!data || typeof data !== "object") return;
+    if (message.type === "chat") return s.chat?.live(data); // a line of the reader's chat room
     if (message.type === "view") {
       // The audience's whole view as the stream opens: the copy every later delta chains from.
       // Only the viewer's own (a server that does not speak for seats sends the public one).

@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.browser.conftest import Tab
 from tests.browser.test_two_players import start_two
+from tests.fixtures.waits import assert_stays
 
 PAYLOAD = "<img src=x onerror=window.__pwned=1>"
 LINES = "#chat-box .chat-lines"
@@ -71,5 +72,49 @@ def test_two_players_and_a_spectator(open_tab: Callable[..., Tab], gateway_proce
         say(ada.page, f"spam {i}")
         ada.page.wait_for_function("() => !document.querySelector('#chat-box .chat-send').disabled")
     ada.page.wait_for_selector("#chat-box .chat-note:has-text('Too many messages')")
+    for tab in (ada, bob, spectator):
+        tab.check_clean()
+
+
+def chat_gets(page: Any) -> list[str]:
+    """Every GET of the game's chat this page makes from now on (page.on("request"))."""
+    gets: list[str] = []
+
+    def seen(request: Any) -> None:
+        if request.method == "GET" and request.url.split("?")[0].endswith("/chat"):
+            gets.append(request.url)
+
+    page.on("request", seen)
+    return gets
+
+
+def test_lines_come_on_the_game_stream_not_by_polling(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """A line typed by one player shows on the other's page through the game's own stream: no
+    GET of the chat after the one that read the backlog; a spectator's page hears neither room's
+    lines but its own, both ways."""
+    ada, bob, game = start_two(open_tab, gateway_process)
+    for tab in (ada, bob):
+        open_chat(tab.page)
+        tab.page.wait_for_selector(f"{LINES} .chat-empty")  # the backlog was read
+    spectator = open_tab(f"{gateway_process}/#/game/{game}")
+    open_chat(spectator.page)
+    spectator.page.wait_for_selector(f"{LINES} .chat-empty")
+    gets = {tab.page: chat_gets(tab.page) for tab in (ada, bob, spectator)}
+    say(ada.page, "see you on the stream")
+    shows(bob.page, "see you on the stream")
+    say(spectator.page, "the stands say hi")
+    say(bob.page, "and back")
+    shows(ada.page, "and back")
+    assert "the stands say hi" not in texts(ada.page) + texts(bob.page)
+    assert texts(spectator.page) == ["the stands say hi"]
+    # The old page asked every 3 s: over 4 s no page asks at all (the lines came on the stream).
+    assert_stays(
+        lambda: all(not g for g in gets.values()), "no GET of the chat", 4.0,
+        pause=ada.page.wait_for_timeout,
+    )  # fmt: skip
+    assert "the stands say hi" not in texts(ada.page) + texts(bob.page)
+    assert texts(spectator.page) == ["the stands say hi"]
     for tab in (ada, bob, spectator):
         tab.check_clean()
