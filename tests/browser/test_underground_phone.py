@@ -41,6 +41,11 @@ def test_one_finger_scrolls_the_page_and_two_move_the_map(
     hint = page.locator(".ug-touch-hint")
     assert hint.is_visible(), "no hint that two fingers move the map"
     assert "two" in hint.inner_text().lower()
+    # A line's button "red · 12" says in words what the number is (its name, its tooltip).
+    chip = page.locator(".ug-colour-btn").first
+    count = chip.inner_text().split("·")[-1].strip()
+    name = str(chip.get_attribute("aria-label"))
+    assert f"{count} rail" in name and f"{count} rail" in str(chip.get_attribute("title")), name
     # The map's top near the screen's top: a finger on it can scroll the page further down.
     page.evaluate("window.scrollTo(0, 0)")
     page.evaluate(

@@ -123,6 +123,8 @@ class Boxes {
         "aria-pressed": String(st.sel.colour === colour),
         disabled: st.busy || !count,
         title: count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible"),
+        // "red · 184" read out as words: the line, and how many rails of it could be laid now
+        "aria-label": `${cw(colour)}: ${count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible")}`,
       });
       this.swatch(colour, b);
       html("span", {}, b, `${cw(colour)} · ${count}`);
