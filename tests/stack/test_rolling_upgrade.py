@@ -24,6 +24,7 @@ import pytest
 from services.cli.proxy import caddy_binary
 from tests.fixtures.gateway import RELAXED_RATES
 from tests.fixtures.processes import free_port
+from tests.fixtures.waits import wait_until
 from tests.stack.test_stack import call
 from tests.stack.test_up import up_argv, up_env
 
@@ -175,7 +176,13 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
             assert time.monotonic() - started < 240, player.failed
             time.sleep(0.2)
         final = player.moves
-        time.sleep(1.0)  # let the last events reach the streams
+        status, now = call(base, "GET", f"/api/games/{game_id}")
+        assert status == 200, now
+        wait_until(  # the events up to now reached every stream
+            lambda: all(x.versions and x.versions[-1] >= now["version"] for x in listeners),
+            f"every stream to reach version {now['version']}",
+            timeout=60,
+        )
         stop.set()
         player.join(30)
         resumed = sum(x.resumed for x in listeners)

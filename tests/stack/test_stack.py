@@ -25,6 +25,7 @@ import pytest
 
 from services.common.healthcheck import check_grpc, check_http
 from tests.fixtures.processes import ROOT, ServiceProcess, free_port, python_module
+from tests.fixtures.waits import wait_until
 
 # ---- HTTP helpers -------------------------------------------------------------------------
 
@@ -319,6 +320,8 @@ def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, sta
     # A fixed number of search iterations: every hint costs the worker that serves it real CPU.
     level = "mcts-300"
 
+    done: list[float] = []  # when each hint was answered, in order
+
     def hint(_: int) -> float:
         """One hint for seat 0, checked; returns when it was answered."""
         status, answer = call(base, "POST", f"/api/games/{game}/hint", {"level": level}, seat0)
@@ -326,7 +329,8 @@ def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, sta
         best = answer["suggestions"][0]
         move = {k: best[k] for k in ("action", "placement") if best.get(k) is not None}
         assert json.dumps(move, sort_keys=True) in legal, (best, legal)
-        return time.monotonic()
+        done.append(time.monotonic())
+        return done[-1]
 
     before = [cpu_ticks(w.pid) for w in workers]
     started = time.monotonic()
@@ -344,7 +348,8 @@ def test_three_ai_workers_share_hints_and_survive_losing_one(redis_url: str, sta
     stopped_at: list[float] = []
 
     def stop_first_worker() -> None:
-        time.sleep(first_half_s / 4)
+        # Mid-way: once ten of the second 50 are answered (not after a guessed time).
+        wait_until(lambda: len(done) >= 60, "ten hints of the second half", timeout=600)
         workers[0].stop()
         stopped_at.append(time.monotonic())
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import redis
 
 from services.archive.ids import pack_id
 from services.engine.store_keys import game_key
+from tests.fixtures import waits
 from tests.fixtures.processes import free_port
 from tests.stack.test_faults import Game, start_up, until_ok
 from tests.stack.test_stack import children_of
@@ -53,10 +53,7 @@ def child(up_pid: int, mark: str) -> int:
 
 
 def wait_for(what: str, check: Callable[[], bool], timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+    waits.wait_until(check, what, timeout, every=0.2)
 
 
 @pytest.mark.timeout(600)
