@@ -49,13 +49,15 @@ def _document_text() -> str:
         {
             "id": ref("EventId"),
             "event": {
-                "enum": ["message", "view", "failure"],
+                "enum": ["message", "view", "chat", "failure"],
                 "description": "message: a change of the game (data: a GameEvent; a "
                 "move's event names who made it in `by`: 'player', or 'ai' when the AI made it, "
                 "for an AI seat or for a person's seat while they are away; with ?delta=1 also "
                 "`delta` and, on a seat's stream, `legal`); view: the first message of a "
                 "?delta=1 stream (data: {version, view, legal?}, the audience's whole view); "
-                "failure: the stream broke (data: an error object such as Error's `error`).",
+                "chat: a new line of the reader's chat room, ?chat=1 only (data: {room, line}, "
+                "line as GET .../chat answers it; no id: it moves no Last-Event-ID); failure: "
+                "the stream broke (data: an error object such as Error's `error`).",
             },
             "data": {"type": "string", "contentMediaType": "application/json"},
             "retry": {"type": "integer", "minimum": 0},

@@ -345,6 +345,15 @@ def game_paths() -> JSON:
                         "(docs/api-deltas.md)",
                         "schema": {"enum": ["0", "1"]},
                     },
+                    {
+                        "name": "chat",
+                        "in": "query",
+                        "description": "1: the stream also carries each new line of the "
+                        "reader's chat room as `event: chat` (`{room, line}`): the players' room "
+                        "for a seat's token or a party host's token (which opens a stream only "
+                        "with chat=1), else the spectators' room; never the other room's lines",
+                        "schema": {"enum": ["0", "1"]},
+                    },
                 ],
                 "responses": {
                     "200": {
