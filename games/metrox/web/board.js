@@ -6,7 +6,7 @@
 
 import { cursorKey, cursorStep, html, MapView, segmentDistance, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { layoutNames, paintLabel, placeLabels, pointedStations, STATION_R } from "./labels.js";
+import { layoutNames, paintLabel, pinLabels, placeLabels, pointedStations, STATION_R } from "./labels.js";
 import { cardInfo, completeLines, lineEffect, moveWords } from "./sheet.js";
 
 const GAP = 84; // px between the two nearest stations of a map
@@ -151,6 +151,7 @@ export class MetroXBoard {
     const { labels, boxes } = placeLabels(map, pos, gLabels, pointer);
     this.labelEls = labels;
     this.labelBoxes = boxes;
+    this.labelHome = boxes; // where placeLabels put them; a phone's view may slide them (pinLabels)
     for (const box of boxes) grow(box.x0, box.y0, box.x1, box.y1);
 
     const pad = 12;
@@ -169,6 +170,7 @@ export class MetroXBoard {
       onChange: (v) => {
         zoomIn.disabled = !v.canZoomIn;
         zoomOut.disabled = !v.canZoomOut;
+        this.labelBoxes = pinLabels(v, this.labelEls, this.labelHome, map.lines, v.size.w < NARROW_PX);
         this.#scheduleNames();
       },
       onTap: (ev) => this.#onTap(ev),

@@ -53,6 +53,43 @@ export function placeLabels(map, pos, parent, on) {
   return { labels, boxes: placed };
 }
 
+/** On a phone the map opens zoomed in, so most line starts lie out of sight: each label whose
+ *  box leaves the visible part `v.visible` slides back inside its edge (its tether hidden), so
+ *  every line's windows and bonuses stay readable. `boxes` are the labels' own places (in the
+ *  order of `lines`); returns where they are now, for the station names to avoid. */
+export function pinLabels(v, labels, boxes, lines, pin) {
+  const vis = v?.visible;
+  const out = [];
+  const hit = (a) => out.some((o) => a.x0 < o.x1 && o.x0 < a.x1 && a.y0 < o.y1 && o.y0 < a.y1);
+  lines.forEach((line, i) => {
+    const b = boxes[i];
+    const g = labels.get(line.id)?.g;
+    let dx = 0;
+    let dy = 0;
+    if (pin && vis) {
+      const margin = 4 / (v.s || 1);
+      const inside = (lo, size, from, span) => Math.max(from + margin, Math.min(lo, from + span - size - margin));
+      dx = inside(b.x0, b.x1 - b.x0, vis.x, vis.w) - b.x0;
+      dy = inside(b.y0, b.y1 - b.y0, vis.y, vis.h) - b.y0;
+      // Two labels slid onto one edge: the later steps down (then up) past the others.
+      const h = b.y1 - b.y0 + margin;
+      for (let k = 1; k < 12 && (dx || dy) && hit({ x0: b.x0 + dx, y0: b.y0 + dy, x1: b.x1 + dx, y1: b.y1 + dy }); k++) {
+        const step = (k % 2 ? 1 : -1) * Math.ceil(k / 2) * h;
+        const y0 = inside(b.y0 + dy + step, b.y1 - b.y0, vis.y, vis.h);
+        if (!hit({ x0: b.x0 + dx, y0, x1: b.x1 + dx, y1: y0 + b.y1 - b.y0 })) dy = y0 - b.y0;
+      }
+    }
+    const moved = Math.abs(dx) > 0.5 || Math.abs(dy) > 0.5;
+    if (g) {
+      if (moved) g.setAttribute("transform", `translate(${dx.toFixed(1)} ${dy.toFixed(1)})`);
+      else g.removeAttribute("transform");
+      g.classList.toggle("pinned", moved);
+    }
+    out.push(moved ? { x0: b.x0 + dx, y0: b.y0 + dy, x1: b.x1 + dx, y1: b.y1 + dy } : b);
+  });
+  return out;
+}
+
 /** One line's label; `on` gets its pointer's events (hover, leave, pick). */
 function buildLabel(parent, line, box, p0, anchor, on) {
   const g = svg("g", { class: "mx-label", "data-line": line.id }, parent);
