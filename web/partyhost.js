@@ -3,9 +3,11 @@
 // words, the turn and the timer (readable across a room), the game's own board as a spectator sees
 // it, who has chosen (never what), the scores, and the final ranking.
 //
-// It reads only the public view and the public events (no token is ever sent for them, even in a
-// browser that holds a seat of the table): it cannot show a hidden choice. The host token (kept in
-// this browser) is sent only to start the table. The board is the game's own page module, mounted
+// It reads only the public view and the public events (no token is ever sent for the view, even
+// in a browser that holds a seat of the table): it cannot show a hidden choice. The host token
+// (kept in this browser) is sent to start the table, and with the event stream's ?chat=1 and GET
+// .../chat, which prove the players' room for the feed of the phones' preset messages (the
+// stream's events are the public ones whatever the token: no ?delta=1). The board is the game's own page module, mounted
 // as the game page mounts it; the large card is its `cardFace(code)` (when it draws cards), scaled
 // up, and worded by the face's own title. Split from party.js, which opens and closes it.
 
@@ -15,10 +17,13 @@ import { formatNumber, t } from "./i18n.js";
 import { gameMeta, seatColour, textOn } from "./meta.js";
 import { gameName } from "./words.js";
 import { gamePath, hostToken, partyApi, partyError } from "./partyapi.js";
+import { call } from "./api.js";
+import { LiveStream } from "./live.js";
 
 const KIND = /^[a-z0-9_-]{1,32}$/;
 const REFRESH_MS = 150; // events come in bursts (50 phones choosing): one view fetch per burst
 const POLL_MS = 5000; // besides the live stream, in case it is down
+const FEED_LINES = 6; // the newest preset messages the host screen shows
 
 /** The code as people read it: two groups of three. */
 export const spacedCode = (code) => (code.length === 6 ? `${code.slice(0, 3)} ${code.slice(3)}` : code);
@@ -64,6 +69,11 @@ export class HostScreen {
     this.message = html("p", { className: "party-message", role: "alert" }, side);
     this.players = html("ol", { className: "party-players", id: "party-players" }, side);
     this.controls = html("div", { className: "party-controls" }, side);
+    // The phones' preset messages (issue 35 item 2): the players' room, read with the host token.
+    this.feedBox = html("section", { className: "party-feed", id: "party-feed", hidden: true, "aria-label": t("party.phones_feed") }, side);
+    html("h2", { className: "party-feed-title" }, this.feedBox, t("party.phones_feed"));
+    this.feedList = html("ol", { className: "party-feed-lines", "aria-live": "polite" }, this.feedBox);
+    this.feedLines = [];
     this.#load();
     this.#listen();
     this.timers.push(setInterval(() => this.#refresh(), POLL_MS));
@@ -97,19 +107,59 @@ export class HostScreen {
     await this.#refresh();
   }
 
-  /** The live stream of the game's public events: each burst of them refreshes the view. */
+  /** The live stream of the game's public events: each burst of them refreshes the view. With
+   *  the host token (which holds no seat, or the host's own: either way the events are the
+   *  public ones) it also brings the phones' preset messages (`?chat=1`, `event: chat`). */
   #listen() {
-    if (typeof EventSource !== "function") return;
-    this.stream = new EventSource(`${gamePath(this.id)}/events`);
-    this.stream.onmessage = (ev) => {
-      try {
-        this.events.push(JSON.parse(ev.data));
-      } catch {
-        /* a keep-alive or something unreadable: the refresh below still happens */
+    const chat = this.token ? "?chat=1" : "";
+    this.stream = new LiveStream(`${gamePath(this.id)}/events${chat}`, {
+      token: this.token || null,
+      onOpen: () => chat && this.#readFeed(), // the backlog, as it opens and after a break
+      onMessage: (message) => {
+        let data = null;
+        try {
+          data = JSON.parse(message.data);
+        } catch {
+          /* something unreadable: the refresh below still happens */
+        }
+        if (message.type === "chat") return this.#showFeed([data?.line]);
+        if (message.type !== "message") return;
+        if (data) this.events.push(data);
+        clearTimeout(this.pending);
+        this.pending = setTimeout(() => this.#refresh(), REFRESH_MS);
+      },
+    });
+  }
+
+  async #readFeed() {
+    try {
+      const answer = await call("GET", `${gamePath(this.id)}/chat`, { token: this.token });
+      this.#showFeed(answer?.lines || []);
+    } catch {
+      /* the feed stays as it is; the next opening reads it again */
+    }
+  }
+
+  /** The newest presets, each "name: words" in the page's language (text, never HTML). */
+  #showFeed(lines) {
+    const known = new Set(this.feedLines.map((l) => l.id));
+    for (const line of lines) {
+      if (line && typeof line.id === "string" && typeof line.preset === "string" && !known.has(line.id)) {
+        this.feedLines.push(line);
+        known.add(line.id);
       }
-      clearTimeout(this.pending);
-      this.pending = setTimeout(() => this.#refresh(), REFRESH_MS);
-    };
+    }
+    this.feedLines.sort((a, b) => (a.id < b.id ? -1 : 1));
+    this.feedLines = this.feedLines.slice(-FEED_LINES);
+    const items = this.feedLines.reverse().map((line) => {
+      const li = html("li", { className: "party-feed-line" });
+      html("b", { className: "party-feed-name" }, li, `${line.name || ""}: `);
+      html("span", { className: "party-feed-text" }, li, t(`chat.preset.${line.preset}`));
+      return li;
+    });
+    this.feedLines.reverse();
+    this.feedList.replaceChildren(...items);
+    this.feedBox.hidden = !items.length;
   }
 
   async #refresh() {
