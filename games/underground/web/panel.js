@@ -124,7 +124,8 @@ class Boxes {
         disabled: st.busy || !count,
         title: count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible"),
         // "red · 184" read out as words: the line, and how many rails of it could be laid now
-        "aria-label": `${cw(colour)}: ${count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible")}`,
+        // (the visible "red · 184" first: a spoken name must contain what is shown)
+        "aria-label": `${cw(colour)} · ${count}: ${count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible")}`,
       });
       this.swatch(colour, b);
       html("span", {}, b, `${cw(colour)} · ${count}`);
