@@ -1,5 +1,5 @@
-"""Metro X on a 390x844 phone (issue 35 item 4): the card in play is within one screen of the
-map (not ~1.5 screens below it), and every line label's box starts inside the map's visible part
+"""Metro X on a 390x844 phone (issue 35 item 4): the card in play is on the first screen with
+the map (it was below the fold), and every line label's box starts inside the map's visible part
 as the game opens (7 of 9 started off-screen)."""
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ def test_the_card_is_near_the_map_and_every_line_label_starts_in_sight(
     where: dict[str, Any] = page.evaluate(WHERE_JS)
 
     shot(page, artifacts, "metrox-phone-card-and-labels")
-    # The card's foot lies within one screen of the map's top: one scroll shows both.
-    near = {k: v for k, v in where.items() if k != "labels"}
-    assert where["cardBottom"] - where["mapTop"] <= where["screen"], near
+    # The card is in sight with the map as the game opens: the first screen shows both.
+    near = {k: round(v) for k, v in where.items() if k != "labels"}
+    assert where["cardBottom"] <= where["screen"], near
     # Every line label starts (its top-left corner) inside the map's box.
     out = [
         lab["line"]

@@ -298,7 +298,8 @@ export class MetroXBoard {
     const sheet = s.sheet;
     if (!sheet || !this.svgRoot) return;
     // A new card (or sheet) points at other stations: their names go first.
-    const pointed = s.choosing ? [...pointedStations(this.index, s.ownSheet, s.view.card, s.moves, lineEffect)] : [];
+    const aimed = s.sel ? [s.sel] : s.moves.length === 1 ? s.moves : []; // the chosen move, or the only one
+    const pointed = s.choosing ? [...pointedStations(this.index, s.ownSheet, s.view.card, aimed, lineEffect)] : [];
     if (pointed.join() !== (this.namedFirst || []).join()) {
       this.namedFirst = pointed;
       this.#scheduleNames();

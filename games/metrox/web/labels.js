@@ -171,9 +171,9 @@ export function paintLabel(lab, line, s, preview) {
     windows: line.windows, first: line.bonus[0], later: line.bonus[1] });
 }
 
-/** The stations the card in play points at, named before all others: on each line it may take,
- *  those from the line's first empty station to the last it would fill (a skip's jumped ones
- *  too), and each station a free card may take. The coach (the tutorial) names exactly these. */
+/** The stations `moves` (the selected move, or the only legal one) point at, named before all
+ *  others: on a line, those from its first empty station to the last the card would fill (a
+ *  skip's jumped ones too); a free card's station. The tutorial's coach names exactly these. */
 export function pointedStations(index, sheet, card, moves, effect) {
   const out = new Set();
   for (const m of moves || []) {
