@@ -29,7 +29,9 @@ def api_view(base: str, game: str) -> Any:
 
 
 def log_texts(page: Any) -> list[str]:
-    return [str(t) for t in page.locator(LOG_ITEMS).all_inner_texts()]
+    """Each entry's words, white space folded: a line break where the layout wraps a part onto
+    its own line (before or after the stylesheet has applied) is not a different word."""
+    return [" ".join(str(t).split()) for t in page.locator(LOG_ITEMS).all_inner_texts()]
 
 
 def leave_seat(page: Any) -> str:

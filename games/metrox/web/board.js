@@ -186,7 +186,9 @@ export class MetroXBoard {
   #scheduleNames() {
     clearTimeout(this.nameTimer);
     const first = new Set(this.namedFirst || []);
-    this.nameTimer = setTimeout(() => layoutNames(this.mapView, this.index, this.pos, this.nameEls, this.labelBoxes, this.nameWidths, first), 80);
+    const root = this.svgRoot; // data-names: "pending", then "placed" once laid out (tests wait on it)
+    if (root) root.dataset.names = "pending";
+    this.nameTimer = setTimeout(() => { layoutNames(this.mapView, this.index, this.pos, this.nameEls, this.labelBoxes, this.nameWidths, first); if (root) root.dataset.names = "placed"; }, 80);
   }
 
   /** What matters now, in map units: the stations a free card may fill, or the selected line,
