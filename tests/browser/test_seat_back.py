@@ -9,7 +9,9 @@ from typing import Any
 
 from tests.browser.conftest import Tab
 from tests.browser.steps import create_game, wait_my_turn_or_end
-from tests.browser.test_clock import MOVE_S, _join
+from tests.browser.test_clock import _join
+
+MOVE_S = 60  # a real-time clock whose turn does not run out while a loaded machine loads the page
 
 SHORT = {"width": 1280, "height": 600}  # the panel scrolls (a busier table does at 1280x800)
 
@@ -33,7 +35,7 @@ def test_after_taking_the_seat_back_the_own_clock_is_in_sight(
     page.on("dialog", lambda dialog: dialog.accept())
     page.wait_for_selector("#create-form")
     page.select_option("#clock-mode", "realtime")
-    page.select_option("#clock-move", str(MOVE_S))
+    page.select_option("#clock-move", str(MOVE_S))  # time enough that no turn runs out here
     page.select_option("#clock-bank", "0")
     page.select_option("#clock-timeout", "ai")
     page.select_option("#clock-level", "easy")
