@@ -269,6 +269,13 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
     # Zoomed in all the way on the City, names are legible on screen, and every station in
     # sight is named.
     page.click(".ug-zoom-all")
+    # The whole map comes back in an animation that may start a frame later than `settled` looks.
+    page.wait_for_function(
+        "(w) => Number(document.querySelector('.ug-map').getAttribute('viewBox').split(' ')[2])"
+        " > w",
+        arg=panned["w"] * 2,
+        timeout=20_000,
+    )
     settled(page)
     whole = camera(page)
     assert whole["w"] > panned["w"] * 2, (whole, panned)
@@ -279,7 +286,8 @@ def test_wheel_zoom_drag_pan_and_names_on_the_desktop(
         page.mouse.move(bank["x"] + bank["width"] / 2, bank["y"] + bank["height"] / 2)
         page.mouse.wheel(0, -300)
         settled(page)
-    settled(page)  # the names are placed again once the map rests
+    settled(page)  # the names are placed again a moment after the map rests: the map says when
+    page.wait_for_selector(".ug-map[data-names='placed']", timeout=20_000)
     report = page.evaluate(
         """() => {
           const map = document.querySelector('.ug-map').getBoundingClientRect();

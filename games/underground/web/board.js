@@ -238,8 +238,13 @@ export class Board {
     this.drawing.sizeDiscs(v.s);
     // Names are placed again once the map rests (they scale with it meanwhile): a pinch or a
     // wheel stays smooth on a slow phone.
+    // data-names: "pending", then "placed" once laid out (what a test waits for).
     clearTimeout(this.labelTimer);
-    this.labelTimer = setTimeout(() => this.#layoutLabels(), 80);
+    if (this.svg) this.svg.dataset.names = "pending";
+    this.labelTimer = setTimeout(() => {
+      this.#layoutLabels();
+      if (this.svg) this.svg.dataset.names = "placed";
+    }, 80);
   }
 
   /** Station names: the chosen station and its targets first, then the passenger's, the face-up
