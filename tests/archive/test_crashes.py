@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 import redis
+from metro.v1 import engine_pb2
 
 from services.common.postgres_server import PostgresServer
 from services.engine.archive_outbox import ARCHIVE_STREAMS
@@ -86,6 +88,17 @@ def test_an_archiver_killed_mid_entry_leaves_its_game_to_the_next_written_once(
     assert released(store, game_id)
 
 
+def engine_answers(client: EngineClient) -> bool:
+    """Whether the engine answers a call that reads Redis (UNAVAILABLE while it cannot)."""
+    try:
+        client.stub.GetLeaderboard(engine_pb2.GetLeaderboardRequest(game="metro"), timeout=10)
+    except grpc.RpcError as err:
+        if err.code() == grpc.StatusCode.UNAVAILABLE:
+            return False
+        raise
+    return True
+
+
 def test_kill_9_of_postgres_redis_and_the_engine_loses_no_game_and_writes_none_twice(
     redis_server_factory: Any,
     engine_factory: Any,
@@ -129,6 +142,8 @@ def test_kill_9_of_postgres_redis_and_the_engine_loses_no_game_and_writes_none_t
 
     # 4. The engine killed right after the move that ends a rated game (perhaps before it rated
     # it: then the restarted engine's sweep does, and the archiver waits for that rating).
+    # First the engine must reach the restarted Redis (it says "not answering" until it does).
+    wait_for("the engine reaches the restarted Redis", lambda: engine_answers(client), timeout=90)
     games.append(play_game(client, players, 4))
     running.process.kill()
     running.process.start()
