@@ -31,7 +31,14 @@ from services.gateway.calls import (
 )
 from services.gateway.delta import delta_json
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.http_kit import join_name, joined, json_answer, json_text, summary_json
+from services.gateway.http_kit import (
+    join_name,
+    joined,
+    json_answer,
+    json_text,
+    summary_json,
+    table_settings,
+)
 from services.gateway.limits import client_ip, guard
 from services.gateway.party_create import create_party
 
@@ -88,9 +95,7 @@ def create_game() -> tuple[Response, int] | Response:
         known = ", ".join(games.kinds())
         raise ApiError(400, "wrong_game", f"Unknown game {game!r}; known games: {known}.",
                        field="game")  # fmt: skip
-    rules = body.get("rules", {})
-    if not isinstance(rules, dict):
-        raise bad_request("'rules' must be a JSON object.", field="rules")
+    rules_json, clock_json = table_settings(body)
     seats = body.get("seats")
     if not isinstance(seats, list) or not seats:
         raise bad_request("'seats' must be a non-empty list of seat objects.", field="seats")
@@ -103,14 +108,11 @@ def create_game() -> tuple[Response, int] | Response:
             if not isinstance(seat.get(key, ""), str):
                 raise bad_request(f"'seats[{i}].{key}' must be a string.", f"seats[{i}].{key}")
         specs.append(engine_pb2.SeatSpec(**seat))
-    clock = body.get("clock")
-    if clock is not None and not isinstance(clock, dict):
-        raise bad_request("'clock' must be a JSON object (see docs/gateway.md, Clocks).", "clock")
     message = engine_pb2.CreateGameRequest(
         game=game,
-        rules_json=json.dumps(rules),
+        rules_json=rules_json,
         seats=specs,
-        clock_json=json.dumps(clock) if clock else "",
+        clock_json=clock_json,
         idempotency_key=idempotency_key(),
     )
     reply = rpc(clients().engine.CreateGame, message, idempotent=True)
@@ -199,7 +201,6 @@ def get_view(game_id: str) -> Response:
     return _view_answer(game_id, reply, since)
 
 
-
 @bp.get("/games/<game_id>/legal")
 def legal_moves(game_id: str) -> Response:
     reply = rpc(
@@ -266,7 +267,7 @@ def make_offer(game_id: str) -> Response:
     only_fields(body, {"kind"})
     kind = body.get("kind")
     if kind not in ("abort", "end"):
-        raise bad_request("'kind' must be \"abort\" or \"end\".", field="kind")
+        raise bad_request('\'kind\' must be "abort" or "end".', field="kind")
     request = engine_pb2.OfferRequest(game_id=game_id, kind=kind)
     return json_text(rpc(clients().engine.Offer, request, token=token).json)
 

@@ -61,6 +61,18 @@ def summary_json(summary: engine_pb2.GameSummary) -> dict[str, Any]:
     }
 
 
+def table_settings(body: dict[str, Any]) -> tuple[str, str]:
+    """A new table's `rules` (a JSON object, {} when absent) and `clock` (an object, or absent:
+    "") as the engine's JSON fields; 400 naming the field that is not an object."""
+    rules = body.get("rules", {})
+    if not isinstance(rules, dict):
+        raise bad_request("'rules' must be a JSON object.", field="rules")
+    clock = body.get("clock")
+    if clock is not None and not isinstance(clock, dict):
+        raise bad_request("'clock' must be a JSON object (see docs/gateway.md, Clocks).", "clock")
+    return json.dumps(rules), json.dumps(clock) if clock else ""
+
+
 def seat_json(seat: engine_pb2.Seat) -> dict[str, Any]:
     out: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "kind": seat.kind}
     if seat.level:

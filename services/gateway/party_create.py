@@ -5,7 +5,6 @@ imports the other.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response
@@ -15,7 +14,7 @@ import games
 from services.common.party_rules import party_games
 from services.gateway.calls import clients, idempotency_key, only_fields, rpc
 from services.gateway.errors import ApiError, bad_request
-from services.gateway.http_kit import json_answer
+from services.gateway.http_kit import json_answer, table_settings
 
 PARTY_FIELDS = {"game", "party", "host_only", "name", "rules", "clock"}
 
@@ -42,16 +41,11 @@ def create_party(body: dict[str, Any]) -> Response:
         raise bad_request("'name' must be a string.", "name")
     if host_only and name:
         raise bad_request("A host-only host has no seat, so no seat name.", "name")
-    rules = body.get("rules", {})
-    if not isinstance(rules, dict):
-        raise bad_request("'rules' must be a JSON object.", field="rules")
-    clock = body.get("clock")
-    if clock is not None and not isinstance(clock, dict):
-        raise bad_request("'clock' must be a JSON object (see docs/gateway.md, Clocks).", "clock")
+    rules_json, clock_json = table_settings(body)
     message = engine_pb2.CreatePartyRequest(
         game=game,
-        rules_json=json.dumps(rules),
-        clock_json=json.dumps(clock) if clock else "",
+        rules_json=rules_json,
+        clock_json=clock_json,
         host_only=host_only,
         host_name=name,
         idempotency_key=idempotency_key(),
