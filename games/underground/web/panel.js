@@ -114,6 +114,7 @@ class Boxes {
     const row = html("div", { className: "ug-colours", role: "group", "aria-label": t("underground.your_lines") }, box);
     for (const colour of st.myColours) {
       const count = rails.filter((r) => r.colour === colour).length;
+      const possible = count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible");
       const b = html("button", {
         type: "button",
         className: "ug-colour-btn small",
@@ -122,10 +123,9 @@ class Boxes {
         "data-key": `colour-${colour}`,
         "aria-pressed": String(st.sel.colour === colour),
         disabled: st.busy || !count,
-        title: count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible"),
-        // "red · 184" read out as words: the line, and how many rails of it could be laid now
-        // (the visible "red · 184" first: a spoken name must contain what is shown)
-        "aria-label": `${cw(colour)} · ${count}: ${count ? t("underground.rails_possible", { count }) : t("underground.no_rail_possible")}`,
+        title: possible,
+        // "red · 184" read out as words, the visible text first (a spoken name contains it)
+        "aria-label": `${cw(colour)} · ${count}: ${possible}`,
       });
       this.swatch(colour, b);
       html("span", {}, b, `${cw(colour)} · ${count}`);
