@@ -62,13 +62,16 @@ def add_game(
     game_id = game_id or new_id()
     ended = ended_ms if ended_ms is not None else next(_CLOCK)
     with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
-        # The kind's number, given the first time one is archived (services/archive/writes.py)
-        conn.execute(
-            "INSERT INTO game_kinds (id, name) SELECT coalesce(max(id), 0) + 1, %s FROM game_kinds"
-            " WHERE NOT EXISTS (SELECT 1 FROM game_kinds WHERE name = %s) ON CONFLICT DO NOTHING",
-            (kind, kind),
-        )
-        kind_no = conn.execute("SELECT id FROM game_kinds WHERE name = %s", (kind,)).fetchone()
+        # The kind's number, given the first time one is archived, as services/archive/writes.py
+        # kind_id numbers it (an archiver that numbered it meanwhile wins: DO NOTHING).
+        find = "SELECT id FROM game_kinds WHERE name = %s"
+        if conn.execute(find, (kind,)).fetchone() is None:
+            conn.execute(
+                "INSERT INTO game_kinds (id, name) SELECT coalesce(max(id), 0) + 1, %s"
+                " FROM game_kinds ON CONFLICT DO NOTHING",
+                (kind,),
+            )
+        kind_no = conn.execute(find, (kind,)).fetchone()
         assert kind_no is not None, kind
         row = conn.execute(
             "INSERT INTO games (created_ms, ended_ms, version, last_event_seq, kind, private_seat,"
