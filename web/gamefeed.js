@@ -194,14 +194,16 @@ export class GameFeed {
     if (this.paceTimer || !this.paceQueue?.length) return;
     const first = this.paceQueue[0];
     const wait = first.ai ? Math.max(0, (this.paceShownAt || 0) + AI_PACE_MS - performance.now()) : 0;
-    this.paceTimer = setTimeout(() => {
-      this.paceTimer = null;
+    const timer = setTimeout(async () => {
       const next = this.paceQueue.shift();
-      if (!next) return;
-      if (next.ai) this.paceShownAt = performance.now();
-      s.apply(next.view);
+      // The pause runs from when the move is on the board, however long drawing it took.
+      if (next) await s.apply(next.view);
+      if (next?.ai) this.paceShownAt = performance.now();
+      if (this.paceTimer !== timer) return; // stopped meanwhile: a newer drain owns the queue
+      this.paceTimer = null;
       this.#drainPace();
     }, wait);
+    this.paceTimer = timer;
   }
 
   stopPacing() {

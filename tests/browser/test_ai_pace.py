@@ -31,8 +31,10 @@ def test_the_ai_moves_are_shown_one_at_a_time(
     create_game(page, "Ada", [("ai", "random")] * 3)
     assert wait_my_turn_or_end(page)
     page.evaluate(WATCH_TILES_JS)
+    rounds = []  # the board's tile count before each of my moves
     for _ in range(2):
         before = page.evaluate("document.querySelectorAll('[data-tile]').length")
+        rounds.append(before)
         play_one_move(page)
         assert wait_my_turn_or_end(page)
         # Three AI moves came after mine: each on the board on its own.
@@ -42,8 +44,15 @@ def test_the_ai_moves_are_shown_one_at_a_time(
     changes = page.evaluate("window.__tiles")
     counts = [n for n, _ in changes]
     assert counts == sorted(set(counts)), changes  # one tile at a time, never a jump back
-    # The changes go: mine, AI, AI, AI, mine, AI, ...: the gaps between two AI moves.
-    times = [ms / 1000 for _, ms in changes]
-    ai_gaps = [times[i + 1] - times[i] for i in range(len(times) - 1) if i % 4 in (1, 2)]
-    assert min(ai_gaps) >= MIN_GAP_S, (ai_gaps, changes)
+    # The gap between two AI moves shown one after the other (the 2nd and 3rd, the 3rd and 4th
+    # tile after mine), found by the tile counts themselves. A stream that broke on a loaded
+    # machine may show moves together after a fetch: those pairs are not the pacer's and are left
+    # out, but at least one pair of every round must have been paced.
+    when = {n: ms / 1000 for n, ms in changes}
+    for before in rounds:
+        gaps = [
+            when[n + 1] - when[n] for n in (before + 2, before + 3) if n in when and n + 1 in when
+        ]
+        assert gaps, (before, changes)
+        assert min(gaps) >= MIN_GAP_S, (gaps, changes)
     tab.check_clean()

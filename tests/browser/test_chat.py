@@ -76,21 +76,24 @@ def test_two_players_and_a_spectator(open_tab: Callable[..., Tab], gateway_proce
         tab.check_clean()
 
 
-def chat_gets(page: Any) -> tuple[list[str], list[str]]:
+def chat_gets(page: Any) -> tuple[list[str], list[Any]]:
     """Every GET of the game's chat this page makes from now on, and every opening of its event
     stream (page.on("request")): the page reads the chat again only when its stream reopened
     after a break (a loaded machine may drop one), never on a timer."""
     gets: list[str] = []
-    opens: list[str] = []
+    opens: list[Any] = []
 
     def seen(request: Any) -> None:
         path = request.url.split("?")[0]
         if request.method == "GET" and path.endswith("/chat"):
             gets.append(request.url)
-        elif path.endswith("/events"):
-            opens.append(request.url)
+        elif path.endswith("/events") and request not in opens:
+            opens.append(request)
 
     page.on("request", seen)
+    # A stream asked for just before this listener came, and answered after it, reopens too: its
+    # answer is seen here (the page reads the chat once that answer came, never before).
+    page.on("response", lambda response: seen(response.request))
     return gets, opens
 
 
