@@ -300,6 +300,12 @@ class Parts:
     query: Callable[[Mapping[str, Any]], JSON]  # queries.py: `metro rules`
     codec: Any = None  # compact.py's CODEC (Game.record_codec); None: records not archived
     daily: Callable[[bytes, int], JSON] | None = None  # the day's puzzle (Game.daily_rules)
+    # What each legal move would score and change, for the seat that asks (Game.previews).
+    previews: Callable[[Any, int, Sequence[Any]], list[JSON | None]] | None = None
+    # The table's fixed numbers and names the page shows (Game.meta's `constants`).
+    constants: Mapping[str, Any] | None = None
+    # A finished record's positions, one public view per record entry (Game.positions).
+    positions: Callable[[Mapping[str, Any]], list[JSON]] | None = None
 
 
 @dataclass(frozen=True)
@@ -422,6 +428,22 @@ class Game:
         what greedy play and the search's cut-off rollouts compare."""
         return self.parts.evaluate(state)
 
+    def previews(self, state: GameState, seat: int, moves: Sequence[Any]) -> list[JSON | None]:
+        """What each of `moves` (from `state.legal_moves(seat)`) would score and change, as
+        `seat` may know it (a preview never tells what a chance event will bring), one entry
+        per move (None: nothing to say); all None when the game has no previews. The engine
+        adds each to its legal move's JSON as `preview`, so no page re-implements the rules to
+        say what a move is worth. Pure: the state is not changed."""
+        if self.parts.previews is None:
+            return [None] * len(moves)
+        return self.parts.previews(state, seat, moves)
+
+    def positions(self, record: Mapping[str, Any]) -> list[JSON] | None:
+        """A finished `record`'s positions for a replay: [0] the set-up, [i] after the record's
+        i-th entry, each a public view (`view(state, None)`); None when the game has none.
+        RecordError for a bad record."""
+        return None if self.parts.positions is None else self.parts.positions(record)
+
     # ---- `metro rules` ------------------------------------------------------------------------
 
     def query(self, query: Mapping[str, Any]) -> JSON:
@@ -437,6 +459,7 @@ class Game:
             "players": list(self.players),
             "options": [o.to_json() for o in self.options],
             "colours": list(self.colours),
+            "constants": dict(self.parts.constants or {}),
         }
 
 

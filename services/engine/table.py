@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 from metro.v1 import engine_pb2
 
+import games
 from games.base import GameState
 from services.engine import messages
 from services.engine.meta import GameMeta
@@ -91,16 +93,27 @@ def seat_view(table: Table, seat: int | None) -> engine_pb2.GameView:
 
 def legal_of(table: Table, seat: int) -> engine_pb2.ListLegalMovesResponse:
     """`seat`'s legal moves at `table`'s version (none unless the game is being played), listed
-    once per table like `view_of`. Shared: callers must not change it."""
+    once per table like `view_of`. Shared: callers must not change it. Each move's JSON carries
+    the game's `preview` of it for this seat when the game gives one (Game.previews)."""
     listed = table.legal.get(seat)
     if listed is None:
         listed = engine_pb2.ListLegalMovesResponse(seat=seat, version=table.version)
         if table.status == "playing":
+            moves = table.state.legal_moves(seat)
+            previews = games.get(table.meta.kind).previews(table.state, seat, moves)
             listed.moves.extend(
-                orjson.dumps(m.to_json()).decode() for m in table.state.legal_moves(seat)
+                orjson.dumps(_with_preview(m.to_json(), p)).decode()
+                for m, p in zip(moves, previews, strict=True)
             )
         table.legal[seat] = listed
     return listed
+
+
+def _with_preview(move: dict[str, Any], preview: dict[str, Any] | None) -> dict[str, Any]:
+    """The move's JSON with its `preview` added (unchanged when there is none)."""
+    if preview is not None:
+        move["preview"] = preview
+    return move
 
 
 class TableCache:
