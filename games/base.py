@@ -381,7 +381,10 @@ class Game:
 
     def parse_move(self, data: Any) -> Any:
         """A move value from the API's JSON; InvalidMoveError naming the bad field. Whether the
-        move is legal is `play`'s business, not this one's."""
+        move is legal is `play`'s business, not this one's. A legal move as listed (with its
+        `preview`, see `previews`) reads as the move itself."""
+        if isinstance(data, dict) and "preview" in data:
+            data = {k: v for k, v in data.items() if k != "preview"}
         return self.parts.parse_move(data)
 
     def move_schema(self) -> JSON:
