@@ -20,6 +20,7 @@ from games.metro.chance import MetroWorlds
 from games.metro.compact import CODEC
 from games.metro.evaluate import evaluate
 from games.metro.moves import DRAW, MetroMove, move_schema, move_text
+from games.metro.preview import previews
 from games.metro.queries import answer
 from games.metro.rules import MetroRules
 from games.metro.state import MetroState
@@ -68,6 +69,7 @@ GAME = register_game(
             evaluate=evaluate,
             query=answer,
             codec=CODEC,
+            previews=previews,
         ),
     )
 )
