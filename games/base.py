@@ -304,8 +304,8 @@ class Parts:
     previews: Callable[[Any, int, Sequence[Any]], list[JSON | None]] | None = None
     # The table's fixed numbers and names the page shows (Game.meta's `constants`).
     constants: Mapping[str, Any] | None = None
-    # A finished record's positions, one public view per record entry (Game.positions).
-    positions: Callable[[Mapping[str, Any]], list[JSON]] | None = None
+    # A finished record's positions for a replay, in the game's own form (Game.positions).
+    positions: Callable[[Mapping[str, Any]], JSON] | None = None
 
 
 @dataclass(frozen=True)
@@ -441,10 +441,11 @@ class Game:
             return [None] * len(moves)
         return self.parts.previews(state, seat, moves)
 
-    def positions(self, record: Mapping[str, Any]) -> list[JSON] | None:
-        """A finished `record`'s positions for a replay: [0] the set-up, [i] after the record's
-        i-th entry, each a public view (`view(state, None)`); None when the game has none.
-        RecordError for a bad record."""
+    def positions(self, record: Mapping[str, Any]) -> JSON | None:
+        """A finished `record`'s positions for a replay, as one JSON object in the game's own
+        form: its `positions` list ([0] the set-up, [i] after the record's i-th entry, each what
+        the page draws of it, public) with the `scores` of each, so what every position shares is
+        said once; None when the game has none. RecordError for a bad record."""
         return None if self.parts.positions is None else self.parts.positions(record)
 
     # ---- `metro rules` ------------------------------------------------------------------------
