@@ -72,12 +72,11 @@ export class GameFeed {
     if (!this.historyTo || (this.lastEventId && !laterEvent(this.historyTo, this.lastEventId))) this.historyReady = true;
   }
 
-  /** A finished game is shown: the engine ends the stream with the game, stop listening instead
-   *  of reconnecting. */
+  /** A finished game is shown: nothing more to poll for. The stream (it asks for chat) stays
+   *  open for the lines said after the end until the server ends it, and is not opened again
+   *  then (onDown). */
   gameOver() {
     if (!this.events || !this.historyDone) return;
-    this.events.close();
-    this.events = null;
     clearInterval(this.pollTimer);
     $("conn").textContent = "";
   }
@@ -101,7 +100,18 @@ export class GameFeed {
         this.#conn("live");
       },
       onMessage: (message) => this.events === stream && this.#streamMessage(message),
-      onDown: () => this.events === stream && this.#conn("reconnecting"),
+      onDown: () => {
+        if (this.events !== stream) return;
+        if (this.historyDone) {
+          // The game is over and the server ended its chat time after the end: stop here (a
+          // later line shows on the next GET of the chat), never reconnect to a finished game.
+          stream.close();
+          this.events = null;
+          $("conn").textContent = "";
+          return;
+        }
+        this.#conn("reconnecting");
+      },
       onRefused: () => {
         if (this.events !== stream) return;
         // A game that is gone or a token no longer good: the view's fetch says which and acts.
@@ -232,10 +242,10 @@ export class GameFeed {
     this.history.push(kept);
     if (!this.historyReady && this.historyTo !== null && !laterEvent(this.historyTo, this.lastEventId)) this.historyReady = true;
     if (event.status === "over") {
-      // The engine ends the stream with the game: stop listening instead of reconnecting.
+      // The game ended: no more events. The stream stays for the chat lines said after the end
+      // (the server keeps a ?chat=1 stream open CHAT_AFTER_END_S) and is not reopened once it
+      // ends (onDown).
       this.historyDone = true;
-      this.events?.close();
-      this.events = null;
       clearInterval(this.pollTimer);
       $("conn").textContent = "";
     }

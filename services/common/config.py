@@ -44,6 +44,9 @@ class Settings:
     # (a safety net) until an archiver has it, then given GAME_TTL_FINISHED_S.
     database_url: str = ""
     archive_hold_s: int = 30 * 24 * 3600
+    # A finished game's `?chat=1` streams stay open this long after its end for chat lines
+    # (a "gg" after the end shows live); other streams end with the game (issue 35).
+    chat_after_end_s: int = 600
 
     @property
     def archive(self) -> bool:
@@ -74,6 +77,7 @@ class Settings:
             public_url=_public_url(gateway_host, gateway_port),
             database_url=_database_url(),
             archive_hold_s=max(60, _int("ARCHIVE_HOLD_S", 30 * 24 * 3600)),
+            chat_after_end_s=max(0, _int("CHAT_AFTER_END_S", 600)),
         )
 
 

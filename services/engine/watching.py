@@ -5,6 +5,7 @@ Nothing here writes."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -173,10 +174,12 @@ class Watching:
                     yield await self.event_message(game_id, event_id, event, carry, newest)
                     last = event_id
                     if event.get("status") == "over":
-                        return
-                if final:
+                        break
+                if final or last_over(batch, last):
                     break
-            if table.status == "over":
+            if table.status == "over" or last_over(batch, last):
+                async for line in self.chat_after_end(context, game_id, last, rooms):
+                    yield line
                 return
             while True:  # then live
                 remaining = context.time_remaining()
@@ -201,11 +204,44 @@ class Watching:
                     yield await self.event_message(game_id, event_id, event, carry, newest)
                     last = event_id
                     if event.get("status") == "over":
+                        async for line in self.chat_after_end(context, game_id, last, rooms):
+                            yield line
                         return
         except STORAGE_ERRORS:
             await storage_unavailable(
                 context, f"the game store (Redis) stopped answering; resume after event {last}"
             )
+
+    async def chat_after_end(
+        self, context: grpc.aio.ServicerContext, game_id: str, last: str, rooms: dict[str, str]
+    ) -> AsyncIterator[engine_pb2.GameEvent]:
+        """A finished game's chat lines, live, for CHAT_AFTER_END_S after its end (its last
+        event `last`, whose status "over" the stream has sent): a "gg" typed after the end
+        shows at once. Only a subscription with chat (`rooms`) waits; without, the stream ends
+        with the game as before. Ends early when the game's keys expire."""
+        if not rooms:
+            return
+        grace_ms = self.tables.settings.chat_after_end_s * 1000
+        until_ms = int(last.partition("-")[0] or 0) + grace_ms
+        while True:
+            left_ms = until_ms - int(time.time() * 1000)
+            remaining = context.time_remaining()
+            if remaining is not None:
+                left_ms = min(left_ms, int(remaining * 1000))
+            if left_ms <= 0:
+                return
+            _, lines = await wait_with_chat(
+                self.blocking, game_id, last, rooms, max(1, min(WATCH_SLICE_MS, left_ms))
+            )
+            for line in lines:
+                yield line
+            if not lines and await self.tables.store.version_of(game_id) is None:
+                return  # expired
+
+
+def last_over(batch: list[tuple[str, dict[str, Any]]], last: str) -> bool:
+    """Whether the page's event `last` is the game's end (its status "over")."""
+    return any(event_id == last and event.get("status") == "over" for event_id, event in batch)
 
 
 def _newest(batch: list[tuple[str, dict[str, Any]]]) -> int:

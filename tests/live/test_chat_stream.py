@@ -9,6 +9,8 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import Any
 
+import pytest
+
 from tests.fixtures.gateway import GatewayApi
 from tests.live.sse import Message, Stream, open_stream
 
@@ -84,3 +86,41 @@ def test_a_party_host_hears_the_phones_presets(api: GatewayApi, gateway_server: 
                                 token=phone["token"])  # fmt: skip
         assert status == 200, body
         assert next_chat(feed).data["line"]["preset"] == "one_more"
+
+
+def test_a_chat_stream_stays_open_after_the_end(api: GatewayApi, gateway_server: str) -> None:
+    """The game's "over" event still comes (clients learn the end as before); a stream without
+    ?chat=1 then ends, as bots expect; a ?chat=1 stream stays for the lines said after the end,
+    each room's on its own streams (CHAT_AFTER_END_S)."""
+    game, tokens = api.new_game(2)
+    with ExitStack() as stack:
+        bob = stack.enter_context(
+            open_stream(gateway_server, game, token=tokens[1], query="?delta=1&chat=1")
+        )
+        fan = stack.enter_context(open_stream(gateway_server, game, query="?delta=1&chat=1"))
+        plain = stack.enter_context(open_stream(gateway_server, game, token=tokens[1]))
+        for stream in (bob, fan, plain):
+            assert stream.status == 200, stream.body()
+        for stream in (bob, fan, plain):  # the creation and the join: the feed is reading
+            for _ in range(2):
+                stream.next_event()
+        status, body = api.post(f"/api/games/{game}/resign", token=tokens[0])
+        assert status == 200, body
+        for stream in (bob, fan, plain):
+            assert stream.next_event().data["status"] == "over"
+        with pytest.raises(EOFError):
+            plain.next()  # no chat asked: the stream ends with the game
+        sent = say(api, game, tokens[0], "gg")["lines"][-1]
+        assert next_chat(bob).data == {"room": "players", "line": sent}
+        said = say(api, game, None, "what a finish")["lines"][-1]
+        assert next_chat(fan).data == {"room": "spectators", "line": said}
+        # A page opened after the end reads the history, then hears the lines said now.
+        late = stack.enter_context(
+            open_stream(gateway_server, game, token=tokens[0], query="?delta=1&chat=1")
+        )
+        assert late.status == 200, late.body()
+        while late.next().data.get("status") != "over":
+            pass
+        sent = say(api, game, tokens[1], "thanks, gg")["lines"][-1]
+        assert next_chat(late).data == {"room": "players", "line": sent}
+        assert next_chat(bob).data == {"room": "players", "line": sent}

@@ -150,6 +150,7 @@ class Feed:
         self.task: asyncio.Task[None] | None = None
         self.linger: asyncio.TimerHandle | None = None
         self.finished = False
+        self.over = False  # the game's "over" event was published (only chat streams stay)
         # The subscription now and the audiences whose views it asked the engine for; a new
         # audience cancels it (`widen_now`), and `run` asks again with that one included.
         self.call: Any = None
@@ -295,6 +296,13 @@ class Feed:
         now = time.monotonic()
         for watcher in list(self.watchers):
             watcher.offer(key, made.get(watcher.seat, plain) if watcher.deltas else plain, now)
+        if event.status == "over":
+            # The game ended: a stream without chat ends here as it always did; a chat stream
+            # stays for the lines said after the end (the engine's chat_after_end).
+            self.over = True
+            for watcher in list(self.watchers):
+                if watcher.room is None:
+                    watcher.end("over")
 
     def close_all(self, why: str, final: bytes = b"") -> None:
         self.finished = True
@@ -490,7 +498,7 @@ class Hub:
         opening = feed.add(watcher, token, first)
         upto = feed.last_id
         watcher.floor = max(watcher.floor, id_key(upto))
-        if feed.finished:
+        if feed.finished or (feed.over and watcher.room is None):
             watcher.end("over")  # the game ended: what it missed, then the stream closes
         return feed, opening, upto
 
