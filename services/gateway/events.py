@@ -20,20 +20,19 @@ from __future__ import annotations
 import json
 import queue
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 from flask import Blueprint, Response, request
 from metro.v1 import engine_pb2
-from werkzeug.datastructures import Headers
 
 from services.common.grpc_util import bearer
-from services.gateway.calls import bearer_token_of, clients, gateway, rpc
-from services.gateway.errors import ApiError, bad_request, from_rpc_error
+from services.gateway.calls import clients, gateway, rpc
+from services.gateway.errors import from_rpc_error
 from services.gateway.http_kit import pump
 from services.gateway.limits import guard
+from services.gateway.live.request import StreamRequest, seat_denied
 from services.gateway.live.wire import (
     KEEP_ALIVE,
     OPENING,
@@ -50,41 +49,6 @@ from services.gateway.live.wire import (
 __all__ = ["RETRY_MS", "StreamRequest", "bp", "format_event", "valid_event_id"]
 
 bp = Blueprint("events", __name__, url_prefix="/api/games")
-
-
-@dataclass(frozen=True)
-class StreamRequest:
-    """What a stream request asks: resume after `after`, with deltas or not, for a token."""
-
-    after: str
-    deltas: bool
-    token: str | None
-    chat: bool = False  # `?chat=1`: the reader's chat room's new lines too (`event: chat`)
-
-    @classmethod
-    def parse(
-        cls, headers: Headers | Mapping[str, str], args: Mapping[str, str]
-    ) -> StreamRequest:
-        """400 for a malformed Last-Event-ID or `delta`; 403 for a malformed Authorization."""
-        after = (headers.get("Last-Event-ID") or args.get("last_event_id", "")).strip()
-        if after and not valid_event_id(after):
-            raise bad_request(
-                "Last-Event-ID must be an event id such as '1718000000000-0' (two whole numbers "
-                "below 2^64).",
-                field="Last-Event-ID",
-            )
-        flag = args.get("delta", "0")
-        if flag not in ("0", "1"):
-            raise bad_request("'delta' must be 1 (events carry a delta) or 0.", field="delta")
-        chat = args.get("chat", "0")
-        if chat not in ("0", "1"):
-            raise bad_request("'chat' must be 1 (chat lines too) or 0.", field="chat")
-        token = bearer_token_of(headers.get("Authorization"))
-        return cls(after, flag == "1", token, chat == "1")
-
-
-def seat_denied() -> ApiError:
-    return ApiError(403, "permission_denied", "This token is not a seat's token in this game.")
 
 
 @bp.get("/<game_id>/events")

@@ -77,3 +77,23 @@ def open_stream(
         yield Stream(conn.getresponse())
     finally:
         conn.close()
+
+
+@contextmanager
+def open_player_stream(
+    base: str, key: str | None, *, last_event_id: str | None = None, query: str = "",
+    timeout: float = 60.0,
+) -> Iterator[Stream]:  # fmt: skip
+    """`GET /api/players/me/events` with the player's device key (None: without one)."""
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+    headers = {"Accept": "text/event-stream"}
+    if key is not None:
+        headers["X-Player-Key"] = key
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = last_event_id
+    conn.request("GET", f"/api/players/me/events{query}", headers=headers)
+    try:
+        yield Stream(conn.getresponse())
+    finally:
+        conn.close()

@@ -1,6 +1,7 @@
-"""The gateway as one ASGI application: `GET /api/games/{id}/events` served natively on the event
-loop by the fan-out hub, everything else by the Flask app in a thread pool (a2wsgi). Same origin,
-same paths, one process.
+"""The gateway as one ASGI application: the live streams, `GET /api/games/{id}/events` and a
+player's own `GET /api/players/me/events`, served natively on the event loop by the fan-out hub
+(hub.py, players.py), everything else by the Flask app in a thread pool (a2wsgi). Same origin,
+same paths, one process: the only server of Server-Sent Events (issue 31 item 1).
 
     uvicorn --factory services.gateway.live.asgi:create_asgi          (development)
     gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
@@ -25,7 +26,7 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 import grpc
@@ -37,11 +38,12 @@ from werkzeug.datastructures import Headers
 from services.common.config import LiveLimits
 from services.gateway.calls import EXTENSION, Gateway
 from services.gateway.errors import ApiError, retry_later
-from services.gateway.events import StreamRequest, seat_denied
 from services.gateway.limits import STREAM_RETRY_AFTER_S
 from services.gateway.live.caps import AddressCaps
 from services.gateway.live.hub import BufferLimits, Feed, Hub, Watcher, api_error
+from services.gateway.live.players import PlayerFeeds
 from services.gateway.live.protocol import TRANSPORT
+from services.gateway.live.request import PlayerStreamRequest, StreamRequest, seat_denied
 from services.gateway.live.wire import (
     KEEP_ALIVE,
     OPENING,
@@ -55,10 +57,12 @@ from services.gateway.live.wire import (
 log = logging.getLogger(__name__)
 
 Scope = dict[str, Any]
+Asked = TypeVar("Asked")
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 EVENTS_PATH = re.compile(r"/api/games/([^/]+)/events")
+PLAYER_EVENTS_PATH = "/api/players/me/events"
 STREAM_HEADERS = [
     (b"Content-Type", b"text/event-stream; charset=utf-8"),
     (b"Transfer-Encoding", b"chunked"),  # said, not left to the server: the hub writes chunks
@@ -129,6 +133,7 @@ class GatewayAsgi:
             state.backends.engine_target, state.deadline_s, state.watch_max_s,
             BufferLimits(limits.buffer_kb * 1024, limits.buffer_events),
         )  # fmt: skip
+        self.players = PlayerFeeds(self.hub)
         self.slots = StreamSlots(limits.max_streams, limits.per_client)
         # The cap per address over every worker, and the rate of opens (caps.py, issue 30).
         guard = app.extensions["metro_limits"]
@@ -150,6 +155,9 @@ class GatewayAsgi:
             if found:
                 await self.stream(scope, receive, send, found.group(1))
                 return
+            if scope["path"] == PLAYER_EVENTS_PATH:
+                await self.player_stream(scope, receive, send)
+                return
         await self.wsgi(scope, receive, send)  # type: ignore[arg-type]
 
     async def lifespan(self, receive: Receive, send: Send) -> None:
@@ -160,6 +168,7 @@ class GatewayAsgi:
             elif message["type"] == "lifespan.shutdown":
                 if self.ticker is not None:
                     self.ticker.cancel()
+                await self.players.close()
                 await self.hub.close()
                 await self.caps.close()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -176,13 +185,34 @@ class GatewayAsgi:
         return str(client[0]) if client else "unknown"
 
     async def stream(self, scope: Scope, receive: Receive, send: Send, game_id: str) -> None:
-        headers = Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
+        """A game's stream (a spectator's or a seat's)."""
+
+        async def serve(asked: StreamRequest) -> None:
+            await self._serve(scope, receive, send, game_id, asked)
+
+        await self._limited(scope, send, StreamRequest.parse, serve)
+
+    async def player_stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A player's own stream (docs/bots.md): every game of the player, one stream."""
+
+        async def serve(asked: PlayerStreamRequest) -> None:
+            await self._serve_player(scope, receive, send, asked)
+
+        await self._limited(scope, send, PlayerStreamRequest.parse, serve)
+
+    async def _limited(
+        self, scope: Scope, send: Send, parse: Callable[[Headers, dict[str, str]], Asked],
+        serve: Callable[[Asked], Awaitable[None]],
+    ) -> None:  # fmt: skip
+        """Check the request (400, 403), take a slot of this process (503) and a lease of its
+        address (429), serve the stream, give both back: the same for every kind of stream."""
+        headers = _headers(scope)
         args: dict[str, str] = {}
         for key, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
                                     keep_blank_values=True):  # fmt: skip
             args.setdefault(key, value)
         try:
-            asked = StreamRequest.parse(headers, args)
+            asked = parse(headers, args)
             address = self.client_address(scope, headers)
             give_back = self.slots.take(address)
         except ApiError as err:
@@ -195,7 +225,7 @@ class GatewayAsgi:
             await answer_error(send, err)
             return
         try:
-            await self._serve(scope, receive, send, game_id, asked)
+            await serve(asked)
         finally:
             release()
             give_back()
@@ -239,6 +269,39 @@ class GatewayAsgi:
         if watcher.ended == "slow":
             # Returning with the response unfinished makes the server close the connection.
             log.warning("live stream of game %s dropped: its client stopped reading", game_id)
+
+    async def _serve_player(
+        self, scope: Scope, receive: Receive, send: Send, asked: PlayerStreamRequest
+    ) -> None:
+        """Who the key is first (a key of nobody is a 403, a dead engine a 503, not an empty
+        stream), then the player's feed: its events, a keep-alive after each quiet spell, until
+        WATCH_MAX_S passes, the client leaves or a newer stream of the player opens."""
+        metadata = [("x-client-id", self.client_address(scope, _headers(scope))),
+                    ("x-player-key", asked.key)]  # fmt: skip
+        try:
+            me = await self.players.player(metadata)
+        except grpc.aio.AioRpcError as err:
+            await answer_error(send, api_error(err))
+            return
+        feed, watcher = self.players.join(me.player_id, asked.after, metadata)
+        listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
+        watcher.task = asyncio.current_task()
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+            await _body(send, OPENING)
+            await self._pump(send, watcher)
+        except asyncio.CancelledError:
+            if watcher.ended != "slow":
+                raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+        finally:
+            watcher.task = None
+            listener.cancel()
+            feed.remove(watcher)
+        if watcher.ended == "slow":
+            log.warning("player stream of %s dropped: its client stopped reading", me.player_id)
 
     async def _join(
         self, game_id: str, asked: StreamRequest
@@ -351,6 +414,10 @@ def bound_buffers(scope: Scope) -> Any:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_SEND_BUFFER)
     return transport
+
+
+def _headers(scope: Scope) -> Headers:
+    return Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
 
 
 async def _body(send: Send, data: bytes) -> None:
