@@ -4,9 +4,11 @@
 Where to look (the shape every game has, games.base): rules.py (options and the table's
 numbers), moves.py (the steps and their one parser), position.py (set-up, turns, the fast door,
 §2-§4), state.py (the checked door, retirement, the stored form), view.py (what a seat sees),
-record.py (records), chance.py (sampled worlds), evaluate.py (the AI's heuristic), queries.py
-(`metro rules` queries); and the game's own: map.py (the board as data, §1), building.py (rails
-and their scores, §3), scoring.py (loops and enclosure), passenger.py (the passenger's best ways).
+record.py (records), preview.py (what each legal step would score, what each rail scored,
+a record's replay positions: the page's numbers, issue 31.2), chance.py (sampled worlds),
+evaluate.py (the AI's heuristic), queries.py (`metro rules` queries); and the game's own:
+map.py (the board as data, §1), building.py (rails and their scores, §3), scoring.py (loops
+and enclosure), passenger.py (the passenger's best ways).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from games.underground.chance import UndergroundSampler
 from games.underground.compact import CODEC
 from games.underground.evaluate import evaluate
 from games.underground.moves import Leg, Rail, Stop, move_schema, parse_move
+from games.underground.preview import positions, previews
 from games.underground.queries import query
-from games.underground.rules import COLOURS, UndergroundRules
+from games.underground.rules import COLOURS, CONSTANTS, UndergroundRules
 from games.underground.state import UndergroundState
 from games.underground.view import view
 from games.underground.view_schema import view_schema
@@ -62,6 +65,9 @@ GAME = register_game(
             evaluate=evaluate,
             query=query,
             codec=CODEC,
+            previews=previews,
+            constants=CONSTANTS,
+            positions=positions,
         ),
     )
 )

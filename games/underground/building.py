@@ -27,6 +27,7 @@ START, EXTEND, BRANCH = "start", "extend", "branch"
 RULE = "RULES-UNDERGROUND.md §3"
 RAILS_PER_TURN = 4
 BRANCH_COST = 2
+SYMBOL_NAMES = "abcd"
 
 
 class Network(Protocol):
@@ -192,8 +193,9 @@ def legal_rails(state: Network, seat: int) -> list[tuple[int, int]]:
     return out
 
 
-def lay(state: Network, seat: int, colour: int, sec: int) -> list[dict[str, Any]]:
-    """Lay a legal rail and score it for `seat`; returns the gains (§3) as event entries."""
+def gains_of(state: Network, seat: int, colour: int, sec: int) -> list[dict[str, Any]]:
+    """What laying a legal rail would score for `seat` (§3), as `lay` returns it, without
+    changing anything: the legal moves' previews (Game.previews) and `lay` share it."""
     board = state.board
     n = board.size
     section = board.sections[sec]
@@ -202,53 +204,68 @@ def lay(state: Network, seat: int, colour: int, sec: int) -> list[dict[str, Any]
     name = state.colour_names[colour]
     gains: list[dict[str, Any]] = []
     if k == BRANCH:
-        state.net -= BRANCH_COST
-        state.low = min(state.low, state.net)
         gains.append({"seat": seat, "colour": name, "reason": "branch", "points": 0,
                       "tokens": -BRANCH_COST})  # fmt: skip
     on = state.on_line[colour]
-    closes = k != START and on >> a & 1 and on >> b & 1
     cycles: list[list[int]] = []
-    if closes:
+    if k != START and on >> a & 1 and on >> b & 1:  # the rail closes a loop
         cycles = list(new_cycles(a, b, state.colour_neighbours(colour)))
-    state.sec_colours[sec] |= 1 << colour
-    state.deg[colour * n + a] += 1
-    state.deg[colour * n + b] += 1
-    state.rail_count[colour] += 1
-    state.laid.append((colour, sec))
     new = [s for s in (a, b) if not on >> s & 1]
     for s in new:
         on |= 1 << s
-    state.on_line[colour] = on
     for s in new:
         st = board.stations[s]
         if st.rail:
             gains.append({"seat": seat, "colour": name, "reason": "rail", "points": 1,
                           "station": st.id})  # fmt: skip
         if st.terminus:
-            state.net += 1
             gains.append({"seat": seat, "colour": name, "reason": "terminus", "points": 2,
                           "tokens": 1, "station": st.id})  # fmt: skip
+    scored = state.symbols_scored[colour]
     for s in new:
         sym = state.symbol_at[s]
-        if sym < 0 or state.symbols_scored[colour] >> sym & 1:
+        if sym < 0 or scored >> sym & 1:
             continue
         if on >> state.symbol_partner[s] & 1:
-            state.symbols_scored[colour] |= 1 << sym
+            scored |= 1 << sym
             gains.append({"seat": seat, "colour": name, "reason": "symbol", "points": 3,
-                          "symbol": "abcd"[sym]})  # fmt: skip
+                          "symbol": SYMBOL_NAMES[sym]})  # fmt: skip
     if cycles:
         xs, ys = state.xs, state.ys
         got = 0
         for cycle in cycles:
             cand = ((1 << n) - 1) & ~state.enclosed[colour] & ~got
             got |= enclosed_mask(cycle, xs, ys, cand)
-        if got:
-            state.enclosed[colour] |= got
-            for i in range(n):
-                if got >> i & 1:
-                    gains.append({"seat": seat, "colour": name, "reason": "enclosed",
-                                  "points": 1, "station": board.stations[i].id})  # fmt: skip
-    for g in gains:
+        for i in range(n):
+            if got >> i & 1:
+                gains.append({"seat": seat, "colour": name, "reason": "enclosed",
+                              "points": 1, "station": board.stations[i].id})  # fmt: skip
+    return gains
+
+
+def lay(state: Network, seat: int, colour: int, sec: int) -> list[dict[str, Any]]:
+    """Lay a legal rail and score it for `seat`; returns the gains (§3) as event entries."""
+    gains = gains_of(state, seat, colour, sec)
+    board = state.board
+    n = board.size
+    section = board.sections[sec]
+    a, b = section.a, section.b
+    for g in gains:  # in order: a branch spends before its own rail's terminus token comes
+        reason = g["reason"]
+        if reason == "branch":
+            state.net -= BRANCH_COST
+            state.low = min(state.low, state.net)
+        elif reason == "terminus":
+            state.net += 1
+        elif reason == "symbol":
+            state.symbols_scored[colour] |= 1 << SYMBOL_NAMES.index(g["symbol"])
+        elif reason == "enclosed":
+            state.enclosed[colour] |= 1 << board.index[g["station"]]
         state.scores[seat] += g["points"]
+    state.sec_colours[sec] |= 1 << colour
+    state.deg[colour * n + a] += 1
+    state.deg[colour * n + b] += 1
+    state.rail_count[colour] += 1
+    state.laid.append((colour, sec))
+    state.on_line[colour] |= 1 << a | 1 << b
     return gains

@@ -27,6 +27,28 @@ COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
 LINES_PER_SEAT = {2: 4, 3: 3, 4: 2, 5: 2}
 SYMBOLS = "abcd"
 FACE_UP = 4
+# The Underground's own colours for the 11 line names: what the page draws each line in.
+LINE_HEX = {
+    "red": "#dc241f",
+    "yellow": "#ffd329",
+    "blue": "#0019a8",
+    "purple": "#9b0058",
+    "black": "#1c1c1c",
+    "pink": "#f4a9be",
+    "orange": "#ee7c0e",
+    "green": "#00782a",
+    "brown": "#b26300",
+    "white": "#ffffff",
+    "grey": "#a1a5a7",
+}
+# What `GET /api/meta` tells the page (Game.meta's `constants`): the page types none of it.
+CONSTANTS = {
+    "colours": list(COLOURS),
+    "line_hex": LINE_HEX,
+    "lines_per_seat": {str(k): v for k, v in LINES_PER_SEAT.items()},
+    "face_up": FACE_UP,
+    "symbols": list(SYMBOLS),
+}
 
 
 @dataclass(frozen=True, slots=True)

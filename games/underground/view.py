@@ -4,12 +4,15 @@ The view, for every seat and for spectators alike (nothing is private to one sea
 
     {"game": "underground", "status": "playing" | "over", "rules": {"players": n, "map": id},
      "seats": [{"seat": i, "score": int, "colours": ["red", ...], "branch_tokens": int,
-                "retired": bool}, ...],
+                "retired": bool, "score_from": {"start", "rail", "terminus", "symbol",
+                "enclosed", "ride", "total"}}, ...]  (where the score came from),
      "retired": [seat, ...]            (seats out for good, `retire`, in the order they left),
      "to_move": [seat] | [], "turn_number": int (steps applied), "turns": int (turns complete),
      "winners": [seat, ...]            (only once over),
      "map": "london"                   (the map itself: the `map` query),
      "rails": [{"colour", "a", "b"}, ...]   (every rail, in the order laid; a < b),
+     "rail_gains": [[gain, ...], ...]  (what each of `rails` scored when laid, as its event's
+                                        `gains` say it: the page explains its numbers with it),
      "passenger": station id | null    (null once it has left the board, §4),
      "face_up": [station id, ...]      (the face-up destination cards, in the order drawn),
      "discard": [station id, ...], "pile_count": int,
@@ -35,6 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.underground.position import ROUTE
+from games.underground.preview import breakdown, rail_gains
 from games.underground.rules import COLOURS, SYMBOLS
 from games.underground.state import UndergroundState
 
@@ -57,6 +61,8 @@ def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
             "symbols": [SYMBOLS[i] for i in range(4) if state.symbols_scored[c] >> i & 1],
             "enclosed": [sid(i) for i in range(board.size) if state.enclosed[c] >> i & 1],
         }
+    gains = rail_gains(state)
+    score_from = breakdown(state, gains)
     turn: dict[str, Any] | None = None
     if state.seat >= 0:
         turn = {
@@ -77,6 +83,7 @@ def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
                 "colours": [COLOURS[c] for c in state.colours_of[i]],
                 "branch_tokens": state.held_tokens(i),
                 "retired": bool(state.retired_mask >> i & 1),
+                "score_from": score_from[i],
             }
             for i in range(n)
         ],
@@ -86,6 +93,7 @@ def view(state: UndergroundState, seat: int | None) -> dict[str, Any]:
         "turns": state.turns,
         "map": board.id,
         "rails": rails,
+        "rail_gains": gains,
         "passenger": sid(state.passenger) if state.passenger >= 0 else None,
         "face_up": [sid(i) for i in state.face_up],
         "discard": [sid(i) for i in state.discard],
