@@ -67,6 +67,8 @@ export const api = {
     call("POST", `${g(id)}/moves${Number.isInteger(since) && since >= 0 ? `?since=${since}` : ""}`, { body: move, token }),
   hint: (id, token, level) => call("POST", `${g(id)}/hint`, { body: level ? { level } : {}, token }),
   record: (id, token) => call("GET", `${g(id)}/record`, { token }),
+  // A finished game's replay positions in its game's own form (the rules core's, from the record).
+  positions: (id, token) => call("GET", `${g(id)}/positions`, { token }),
   // A private game's (a daily attempt's) table is its seat's: the token goes with it.
   table: (id, token) => call("GET", `${g(id)}/table`, { token }),
   setAway: (id, token, away) => call("POST", `${g(id)}/${away ? "leave" : "return"}`, { token }),

@@ -29,8 +29,10 @@
 //     (the move object to send as it is), `value` and `visits`. [] clears them; the shell clears
 //     them whenever the position changes, i.e. the view's `turn_version` (before calling update;
 //     other seats' hidden choices in a simultaneous turn move the version, not the position).
-//   page.replay(record, view) -> {length, describe(i) -> string, show(i), scores(i) -> number[]}
-//     For a finished game (`record` from GET /record, `view` the final view): positions 0..length,
+//   page.replay(record, view, positions) -> {length, describe(i) -> string, show(i), scores(i)}
+//     For a finished game (`record` from GET /record, `view` the final view, `positions` from GET
+//     /positions: the rules core's positions in the game's own form, null when it has none):
+//     positions 0..length,
 //     0 the start and `length` the final position. describe(i) says in words what position i is
 //     (the move that led to it); show(i) renders it in parts.board; scores(i) gives every seat's
 //     score at position i, in seat order (the shell's score table follows the replay with it).

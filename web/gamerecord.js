@@ -35,12 +35,15 @@ export class AfterGame {
     if (!this.recordLoaded) {
       this.recordLoaded = true;
       const id = s.id;
-      api.record(id, s.mine?.token).then(
-        (record) => {
+      // The positions (GET /positions) come with the record: the page draws them and replays
+      // no rule itself; a game without them (404) replays from the record alone.
+      const positions = api.positions(id, s.mine?.token).catch(() => null);
+      Promise.all([api.record(id, s.mine?.token), positions]).then(
+        ([record, shown]) => {
           if (s.id !== id || !s.page) return;
           this.replay.offer(record, `${view.game}-${id}.json`);
           this.replay.meta = s.meta; // the seats' colours, for the analysis graph's lines and legend
-          const steps = typeof s.page.replay === "function" ? s.page.replay(record, s.view) : null;
+          const steps = typeof s.page.replay === "function" ? s.page.replay(record, s.view, shown) : null;
           this.replay.load(steps);
         },
         (err) => {

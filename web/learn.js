@@ -118,7 +118,8 @@ async function showRules(section, me, kinds) {
 
 /** The same move: the same fields with the same values (key order aside). */
 function sameMove(a, b) {
-  const canon = (m) => JSON.stringify(Object.keys(m || {}).sort().map((k) => [k, m[k]]));
+  // a listed move's `preview` (what it would do) is no part of the move
+  const canon = (m) => JSON.stringify(Object.keys(m || {}).filter((k) => k !== "preview").sort().map((k) => [k, m[k]]));
   return !!a && !!b && canon(a) === canon(b);
 }
 

@@ -20,6 +20,7 @@ from games.metro.chance import MetroWorlds
 from games.metro.compact import CODEC
 from games.metro.evaluate import evaluate
 from games.metro.moves import DRAW, MetroMove, move_schema, move_text
+from games.metro.positions import positions
 from games.metro.preview import previews
 from games.metro.queries import answer
 from games.metro.rules import MetroRules
@@ -70,6 +71,7 @@ GAME = register_game(
             query=answer,
             codec=CODEC,
             previews=previews,
+            positions=positions,
         ),
     )
 )

@@ -186,3 +186,20 @@ def steps(record: Mapping[str, Any]) -> Iterator[tuple[int, MetroState, int, dic
             _replay_move(state, entry)
         except GameError as err:
             raise RecordError(f"move {i}: {err}", move=i) from None
+
+
+def states(record: Mapping[str, Any]) -> Iterator[MetroState]:
+    """The positions of a record for its replay: the set-up, then the state after each of the
+    record's entries (retirements too), checked as `replay` checks them. The state is live: it
+    moves on once the next one is asked for."""
+    state = replay({**record, "moves": []})
+    moves = record.get("moves", [])
+    if not isinstance(moves, list):
+        raise RecordError("the record's 'moves' must be a list")
+    yield state
+    for i, move in enumerate(moves):
+        try:
+            _replay_move(state, move)
+        except GameError as err:
+            raise RecordError(f"move {i}: {err}", move=i) from None
+        yield state

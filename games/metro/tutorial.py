@@ -17,6 +17,8 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+from games.metro.moves import MetroMove
+from games.metro.preview import previews
 from games.metro.record import replay
 from games.metro.tiles import TILE_SET, Placement
 from games.record import header
@@ -91,10 +93,13 @@ def _script() -> tuple[dict[str, Any], ...]:
         seat = state.to_move()[0]
         move = {"action": "place", "placement": placement}
         before = state.view(LEARNER)
+        # the move as the legal listing gives it: with its preview (the page draws its points)
+        (preview,) = previews(state, seat, [MetroMove.parse(move)])
         event = state.play(seat, move)
         if seat == LEARNER:
             told = _explain(before, state.view(LEARNER), event)
-            steps.append({"view": before, "move": move, "say": since + told})
+            listed = {**move, "preview": preview}
+            steps.append({"view": before, "move": listed, "say": since + told})
             since = []
             continue
         since.append(_say("opponent", **_where(placement)))

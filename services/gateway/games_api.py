@@ -343,10 +343,11 @@ def _suggestion_json(s: ai_pb2.Suggestion) -> dict[str, Any]:
     return {**move, "move": move, "value": s.value, "visits": s.visits}
 
 
-@bp.get("/games/<game_id>/record")
-def record(game_id: str) -> Response:
+def _record_text(game_id: str) -> str:
+    """The game's record as JSON text: the engine's, else the archive's once the live copy is
+    gone (the engine refuses an unfinished game's: a record holds the deck)."""
     try:
-        text = rpc(
+        return rpc(
             clients().engine.GetRecord,
             engine_pb2.GetRecordRequest(game_id=game_id),
             token=bearer_token(),
@@ -355,10 +356,28 @@ def record(game_id: str) -> Response:
     except ApiError as err:
         if not gone(err):
             raise
-        text = archived_record(game_id, err)
-    resp = json_text(text)
+        return archived_record(game_id, err)
+
+
+@bp.get("/games/<game_id>/record")
+def record(game_id: str) -> Response:
+    resp = json_text(_record_text(game_id))
     resp.headers["Content-Disposition"] = f'inline; filename="{_safe_name(game_id)}.json"'
     return resp
+
+
+@bp.get("/games/<game_id>/positions")
+def positions(game_id: str) -> Response:
+    """A finished game's positions for its replay, worked out by the rules core from the record
+    (Game.positions, in the game's own form): a page draws each and replays no rule itself."""
+    data = orjson.loads(_record_text(game_id))
+    kind = data.get("game") if isinstance(data, dict) else None
+    game = games.get(kind) if isinstance(kind, str) else games.default()
+    with guard().rules.hold():
+        answer = game.positions(data)
+    if answer is None:
+        raise ApiError(404, "no_positions", f"The game {game.kind!r} has no replay positions.")
+    return json_answer(answer)
 
 
 def _safe_name(game_id: str) -> str:

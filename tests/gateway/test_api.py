@@ -464,7 +464,7 @@ def test_the_page_and_its_modules_are_served_with_a_strict_policy(api: GatewayAp
     assert "script-src 'self'" in reply.headers["Content-Security-Policy"]
     assert reply.headers["Referrer-Policy"] == "no-referrer"
     shell = ("app.js", "game.js", "meta.js", "style.css")
-    metro = ("page.js", "board.js", "tiles.js", "routes.js", "page.css")
+    metro = ("page.js", "board.js", "tiles.js", "replay.js", "page.css")
     for path in [f"/{n}" for n in shell] + [f"/games/metro/{n}" for n in metro]:
         asset = api.client.get(path)
         assert asset.status_code == 200, path

@@ -90,7 +90,11 @@ def test_a_script_s_moves_are_the_rules_core_s_legal_moves() -> None:
         if seat == 0:
             assert steps[k]["view"] == state.view(0)
             assert move in [m.to_json() for m in state.legal_moves(0)]
-            assert steps[k]["move"] == move
+            # as the engine lists it: the move, with the rules core's preview of it
+            listed = dict(steps[k]["move"])
+            preview = listed.pop("preview")
+            assert listed == move
+            assert [preview] == games.get("metro").previews(state, 0, [games.get("metro").parse_move(move)])
             k += 1
         state.play(seat, move)
     assert steps[k]["move"] is None and steps[k]["view"] == state.view(0)

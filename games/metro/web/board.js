@@ -23,17 +23,17 @@ const PALETTE = {
   yellow: SAFE_SHADES.yellow, blue: SAFE_SHADES.blue, orange: SAFE_SHADES.orange,
   green: SAFE_SHADES.green, purple: SAFE_SHADES.purple, black: SAFE_SHADES.black,
 };
-const SEAT_COLOURS = ["yellow", "blue", "orange", "green", "purple", "black"];
 const LIGHT_TEXT = new Set(["blue", "black"]);
 
-/** The colour name of a seat: the view's `color`, else the seat-order default. */
 /** A colour's name in the page's language ("yellow" -> "sárga"). */
 export const colourWord = (name) => (has(`metro.colour.${name}`) ? say(`metro.colour.${name}`) : String(name ?? ""));
 
+/** The colour name of a seat: the view's `color` (the rules' seat colours are the server's,
+ *  games/metro/board.py COLOURS); null (grey) for no seat. */
 export function colourName(seats, seat) {
   if (seat === null || seat === undefined) return null;
   const named = seats?.[seat]?.color;
-  return named && PALETTE[named] ? named : SEAT_COLOURS[seat % SEAT_COLOURS.length];
+  return named && PALETTE[named] ? named : null;
 }
 export const colourHex = (name) => (name ? PALETTE[name] : "#9aa1ab");
 export const textOn = (name) => (name && LIGHT_TEXT.has(name) ? "#fff" : "#1d1d1f");

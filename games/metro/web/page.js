@@ -19,7 +19,6 @@ import { confirmMoves, ensureStylesheet, registerParamWords } from "/kit.js";
 import { BoardCursor, BoardView, boardSvg } from "./board.js";
 import { MetroPanel } from "./panel.js";
 import { moveWords, replaySteps } from "./replay.js";
-import { completions } from "./routes.js";
 import { t } from "/i18n.js";
 import { describeTile, isCentre, parsePlacement, placementText, rotate, tileListWords } from "./tiles.js";
 import { MetroState } from "./state.js";
@@ -134,8 +133,8 @@ class MetroPage {
     return moveWords(move);
   }
 
-  replay(record, view) {
-    return replaySteps(record, view, {
+  replay(record, view, positions) {
+    return replaySteps(record, view, positions, {
       live: () => {
         this.state.replaying = false;
         this.#drawLive();
@@ -172,7 +171,8 @@ class MetroPage {
   }
 
   #renderProposal() {
-    this.panel.renderProposal(this.state.proposed, this.state.board, this.state.view, this.pending);
+    const p = this.state.proposed;
+    this.panel.renderProposal(p, p ? this.state.gainsAt(p.code, p.r, p.c) : [], this.state.view, this.pending);
   }
 
   #select(i) {
@@ -193,7 +193,7 @@ class MetroPage {
     const legal = this.state.myTurn && !this.state.replaying ? this.state.legalSquares() : new Set();
     const recent = this.state.replaying ? new Set() : this.log.recentSquares(view);
     const at = this.cursor.at;
-    const gainsAt = (r, c) => (at && at.r === r && at.c === c ? completions(this.state.board, view.seats, this.state.selectedCode, r, c) : []);
+    const gainsAt = (r, c) => (at && at.r === r && at.c === c ? this.state.gainsAt(this.state.selectedCode, r, c) : []);
     labelSquares(this.boardView, view.seats, shown, { legal, recent, hintAt: this.state.hintAt, gainsAt });
   }
 
@@ -246,7 +246,7 @@ class MetroPage {
     const hinted = this.state.hintAt.get(`${r},${c}`);
     const code = this.state.codeAt(r, c);
     if (!code || (!hinted && !this.state.legalSquares().has(`${r},${c}`))) return false;
-    const gains = completions(this.state.board, this.state.view.seats, code, r, c);
+    const gains = this.state.gainsAt(code, r, c);
     this.boardView.preview(code, r, c, gains, this.state.view.seats, { pending });
     return true;
   }

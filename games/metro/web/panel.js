@@ -6,10 +6,28 @@
 import { aiForPerson, confirmToggle, lastSeen, MoveLog, moverWords, saveLastSeen, seatGlyph, signedValue,
   tableEntries } from "/kit.js";
 import { deckIcon, tileIcon } from "./board.js";
-import { boardFrom, completions } from "./routes.js";
 import { t } from "/i18n.js";
 import { describeTile, parsePlacement, tileName } from "./tiles.js";
 import { gainWords, seatName } from "./words.js";
+
+/** The server's complete routes (`view.routes`) by the placement that completed each, an index
+ *  into `placements`: the latest placed of the squares on its path (a complete route never
+ *  changes afterwards, so the live view tells it for every earlier placement). */
+function completedBy(view, placements) {
+  const order = new Map();
+  placements.forEach((text, i) => {
+    const p = parsePlacement(text);
+    if (p) order.set(`${p.row},${p.col}`, i);
+  });
+  const by = new Map();
+  for (const route of view.routes || []) {
+    if (route.end === "open" || !route.path?.length) continue;
+    const last = Math.max(...route.path.map(([r, c]) => order.get(`${r},${c}`) ?? -1));
+    if (!by.has(last)) by.set(last, []);
+    by.get(last).push(route);
+  }
+  return by;
+}
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -105,13 +123,12 @@ export class MetroPanel {
     this.rotateButton.hidden = !view.rules?.rotation;
   }
 
-  /** The move waiting for its confirmation ({r, c, code}, or null) and the points it completes
-   *  on `board` for `view`'s seats. */
-  renderProposal(p, board, view, pending) {
+  /** The move waiting for its confirmation ({r, c, code}, or null) and the routes it completes
+   *  (`gains`, from its legal move's preview) for `view`'s seats. */
+  renderProposal(p, gains, view, pending) {
     this.confirmBox.hidden = !p;
     if (!p || !view) return;
     const seats = view.seats;
-    const gains = completions(board, seats, p.code, p.r, p.c);
     const where = { tile: tileName(p.code), row: p.r + 1, col: p.c + 1, gains: gains.length ? gainWords(gains, seats) : "" };
     this.confirmText.textContent = t(gains.length ? "metro.confirm_place" : "metro.confirm_place_none", where);
     this.confirmButton.disabled = pending;
@@ -269,9 +286,7 @@ export class MetroLog {
     const by = event?.by || undefined;
     const name = mine ? seatName(view.seats, seat) : moverWords(seatName(view.seats, seat), { byAi });
     if (!p) return { index: j, seat, by, text: t("metro.log_moved", { name }) };
-    const board = boardFrom(placements.slice(0, j));
-    const gains = completions(board, view.seats, p.code, p.row, p.col);
-    const pts = gains
+    const pts = (completedBy(view, placements).get(j) || [])
       .filter((g) => g.owner !== null && g.owner !== undefined)
       .map((g) => t("metro.log_gain", { points: g.points, name: seatName(view.seats, g.owner) }));
     // The viewer's seat played by the AI (while they were away): say so, not "You placed".

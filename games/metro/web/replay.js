@@ -1,12 +1,12 @@
 // A finished Metro game, position by position, for the shell's replay and the post-game analysis
 // (page.replay in web/game.js's interface): each position in words, drawn on the board from the
-// record, the best placement beside it, and every seat's points then. page.js hands it the
-// board's drawing; this file knows the record.
+// record's placements and the server's positions (GET /positions: each one's routes and every
+// seat's points, worked out by the rules core, games/metro/positions.py), the best placement
+// beside it. page.js hands it the board's drawing; this file traces no route.
 
 import { signedValue } from "/kit.js";
 import { t } from "/i18n.js";
-import { boardFrom, scores as routeScores, traceAll } from "./routes.js";
-import { parsePlacement, tileName } from "./tiles.js";
+import { boardFrom, parsePlacement, tileName } from "./tiles.js";
 import { seatName } from "./words.js";
 
 /** A move object in words (the post-game analysis says moves with it): the tile by its tracks
@@ -41,10 +41,12 @@ function labelBest(placement, value) {
   g.prepend(title);
 }
 
-/** The replay of `record` (GET /record) with `view` the final view. `board`: {live() (show the
- *  live position again), position(state) (draw a past one: {board, seats, routes, lastSquare,
- *  recent}), hints(list) (ghost tiles as the hints are)}. */
-export function replaySteps(record, view, board) {
+/** The replay of `record` (GET /record) with `view` the final view and `served` its positions
+ *  (GET /positions: {positions: [{routes}], scores}; null when they could not be had: the board
+ *  is then drawn without routes and the shell's scores stay the final ones). `board`: {live()
+ *  (show the live position again), position(state) (draw a past one: {board, seats, routes,
+ *  lastSquare, recent}), hints(list) (ghost tiles as the hints are)}. */
+export function replaySteps(record, view, served, board) {
   const moves = record?.moves || [];
   const seats = view.seats;
   const length = moves.length;
@@ -72,7 +74,7 @@ export function replaySteps(record, view, board) {
       board.position({
         board: at,
         seats,
-        routes: traceAll(at, seats),
+        routes: served?.positions?.[pos]?.routes || [],
         lastSquare: lastKey,
         recent: new Set(lastKey ? [lastKey] : []),
       });
@@ -85,11 +87,7 @@ export function replaySteps(record, view, board) {
       board.hints(p ? [{ ...p, placement: d.best.placement, rank: "★", value: d.best_value }] : []);
       if (p) labelBest(d.best.placement, d.best_value);
     },
-    // Every seat's points at position i: its complete routes on the board as it was then.
-    scores: (i) => {
-      const shown = moves.slice(0, Math.max(0, Math.min(length, i)));
-      const at = boardFrom(shown.map((m) => m.placement));
-      return routeScores(traceAll(at, seats), seats.length);
-    },
+    // Every seat's points at position i, as the server counted them.
+    scores: (i) => served?.scores?.[Math.max(0, Math.min(length, i))] ?? null,
   };
 }

@@ -3,8 +3,7 @@
 // it is turned, the hints on the board and a move waiting for its confirmation. page.js changes
 // it; what the board and the side boxes show is read from it.
 
-import { boardFrom } from "./routes.js";
-import { SIZE, isCentre, parsePlacement, rotate } from "./tiles.js";
+import { SIZE, boardFrom, isCentre, parsePlacement, placementText, rotate } from "./tiles.js";
 
 export class MetroState {
   constructor(host) {
@@ -66,6 +65,15 @@ export class MetroState {
       if (p && p.code === code) squares.add(`${p.row},${p.col}`);
     }
     return squares;
+  }
+
+  /** What placing `code` on (r, c) would complete ([{station, owner, end, points}]), as the
+   *  server's `preview` of that legal move says (games/metro/preview.py): the page traces no
+   *  route itself. [] for a square where that placement is not legal. */
+  gainsAt(code, r, c) {
+    if (!code) return [];
+    const text = placementText(code, r, c);
+    return this.legal.find((m) => m.placement === text)?.preview?.completed || [];
   }
 
   /** The code a placement on (r, c) would use: a hint's own there, else the selected tile. */

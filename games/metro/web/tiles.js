@@ -44,6 +44,16 @@ export function parsePlacement(text) {
 
 export const placementText = (code, row, col) => `${code}${row}${col}`;
 
+/** A board as a Map "r,c" → tile code, from placements like "aacb00" (the view's `board`). */
+export function boardFrom(placements) {
+  const board = new Map();
+  for (const text of placements) {
+    const p = parsePlacement(text);
+    if (p) board.set(`${p.row},${p.col}`, p.code);
+  }
+  return board;
+}
+
 // Connector positions on a unit square, clockwise from the top-left, at 1/3 and 2/3 of each side.
 const POINTS = [
   [1 / 3, 0], [2 / 3, 0], [1, 1 / 3], [1, 2 / 3],
@@ -86,7 +96,6 @@ export function station(s) {
   return { row: 32 - s, col: 7, depart: 2, side: "right" };
 }
 
-export const onBoard = (r, c) => r >= 0 && r < SIZE && c >= 0 && c < SIZE;
 export const isCentre = (r, c) => CENTRE.has(`${r},${c}`);
 
 const SIDES = ["top", "right", "bottom", "left"];
