@@ -36,10 +36,11 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from services.archive.gather import NotReady, done_analysis, gather
-from services.archive.writes import archived, write_analysis, write_game
+from services.archive.gather import NotReady, done_analysis, gather, room_lines
+from services.archive.writes import archived, write_analysis, write_chat, write_game
 from services.engine.analysis import analysis_key
 from services.engine.archive_outbox import ARCHIVE_GROUP, ARCHIVE_STREAMS
+from services.engine.chat import ROOMS, room_key
 from services.engine.outbox_groups import create_groups, group_lost
 from services.engine.ratings import changes_key
 from services.engine.store import (
@@ -80,6 +81,7 @@ class Stats:
     already: int = 0  # games it found archived (a taken-over entry)
     gone: int = 0  # entries whose game Redis no longer had and the archive lacked
     analyses: int = 0
+    chats: int = 0  # games whose archived chat got lines said after the end
     deferred: int = 0
     timings: list[float] = field(default_factory=list)
 
@@ -233,6 +235,8 @@ class Archiver:
         try:
             if what == "analysis":
                 done = await self._analysis(game_id, entry_ms)
+            elif what == "chat":
+                done = await self._chat(game_id, entry_ms)
             else:
                 done = await self._game(game_id, entry_ms)
         except NotReady:
@@ -296,6 +300,18 @@ class Archiver:
         # The game itself is not archived yet (its entry waits for a rating): wait for it.
         return time.time() * 1000 - entry_ms > ANALYSIS_WAIT_MS
 
+    async def _chat(self, game_id: str, entry_ms: int) -> bool:
+        """Lines of the players' room said after the game's end: merged into its archived chat
+        (issue 35). The game not archived yet: wait for it, as an analysis does."""
+        lines = await room_lines(self.redis, game_id)
+        if not lines:
+            return True  # the room expired meanwhile: what the archive has is all there is
+        async with self.pool.connection(timeout=5) as conn:
+            if await write_chat(conn, game_id, lines):
+                self.stats.chats += 1
+                return True
+        return time.time() * 1000 - entry_ms > ANALYSIS_WAIT_MS
+
     async def release(self, game_id: str, kind: str | None = None) -> None:
         """The archive has the game: its keys get the finished TTL (they were held)."""
         ttl = self.finished_ttl_s
@@ -303,6 +319,8 @@ class Archiver:
             await self.redis.expire(key, ttl)
         await self.redis.expire(pending_key(game_id), ttl)
         await self.redis.expire(analysis_key(game_id), ttl)
+        for room in ROOMS:  # the chat rooms too (a room nobody wrote to since the end kept none)
+            await self.redis.expire(room_key(game_id, room), ttl)
         if kind is not None:
             await self.redis.delete(changes_key(kind, game_id))
 

@@ -17,7 +17,9 @@ from typing import Any
 import orjson
 
 import games
+from services.archive.chat import ROOM, from_room
 from services.engine.analysis import analysis_key
+from services.engine.chat import room_key
 from services.engine.meta import AI, GameMeta
 from services.engine.players import ai_player, player_key, table_key
 from services.engine.ratings import changes_key, done_key
@@ -66,6 +68,7 @@ class GameRow:
     seats: list[SeatRow]
     tokens: list[tuple[int, str]] = field(default_factory=list)  # private games only
     analysis: bytes | None = None  # zlib-compressed JSON, when one is done
+    chat: list[list[Any]] = field(default_factory=list)  # the players' room (archive/chat.py)
 
 
 def encode_record(record: Mapping[str, Any]) -> bytes:
@@ -165,7 +168,19 @@ async def gather(
         seats=seats,
         tokens=tokens,
         analysis=await done_analysis(redis, game_id),
+        chat=await room_lines(redis, game_id),
     )
+
+
+async def room_lines(redis: Any, game_id: str) -> list[list[Any]]:
+    """The players' room of the game as Redis holds it now, in the archive's form."""
+    lines = []
+    for entry_id, fields in await redis.xrange(room_key(game_id, ROOM)):
+        raw = fields.get(b"line") or fields.get("line")
+        line = from_room(_text(entry_id), orjson.loads(raw)) if raw else None
+        if line is not None:
+            lines.append(line)
+    return lines
 
 
 async def done_analysis(redis: Any, game_id: str) -> bytes | None:

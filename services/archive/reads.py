@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from games.compact import decode_record
 from services.archive import sql
+from services.archive.chat import blank, pack_lines, shown, unpack_lines
 from services.archive.ids import unpack_players
 
 DELETED_NAME = "deleted player"
@@ -308,16 +309,46 @@ class Archive:
                     record["ended_at"] = int(row["ended_at_ms"])
                     yield orjson.dumps(record) + b"\n"
 
+    def chat(self, game: ArchivedGame) -> list[dict[str, Any]]:
+        """The game's archived chat (the players' room), oldest first, as GET .../chat answers
+        lines: each seat's name as the game's seats show it now ("deleted player" once erased)."""
+        rows = self._rows(sql.CHAT, {"game_id": game.game_id})
+        if not rows:
+            return []
+        names = {int(s["seat"]): str(s.get("name", "")) for s in game.seats}
+        return [shown(line, names) for line in unpack_lines(rows[0]["lines"])]
+
     def erase(self, player_id: str) -> None:
-        """Forget the player's name (their games stay, shown as "deleted player")."""
-        with self._conn() as conn:
+        """Forget the player's name (their games stay, shown as "deleted player") and blank
+        their archived chat lines (their text goes; each line stays, marked deleted)."""
+        with self._conn() as conn, conn.transaction():
             conn.execute(sql.ERASE, {"player_id": player_id})
+            with conn.cursor(row_factory=dict_row) as cur:
+                cur.execute(sql.PLAYER_CHATS, {"player_id": player_id})
+                chats = cur.fetchall()
+            for row in chats:
+                lines = unpack_lines(row["lines"])
+                blanked = blank(lines, {int(seat) for seat in row["seats"]})
+                if blanked != lines:
+                    conn.execute(sql.SET_CHAT, {"game": row["game"], "lines": pack_lines(blanked)})
+
+    def own_lines(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's own archived chat lines (their export), newest game first."""
+        out = []
+        for row in self._rows(sql.PLAYER_CHATS, {"player_id": player_id}):
+            seats = {int(seat) for seat in row["seats"]}
+            for line in unpack_lines(row["lines"]):
+                if line[1] in seats:
+                    entry = shown(line, {})
+                    entry.pop("name", None)
+                    out.append({"game_id": row["game_id"], **entry})
+        return out
 
     def about(self, player_id: str) -> dict[str, Any]:
         """Everything the archive holds about the player (GET /api/players/me/export)."""
         player = self._player(player_id)
         if player is None:
-            return {"player": None, "games": []}
+            return {"player": None, "games": [], "chat": []}
         games = []
         for row in self._rows(sql.ABOUT_SEATS, player):
             row["result"] = _RESULT.get(row["result"], row["result"])
@@ -325,7 +356,7 @@ class Archive:
                 row[name] = _rating(row[name]) if row[name] is not None else None
             games.append(row)
         me = {k: player[k] for k in ("player_id", "name", "bot", "deleted")}
-        return {"player": me, "games": games}
+        return {"player": me, "games": games, "chat": self.own_lines(player_id)}
 
 
 def _rating(hundredths: int) -> float:

@@ -111,3 +111,23 @@ FROM seats s JOIN game_kinds k ON k.id = s.kind JOIN games g ON g.no = s.game
 WHERE s.player = %(no)s
 ORDER BY s.game DESC
 """
+
+# A game's archived chat, the players' room (migrations/0003).
+CHAT = """
+SELECT c.lines FROM game_chats c JOIN games g ON g.no = c.game WHERE g.id = metro_id(%(game_id)s)
+"""
+
+# The archived chats of the player's games, with the seats they held there (the erasure blanks
+# those seats' lines; their export lists them).
+PLAYER_CHATS = """
+SELECT c.game, metro_id_text(g.id) AS game_id, c.lines, array_agg(s.seat) AS seats
+FROM players p
+JOIN seats s ON s.player = p.no
+JOIN game_chats c ON c.game = s.game
+JOIN games g ON g.no = s.game
+WHERE p.id = metro_id(%(player_id)s)
+GROUP BY c.game, g.id, c.lines
+ORDER BY c.game DESC
+"""
+
+SET_CHAT = "UPDATE game_chats SET lines = %(lines)s WHERE game = %(game)s"

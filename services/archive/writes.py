@@ -14,8 +14,9 @@ from typing import Any
 
 import psycopg
 
+from services.archive.chat import blank, merge, pack_lines, unpack_lines
 from services.archive.gather import GameRow
-from services.archive.ids import pack_id, pack_players
+from services.archive.ids import pack_id, pack_players, unpack_players
 
 _KINDS: dict[tuple[str, int, str, str], int] = {}  # (host, port, database, kind) -> number
 
@@ -121,6 +122,60 @@ async def write_game(conn: psycopg.AsyncConnection[Any], game: GameRow) -> bool:
                 )
         if game.analysis is not None:
             await conn.execute(_UPSERT_ANALYSIS, (number, int(time.time() * 1000), game.analysis))
+        if game.chat:
+            deleted = await _deleted_seats(conn, number, seat_players)
+            await conn.execute(
+                "INSERT INTO game_chats (game, lines) VALUES (%s, %s)",
+                (number, pack_lines(blank(merge([], game.chat), deleted))),
+            )
+        return True
+
+
+async def _deleted_seats(
+    conn: psycopg.AsyncConnection[Any], number: int, seat_players: list[int]
+) -> set[int]:
+    """The seats of game `number` whose player deleted their account: their lines are archived
+    blank, as DELETE /api/players/me blanks those archived before (reads.Archive.erase)."""
+    players = sorted({p for p in seat_players if p})
+    if not players:
+        return set()
+    cur = await conn.execute(
+        "SELECT no FROM players WHERE no = ANY(%s) AND deleted", (players,)
+    )
+    gone = {int(row[0]) for row in await cur.fetchall()}
+    return {seat for seat, player in enumerate(seat_players) if player in gone}
+
+
+async def write_chat(
+    conn: psycopg.AsyncConnection[Any], game_id: str, lines: list[list[Any]]
+) -> bool:
+    """Add the players' room's lines said after the end to an archived game's chat (merged by
+    line id: writing the same lines twice changes nothing); False when the game is not archived
+    yet (its own entry will gather them)."""
+    async with conn.transaction():
+        cur = await conn.execute(
+            "SELECT g.no, g.players, c.lines FROM games g"
+            " LEFT JOIN game_chats c ON c.game = g.no WHERE g.id = %s FOR UPDATE OF g",
+            (pack_id(game_id),),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return False
+        number, old = int(row[0]), unpack_lines(row[2]) if row[2] is not None else []
+        cur = await conn.execute(
+            "SELECT s.seat, p.deleted FROM seats s JOIN players p ON p.no = s.player"
+            " WHERE s.game = %s AND s.player = ANY(%s)",
+            (number, unpack_players(row[1])),
+        )
+        deleted = {int(seat) for seat, gone in await cur.fetchall() if gone}
+        merged = blank(merge(old, lines), deleted)
+        if merged == old:
+            return True
+        await conn.execute(
+            "INSERT INTO game_chats (game, lines) VALUES (%s, %s)"
+            " ON CONFLICT (game) DO UPDATE SET lines = EXCLUDED.lines",
+            (number, pack_lines(merged)),
+        )
         return True
 
 

@@ -5,7 +5,9 @@ that the write that causes an entry adds it in the same atomic step:
   * COMMIT_LUA, in the commit that ends a game: `what=game` (the whole game, its seats, players
     and ratings; its keys are then held until the archiver has it: Tables.ttl);
   * finish_analysis below, when an analysis is done: `what=analysis` (it may come long after
-    the game was archived, and the analysis lives only in Redis until then).
+    the game was archived, and the analysis lives only in Redis until then);
+  * chat.py, when a player says a line after the game's end: `what=chat` (the archiver merges
+    the players' room into the game's archived chat, issue 35).
 Archivers read the streams in the consumer group ARCHIVE_GROUP, acknowledge an entry after the
 PostgreSQL commit and then delete it: the streams hold only what is not archived yet, so they
 are never trimmed (trimming would lose games).

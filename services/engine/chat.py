@@ -14,6 +14,8 @@ Storage, beside the game's own keys and in its hash slot (the game id is the has
       a list (newest first, bounded) of reported lines, copied with the game id and room, so a
       moderator still has a line after the game and its chat expired
 The rooms expire with the game: each write and read gives them the game's own time to live.
+The players' room is archived with the game (services/archive/chat.py); a players' line said
+after the end adds a `what=chat` archive outbox entry, so the archive gets it too.
 
 A party table's phones send only preset ids (PRESETS; the page words them): free text on a
 projector is a liability. The host token reads the players' room (the host screen's feed).
@@ -35,8 +37,10 @@ from services.common.auth import token_hash
 from services.common.grpc_util import ServiceError, invalid_argument
 from services.engine import validation
 from services.engine.access import Caller, ClaimedSeats, seat_if_any
+from services.engine.archive_outbox import archive_outbox_key
 from services.engine.edge import failed, not_found
 from services.engine.party_keys import party_key
+from services.engine.shards import shard_of
 from services.engine.store_keys import game_key
 from services.engine.tables import Tables
 
@@ -128,7 +132,17 @@ class Chat:
         if ttl > 0:
             pipe.expire(key, ttl)
         await pipe.execute()
+        if room == ROOMS[0] and table.status == "over":
+            await self._archive_later(game_id)
         return await self._lines(game_id, room)
+
+    async def _archive_later(self, game_id: str) -> None:
+        """A players' line said after the end: the archive has the game's chat as it was at the
+        end, so an outbox entry has the archiver add the room's newer lines (archiver.py
+        `what=chat`, merged by line id: a repeated entry changes nothing)."""
+        shard = shard_of(game_id)
+        if self.tables.settings.archive and shard is not None:
+            await self.redis.xadd(archive_outbox_key(shard), {"game_id": game_id, "what": "chat"})
 
     async def _count(self, game_id: str, room: str, who: str) -> None:
         """Refuse a writer's line past RATE_LINES in RATE_WINDOW_S (RESOURCE_EXHAUSTED: 429)."""

@@ -187,6 +187,32 @@ def archived_mine(player_id: str, known: set[str], limit: int) -> list[dict[str,
     return out
 
 
+def archived_chat(game_id: str, missing: ApiError) -> dict[str, Any]:
+    """GET /api/games/{id}/chat of an archived game (issue 35): its players' room, for those
+    who sat at the table only: a registered player of one of its seats (X-Player-Key), or a
+    seat's token where the archive kept its hash (a daily attempt). The spectators' room is not
+    archived. Anyone else: 403, as a private game's record (the engine's own 404 when the
+    archive has no such game either)."""
+    if not archive().configured:
+        raise missing
+    game = archive().game(game_id)
+    if game is None:
+        raise missing
+    player = _caller_player()
+    seated = seat_of_token(game, bearer_token()) is not None or any(
+        player and seat.get("player_id") == player for seat in game.seats
+    )
+    if not seated:
+        raise ApiError(
+            403,
+            "permission_denied",
+            f"game {game_id} is over and archived: its chat is kept for the players who sat at "
+            "its table only (send your device key in X-Player-Key); the spectators' room is "
+            "not kept",
+        )
+    return {"room": "players", "lines": archive().chat(game)}
+
+
 def archived_table(game_id: str, missing: ApiError) -> dict[str, Any]:
     """GET /api/games/{id}/table of an archived game: who sat where (players' ids, "ai:<level>"
     for the AI as live, null for a guest or an erased player)."""

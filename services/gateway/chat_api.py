@@ -4,7 +4,8 @@ token (or one of no seat here) the spectators' room; neither ever reads the othe
 
   POST /api/games/{id}/chat                  {"text": "..."} (at most 280 characters) or, at a
                                              party table only, {"preset": "well_played"}
-  GET  /api/games/{id}/chat                  the caller's room's newest lines (50)
+  GET  /api/games/{id}/chat                  the caller's room's newest lines (50); an archived
+                                             game's players' room to its seated players only
   POST /api/games/{id}/chat/{line_id}/report keep a copy of a line for moderators
 
 Every answer is {"room", "lines": [{id, seat?, name?, by?, text | preset, at_ms}]}. Writes are
@@ -19,8 +20,9 @@ import json
 from flask import Blueprint, Response, jsonify
 from metro.v1 import engine_pb2
 
+from services.gateway.archive_view import archived_chat, gone
 from services.gateway.calls import bearer_token, clients, json_body, only_fields, rpc
-from services.gateway.errors import bad_request
+from services.gateway.errors import ApiError, bad_request
 from services.gateway.limits import client_ip
 
 bp = Blueprint("chat", __name__, url_prefix="/api")
@@ -57,9 +59,16 @@ def send_chat(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/chat")
 def get_chat(game_id: str) -> Response:
-    """The caller's room's newest lines."""
+    """The caller's room's newest lines; once the game has left Redis, its archived players'
+    room for those who sat at it (archive_view.archived_chat)."""
     request = engine_pb2.ChatRequest(game_id=game_id)
-    return _answer(rpc(clients().engine.GetChat, request, token=bearer_token(), idempotent=True))
+    try:
+        reply = rpc(clients().engine.GetChat, request, token=bearer_token(), idempotent=True)
+    except ApiError as err:
+        if not gone(err):
+            raise
+        return jsonify(archived_chat(game_id, err))
+    return _answer(reply)
 
 
 @bp.post("/games/<game_id>/chat/<line_id>/report")
