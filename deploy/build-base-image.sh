@@ -37,12 +37,13 @@ BASE_TAG=${BASE_TAG:-metro-python:3.11-bookworm}
 BUILD_TAG=${BUILD_TAG:-metro-python-build:3.11-bookworm}
 REDIS_TAG=${REDIS_TAG:-metro-redis:7-bookworm}
 POSTGRES_TAG=${POSTGRES_TAG:-metro-postgres:15-bookworm}
+CADDY_TAG=${CADDY_TAG:-metro-caddy:2-bookworm}
 PYTHON_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates
 EXTRA_CA_DIR=${EXTRA_CA_DIR:-}
 
 if [ "${1:-}" = --settings ]; then
-  printf 'suite=%s\nmirror=%s\nbase_tag=%s\nredis_tag=%s\npostgres_tag=%s\nextra_ca_dir=%s\n' \
-    "$SUITE" "$MIRROR" "$BASE_TAG" "$REDIS_TAG" "$POSTGRES_TAG" "${EXTRA_CA_DIR:-none}"
+  printf 'suite=%s\nmirror=%s\nbase_tag=%s\nredis_tag=%s\npostgres_tag=%s\ncaddy_tag=%s\nextra_ca_dir=%s\n' \
+    "$SUITE" "$MIRROR" "$BASE_TAG" "$REDIS_TAG" "$POSTGRES_TAG" "$CADDY_TAG" "${EXTRA_CA_DIR:-none}"
   exit 0
 fi
 
@@ -57,6 +58,7 @@ work=$(mktemp -d /tmp/metro-base.XXXXXX)
 cleanup() {
   umount "$work/redis/proc" 2>/dev/null || true
   umount "$work/postgres/proc" 2>/dev/null || true
+  umount "$work/caddy/proc" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -109,6 +111,19 @@ rm -rf "$work/postgres"/var/lib/postgresql/*/main "$work/postgres"/etc/postgresq
 mkdir -p "$work/postgres/var/lib/postgresql/data" "$work/postgres/var/run/postgresql"
 chroot "$work/postgres" chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
 
+# The proxy's system likewise: Debian's caddy (2.6) and busybox's wget (the compose health
+# check, as in the official caddy image). It runs as root with every capability dropped but
+# NET_BIND_SERVICE (compose), like the official image; /data keeps its certificates and local
+# CA (the caddy-data volume), /config its autosaved config (a memory file system in compose).
+cp -a "$work/python" "$work/caddy"
+mount -t proc proc "$work/caddy/proc"
+chroot "$work/caddy" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends caddy busybox \
+  && ln -s /bin/busybox /usr/local/bin/wget' >"$work/caddy.log" 2>&1 \
+  || { tail -30 "$work/caddy.log" >&2; exit 1; }
+umount "$work/caddy/proc"
+rm -rf "$work/caddy"/etc/caddy/* && mkdir -p "$work/caddy/data" "$work/caddy/config"
+
 # A build-only image that trusts the build machine's CAs (see above), made last from the clean one.
 if [ -n "$EXTRA_CA_DIR" ]; then
   cp -a "$work/python" "$work/python-build"  # the only image that gets the CAs
@@ -123,6 +138,7 @@ trim "$work/python"
 [ -d "$work/python-build" ] && trim "$work/python-build"
 trim "$work/redis"
 trim "$work/postgres"
+trim "$work/caddy"
 
 PATH_ENV='ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 import_rootfs "$work/python" "$BASE_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
@@ -136,3 +152,6 @@ import_rootfs "$work/redis" "$REDIS_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' 'WORKDIR
 import_rootfs "$work/postgres" "$POSTGRES_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
   'ENV PGDATA=/var/lib/postgresql/data' 'USER postgres' 'EXPOSE 5432' \
   'VOLUME /var/lib/postgresql/data' 'CMD ["bash"]'
+import_rootfs "$work/caddy" "$CADDY_TAG" "$PATH_ENV" 'ENV LANG=C.UTF-8' \
+  'ENV XDG_CONFIG_HOME=/config' 'ENV XDG_DATA_HOME=/data' 'EXPOSE 80 443' 'VOLUME /data' \
+  'WORKDIR /srv' 'CMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]'

@@ -8,6 +8,7 @@ alone is published and serves TLS with HSTS."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.stack.test_compose import PASSWORD, ROOT, resolved
@@ -58,3 +59,38 @@ def test_the_proxy_serves_tls_with_hsts_and_trusted_forwarding(tmp_path: Path) -
     assert "Strict-Transport-Security" in caddyfile
     assert "lb_try_duration" in caddyfile and "flush_interval -1" in caddyfile
     assert "keepalive off" in caddyfile
+    assert "skip_install_trust" in caddyfile  # no failed trust-store write at each start
+
+
+def test_compose_v1_gets_the_process_caps_as_numbers(tmp_path: Path) -> None:
+    """Found by `docker-compose up` (v1.29) on Docker 20.10: an interpolated pids_limit stays a
+    string in v1, and its Docker client refuses the container ("Invalid type for pids_limit
+    param: expected int"), so nothing started. The caps are literal numbers."""
+    for name, service in resolved(tmp_path)["services"].items():
+        assert isinstance(service["pids_limit"], int), (name, service["pids_limit"])
+
+
+def test_the_python_services_home_is_a_tmpfs_they_own(tmp_path: Path) -> None:
+    """Docker mounts a tmpfs as root's (mode 0755) whatever the image's folder, so gunicorn
+    (uid 10001) could not make its control socket there: "Control server error: Permission
+    denied: '/home/metro/.gunicorn'" at every gateway start, seen on a real Docker 20.10."""
+    services = resolved(tmp_path)["services"]
+    for name in ("engine", "ai", "gateway", "archiver"):
+        service = services[name]
+        assert service["user"] == "10001:10001"
+        homes = [str(t) for t in service["tmpfs"] if str(t).startswith("/home/metro")]
+        assert len(homes) == 1, (name, service["tmpfs"])
+        options = set(homes[0].partition(":")[2].split(","))
+        assert {"uid=10001", "gid=10001"} <= options, (name, homes[0])
+
+
+def test_the_base_image_script_also_makes_the_proxy_image() -> None:
+    """Without a registry the stack could not start: caddy:2 cannot be pulled and the script
+    made no proxy image (found running compose for real). It makes one from Debian's caddy."""
+    script = ROOT / "deploy" / "build-base-image.sh"
+    done = subprocess.run(["bash", str(script), "--settings"], capture_output=True, text=True,
+                          timeout=30)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "caddy_tag=metro-caddy:2-bookworm" in done.stdout.splitlines()
+    text = script.read_text()
+    assert "apt-get install -y -qq --no-install-recommends caddy busybox" in text
