@@ -139,9 +139,7 @@ async def _deleted_seats(
     players = sorted({p for p in seat_players if p})
     if not players:
         return set()
-    cur = await conn.execute(
-        "SELECT no FROM players WHERE no = ANY(%s) AND deleted", (players,)
-    )
+    cur = await conn.execute("SELECT no FROM players WHERE no = ANY(%s) AND deleted", (players,))
     gone = {int(row[0]) for row in await cur.fetchall()}
     return {seat for seat, player in enumerate(seat_players) if player in gone}
 

@@ -33,6 +33,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.grpc_util import aio_insecure_channel, bearer
 from services.gateway.errors import ApiError, from_rpc_error
+from services.gateway.live import wire
 from services.gateway.live.wire import Snapshot, format_event, id_key, snapshot_of, with_delta
 
 log = logging.getLogger(__name__)
@@ -250,7 +251,7 @@ class Feed:
         room's watchers only (engine.proto GameEvent.chat_room)."""
         if event.chat_room:
             self.chat_after[event.chat_room] = event.event_id
-            data = chat_message(event.chat_room, event.json)
+            data = wire.chat_message(event.chat_room, event.json)
             now = time.monotonic()
             for watcher in list(self.watchers):
                 watcher.offer_chat(event.chat_room, data, now)
@@ -296,13 +297,10 @@ class Feed:
         now = time.monotonic()
         for watcher in list(self.watchers):
             watcher.offer(key, made.get(watcher.seat, plain) if watcher.deltas else plain, now)
-        if event.status == "over":
-            # The game ended: a stream without chat ends here as it always did; a chat stream
-            # stays for the lines said after the end (the engine's chat_after_end).
+        if event.status == "over":  # streams without chat end; chat ones stay for "gg"
             self.over = True
-            for watcher in list(self.watchers):
-                if watcher.room is None:
-                    watcher.end("over")
+            for watcher in [w for w in self.watchers if w.room is None]:
+                watcher.end("over")
 
     def close_all(self, why: str, final: bytes = b"") -> None:
         self.finished = True
@@ -588,12 +586,6 @@ def carried_snapshots(event: engine_pb2.GameEvent) -> dict[int | None, Snapshot]
         if snap is not None:
             out[seat] = snap
     return out
-
-
-def chat_message(room: str, line_json: str) -> bytes:
-    """The `event: chat` message of one line (no `id:`: a line is no game event)."""
-    data = b'{"room":' + orjson.dumps(room) + b',"line":' + line_json.encode() + b"}"
-    return b"event: chat\ndata: " + data + b"\n\n"
 
 
 def failure_message(err: grpc.aio.AioRpcError | None) -> bytes:

@@ -1,5 +1,5 @@
 """The bytes of a live stream (docs/api-deltas.md): what a message looks like, nothing about who
-gets it. Both servers (the threaded Flask route and the async hub) write exactly these.
+gets it. Every stream of the gateway, a game's and a player's own, writes exactly these.
 
 An audience is what a stream may see: the spectators' public view (seat None) or one seat's own
 view plus its legal moves, proven by that seat's token before the stream opens.
@@ -88,3 +88,9 @@ def with_delta(event_json: str, old: Snapshot | None, new: Snapshot | None) -> s
     delta = orjson.dumps({"since": old.version, "version": new.version, "patch": patch}).decode()
     legal = f',"legal":{new.legal}' if new.legal is not None else ""
     return f'{event_json[:-1]},"delta":{delta}{legal}}}'
+
+
+def chat_message(room: str, line_json: str) -> bytes:
+    """The `event: chat` message of one line (no `id:`: a line is no game event)."""
+    data = b'{"room":' + orjson.dumps(room) + b',"line":' + line_json.encode() + b"}"
+    return b"event: chat\ndata: " + data + b"\n\n"
