@@ -52,8 +52,7 @@ from tests.gateway.test_costs import costly_routes
 # The real defaults, counted in memory.
 LIMITS = GatewayLimits(
     enabled=True, storage_url="", create="30/minute", open_games="10/hour", join="60/minute",
-    moves="600/minute", hints="20/minute", hints_per_game=2, hints_per_client=2,
-    max_streams=224, proxies=0,
+    moves="600/minute", hints="20/minute", hints_per_game=2, hints_per_client=2, proxies=0,
 )  # fmt: skip
 
 

@@ -153,21 +153,15 @@ class Durability:
         return cls(min_replicas=min_replicas, wait_ms=wait_ms)
 
 
-# Threads per gateway process: a thread is held by each open live-update stream for as long as
-# its page is open, and a waiting one costs little (bench/watchers.py: 448 streams held by two
-# processes of 256 threads in 191 MB, moves p99 22 ms).
+# Threads per gateway process that run the Flask API (LiveLimits.threads; deploy/gunicorn.conf.py).
+# Live streams hold none: the ASGI app's hub serves them (services/gateway/live/).
 DEFAULT_GATEWAY_THREADS = 256
-
-
-def default_max_streams(threads: int) -> int:
-    """Streams one gateway process holds by default: every thread but a reserve that moves and
-    /healthz always find free (an eighth of the threads, at least 8; half of fewer than 16)."""
-    return max(1, threads - max(threads // 8, min(8, threads // 2)))
 
 
 @dataclass(frozen=True)
 class GatewayLimits:
-    """What only the gateway reads: per-client rate limits, hint and live-stream caps.
+    """What only the gateway's Flask API reads: per-client rate limits and hint caps (the live
+    streams' caps are LiveLimits').
 
     Rates are flask-limiter's notation ("30/minute"), counted per client IP address. They are
     kept in Redis (RATE_LIMIT_STORAGE_URL, else the engine's REDIS_URL) so that every gateway
@@ -183,12 +177,11 @@ class GatewayLimits:
     hints: str
     hints_per_game: int  # hints being worked out at once for one game
     hints_per_client: int  # and for one client
-    max_streams: int  # live event streams one gateway process holds at once
     proxies: int  # reverse proxies in front whose X-Forwarded-For is trusted
     reads: str = "1200/minute"  # views, legal moves, lists, records, events (far above a page's)
     seats: str = "60/minute"  # claim, leave, return, sit, rematch
     recover_at_once: int = 1  # recovery codes checked at once over all gateways (a slow hash)
-    bots: str = "300/minute"  # the bot API: invitations, ladder, the player's event stream
+    bots: str = "300/minute"  # the bot API: invitations, ladder
     # Bounded costs (issue 30): what one address, and every address together, may store or spend.
     create_quota: str = "400/day"  # games created by one address (a day's share of the store)
     create_all: str = "600/minute"  # games created by every address together
@@ -202,7 +195,6 @@ class GatewayLimits:
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
-        threads = max(1, _int("GATEWAY_THREADS", DEFAULT_GATEWAY_THREADS))
         return cls(
             enabled=os.environ.get("RATE_LIMIT_ENABLED", "1").strip().lower()
             not in ("0", "false", "no", "off"),
@@ -216,7 +208,6 @@ class GatewayLimits:
             hints=_rate("RATE_LIMIT_HINTS", "20/minute"),
             hints_per_game=max(1, _int("HINTS_PER_GAME", 2)),
             hints_per_client=max(1, _int("HINTS_PER_CLIENT", 2)),
-            max_streams=max(1, _int("GATEWAY_MAX_STREAMS", default_max_streams(threads))),
             proxies=max(0, _int("GATEWAY_PROXIES", 0)),
             reads=_rate("RATE_LIMIT_READS", "1200/minute"),
             seats=_rate("RATE_LIMIT_SEATS", "60/minute"),

@@ -1,6 +1,6 @@
-"""The gateway's Flask app factory: JSON API, live events, health and the static web page.
-Servers run it inside the ASGI gateway (services/gateway/live/asgi.py), which is what gunicorn
-is given by name:
+"""The gateway's Flask app factory: JSON API, health and the static web page. Servers run it
+inside the ASGI gateway (services/gateway/live/asgi.py), which also serves the live event streams
+and is what gunicorn is given by name:
 
     gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
 
@@ -26,7 +26,6 @@ from services.gateway import (
     chat_api,
     daily_api,
     errors,
-    events,
     games_api,
     health,
     i18n,
@@ -81,7 +80,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(games_api.bp)
     app.register_blueprint(analysis_api.bp)
-    app.register_blueprint(events.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(i18n.bp)

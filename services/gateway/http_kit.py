@@ -1,6 +1,6 @@
 """What the API's blueprints share, under public names: the JSON answer, the caller's device
-key, an engine call that carries it, the shapes of a game summary and of a join, and the thread
-that reads a gRPC stream for a threaded SSE route.
+key, an engine call that carries it, and the shapes of a game summary and of a join. (The live
+streams are the ASGI app's: services/gateway/live/.)
 
 Why one module: each blueprint (games_api, players_api, bots_api, ...) is a leaf that only
 app.py registers; none imports another, so a blueprint can be changed or removed without
@@ -14,12 +14,10 @@ A player's device key comes only in the `X-Player-Key` header and goes on as gRP
 from __future__ import annotations
 
 import json
-import queue
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import grpc
 from flask import Response, request
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
@@ -146,17 +144,3 @@ def player_call(
     """One engine call with the seat token, the device key and the client's address."""
     return rpc(method, message, token=token, metadata=player_metadata(player_key),
                idempotent=idempotent)  # fmt: skip
-
-
-# ---- threaded streams ------------------------------------------------------------------------
-
-
-def pump(call: Any, out: queue.Queue[tuple[str, Any]]) -> None:
-    """Read a gRPC stream in its own thread, so the response can beat while it waits: each item
-    is ("event", event), then ("end", None) or ("error", the RpcError)."""
-    try:
-        for event in call:
-            out.put(("event", event))
-        out.put(("end", None))
-    except grpc.RpcError as err:
-        out.put(("error", err))

@@ -26,12 +26,11 @@
 - **Quotas** (`QUOTAS`): creating games, players and analyses are also counted per address over
   a day (games) and for every address together (the `_all` rates), each a 429 of its own;
   `POST /api/rules` has a rate per address and a gate per process (costs.py `WorkGate`).
-- **Live streams**: served by the async fan-out hub, they are capped there
-  (services/gateway/live/asgi.py `StreamSlots`: a memory budget per process, `503 busy`, and a
-  cap per client address, `429`, both with Retry-After). `StreamSlots` below caps the threaded
-  Flask route (a plain WSGI server, where each stream holds a thread) at `GATEWAY_MAX_STREAMS`
-  (default: all its threads but a reserve, services/common/config.py `default_max_streams`), so
-  moves and /healthz always find a thread.
+- **Live streams** (a game's and a player's own): served by the ASGI app's hub, not by Flask,
+  and capped there (services/gateway/live/asgi.py `StreamSlots`: a memory budget per process,
+  `503 busy`, and a cap per client address, `429`, both with Retry-After; caps.py counts the
+  address over every worker and its rate of opens). They hold no thread, so moves and /healthz
+  always find one.
 """
 
 from __future__ import annotations
@@ -93,7 +92,6 @@ RATED_ENDPOINTS = {
     "games.legal_moves": "reads",
     "games.list_games": "reads",
     "games.record": "reads",
-    "events.events": "reads",
     "players.table": "reads",
     "players.rematch_state": "reads",
     "players.who_am_i": "reads",
@@ -108,7 +106,6 @@ RATED_ENDPOINTS = {
     "bots.decline_invitation": "bots",
     "bots.get_ladder": "bots",
     "bots.set_ladder": "bots",
-    "bots.player_events": "bots",
     "daily.daily_today": "reads",
     "daily.daily_results": "reads",
     "daily.start_daily": "create",
@@ -165,7 +162,6 @@ class Guard:
         self.hints = HintSlots(
             settings.storage_url, settings.hints_per_game, settings.hints_per_client, hint_hold_s
         )
-        self.streams = StreamSlots(settings.max_streams)
         self.recoveries = RecoverySlots(settings.storage_url, settings.recover_at_once, hint_hold_s)
         # Whose recovery code is checked next (per process, addresses in turn) and the position
         # queries worked out at once (services/gateway/costs.py).
@@ -461,37 +457,3 @@ class RecoverySlots(HintSlots):
             "Too many recovery codes are being checked right now; try again in a moment.",
             RECOVER_RETRY_AFTER_S,
         )
-
-
-# ---- live streams ----------------------------------------------------------------------------
-
-
-class StreamSlots:
-    """Live streams this process holds: at most `cap` at once."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.open = 0
-        self._lock = threading.Lock()
-
-    def take(self) -> Callable[[], None]:
-        """A slot, or `503 busy`; the returned function gives it back (once, however often it
-        is called)."""
-        with self._lock:
-            if self.open >= self.cap:
-                raise retry_later(
-                    503,
-                    "busy",
-                    "too many live streams on this server; retrying in a few seconds",
-                    STREAM_RETRY_AFTER_S,
-                )
-            self.open += 1
-        done = threading.Event()
-
-        def give_back() -> None:
-            with self._lock:
-                if not done.is_set():
-                    done.set()
-                    self.open -= 1
-
-        return give_back

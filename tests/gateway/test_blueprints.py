@@ -43,7 +43,7 @@ def blueprint_modules() -> set[str]:
 def test_the_blueprints_are_found() -> None:
     """The check below is only as good as this list: the API's main blueprints are in it."""
     found = blueprint_modules()
-    for name in ("games_api", "players_api", "bots_api", "party_api", "daily_api", "events"):
+    for name in ("games_api", "players_api", "bots_api", "party_api", "daily_api"):
         assert f"services.gateway.{name}" in found, found
 
 

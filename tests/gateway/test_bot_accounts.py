@@ -23,12 +23,18 @@ from typing import Any
 import pytest
 import redis
 from flask import Flask
-from werkzeug.serving import make_server
 
 from services.gateway.app import create_app
+from services.gateway.live.asgi import GatewayAsgi
 from tests.fixtures.ai import start_ai
 from tests.fixtures.engine import RunningEngine, start_engine
-from tests.fixtures.gateway import GatewayApi, gateway_config, relaxed_limits
+from tests.fixtures.gateway import (
+    GatewayApi,
+    asgi_server,
+    gateway_config,
+    live_limits,
+    relaxed_limits,
+)
 from tests.fixtures.gateway import api_error as error
 
 BOT_ENV = {
@@ -66,13 +72,10 @@ def stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 @pytest.fixture(scope="module")
 def server(stack: Flask) -> Iterator[str]:
-    """The module's gateway on a real socket (threaded werkzeug): host:port."""
-    srv = make_server("127.0.0.1", 0, stack, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, name="bot-gateway", daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    thread.join(10)
+    """The module's gateway on a real socket, as production serves it (the ASGI app: the
+    player's stream by the hub): host:port."""
+    with asgi_server(GatewayAsgi(stack, live_limits())) as url:
+        yield url.removeprefix("http://")
 
 
 @pytest.fixture

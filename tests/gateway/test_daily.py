@@ -359,11 +359,11 @@ def watch_refused(stub: engine_pb2_grpc.EngineStub, game_id: str, token: str | N
 
 
 def test_a_daily_attempt_is_its_seat_s_alone(
-    api: GatewayApi, engine: RunningEngine, gateway_server: str, wsgi_gateway_server: str
+    api: GatewayApi, engine: RunningEngine, gateway_server: str
 ) -> None:
     """Issue 30.1: one shared game id must not give the day's deck away. A scored attempt's view
     (its `revealed` cards), events (`resolve` with `card` and `next_card`), table, live stream
-    (both servers' and the engine's WatchGame) and lobby entries are its seat's alone; its own
+    (the gateway's and the engine's WatchGame) and lobby entries are its seat's alone; its own
     token (and a claimed one) reads them all."""
     mine, other = player(api, "Hana"), player(api, "Ivo")
     status, attempt = start(api, mine)
@@ -381,11 +381,10 @@ def test_a_daily_attempt_is_its_seat_s_alone(
             assert status == 403, (path, stranger, body)
             assert error(body)["code"] == "permission_denied", body
             assert "revealed" not in body and "seats" not in body
-        for base in (gateway_server, wsgi_gateway_server):
-            for query in ("", "?delta=1"):
-                with open_stream(base, game, token=stranger, query=query) as stream:
-                    assert stream.status == 403, (base, query, stranger)
-                    assert error(stream.body())["code"] == "permission_denied"
+        for query in ("", "?delta=1"):
+            with open_stream(gateway_server, game, token=stranger, query=query) as stream:
+                assert stream.status == 403, (query, stranger)
+                assert error(stream.body())["code"] == "permission_denied"
         assert watch_refused(stub, game, stranger) == grpc.StatusCode.PERMISSION_DENIED
     for status_name in ("open", "playing", "over"):
         status, listed = api.get(f"/api/games?status={status_name}&limit=200")
@@ -399,10 +398,9 @@ def test_a_daily_attempt_is_its_seat_s_alone(
         assert status == 200 and view["seat"] == 0 and view["revealed"], view
         status, table = api.get(f"/api/games/{game}/table", token=own)
         assert status == 200 and table["seats"][0]["name"] == "Hana", table
-        for base in (gateway_server, wsgi_gateway_server):
-            with open_stream(base, game, token=own, query="?delta=1") as stream:
-                assert stream.status == 200, (base, stream.body())
-                assert stream.next().kind == "view"
-                events = [stream.next_event(), stream.next_event()]
-                assert [e.data["action"] for e in events] == ["create", "resolve"], events
-                assert "card" in events[1].data
+        with open_stream(gateway_server, game, token=own, query="?delta=1") as stream:
+            assert stream.status == 200, stream.body()
+            assert stream.next().kind == "view"
+            events = [stream.next_event(), stream.next_event()]
+            assert [e.data["action"] for e in events] == ["create", "resolve"], events
+            assert "card" in events[1].data

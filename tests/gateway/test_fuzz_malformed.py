@@ -9,9 +9,11 @@ With -s it prints how many were tried and how many were clean (the closing note'
 
 from __future__ import annotations
 
+import http.client
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from flask.testing import FlaskClient
@@ -153,20 +155,68 @@ ATTEMPTS = [
     Attempt("list: limit a word", "GET", "/api/games?limit=lots", 400, field="limit"),
     Attempt("list: limit huge", "GET", f"/api/games?limit={HUGE}", 400, field="limit"),
     Attempt("list: unknown status", "GET", "/api/games?status=finished", 400, field="status"),
-    # ---- events ----
+    # ---- paths and methods ----
+    Attempt("unknown path", "GET", "/api/nothing-here", 404),
+    Attempt("wrong method", "DELETE", "/api/games", 405),
+    Attempt("wrong method on a game", "PUT", "/api/games/{running}", 405),
+]
+
+# The live streams: the ASGI app's own routes (services/gateway/live/), sent over a socket.
+STREAM_ATTEMPTS = [
     Attempt("events: Last-Event-ID out of range", "GET", "/api/games/{running}/events", 400,
             headers={"Last-Event-ID": "99999999999999999999-0"}, field="Last-Event-ID"),
     Attempt("events: Last-Event-ID garbage", "GET", "/api/games/{running}/events", 400,
             headers={"Last-Event-ID": "abc"}),
     Attempt("events: last_event_id garbage", "GET",
             "/api/games/{running}/events?last_event_id=1-2-3", 400),
+    Attempt("events: delta a word", "GET", "/api/games/{running}/events?delta=yes", 400,
+            field="delta"),
     Attempt("events: unknown game", "GET", "/api/games/nosuchgame00000/events", 404),
-    # ---- paths and methods ----
-    Attempt("unknown path", "GET", "/api/nothing-here", 404),
-    Attempt("wrong method", "DELETE", "/api/games", 405),
-    Attempt("wrong method on a game", "PUT", "/api/games/{running}", 405),
+    Attempt("events: a stranger's token", "GET", "/api/games/{running}/events", 403,
+            token="other"),
+    Attempt("player events: no key", "GET", "/api/players/me/events", 403),
+    Attempt("player events: key malformed", "GET", "/api/players/me/events", 403,
+            headers={"X-Player-Key": "not a key"}),
+    Attempt("player events: nobody's key", "GET", "/api/players/me/events", 403,
+            headers={"X-Player-Key": "B" * 12 + "." + "C" * 20}),
 ]
 # fmt: on
+
+
+@dataclass
+class SocketReply:
+    """An answer read off a socket, with the Flask test response's names `_clean` reads."""
+
+    status_code: int
+    mimetype: str
+    data: bytes
+
+    def get_json(self, silent: bool = False) -> Any:
+        try:
+            return json.loads(self.data)
+        except ValueError:
+            return None
+
+
+def _send_http(base: str, attempt: Attempt, prepared: dict[str, str]) -> SocketReply:
+    path = attempt.path
+    for name, game_id in prepared.items():
+        if name.startswith("{"):
+            path = path.replace(name, game_id)
+    headers = dict(attempt.headers)
+    if attempt.token is not None:
+        headers["Authorization"] = f"Bearer {prepared[attempt.token]}"
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    try:
+        conn.request(attempt.method, path, headers=headers)
+        reply = conn.getresponse()
+        mimetype = (reply.getheader("Content-Type") or "").split(";")[0].strip()
+        # A refusal is a whole JSON answer; an opened stream (a fault here) is not read on.
+        data = reply.read() if mimetype == "application/json" else b""
+        return SocketReply(reply.status, mimetype, data)
+    finally:
+        conn.close()
 
 
 @pytest.fixture
@@ -235,14 +285,19 @@ def _clean(attempt: Attempt, reply: Any) -> list[str]:
 
 
 def test_every_malformed_request_is_a_clean_refusal(
-    api: GatewayApi, prepared: dict[str, str]
+    api: GatewayApi, prepared: dict[str, str], gateway_server: str
 ) -> None:
     unclean: dict[str, list[str]] = {}
     for attempt in ATTEMPTS:
         faults = _clean(attempt, _send(api.client, attempt, prepared))
         if faults:
             unclean[attempt.what] = faults
-    print(f"malformed requests: {len(ATTEMPTS)} tried, {len(ATTEMPTS) - len(unclean)} clean")
+    for attempt in STREAM_ATTEMPTS:
+        faults = _clean(attempt, _send_http(gateway_server, attempt, prepared))
+        if faults:
+            unclean[attempt.what] = faults
+    tried = len(ATTEMPTS) + len(STREAM_ATTEMPTS)
+    print(f"malformed requests: {tried} tried, {tried - len(unclean)} clean")
     assert not unclean, unclean
     # Nothing of that changed the running game: seat 0 is still to move, at the same version.
     status, view = api.get(f"/api/games/{prepared['{running}']}", token=prepared["seat0"])
@@ -261,5 +316,5 @@ def test_the_list_limit_is_one_number_for_gateway_and_engine(api: GatewayApi) ->
 
 
 def test_the_battery_names_each_attempt_once() -> None:
-    names = [a.what for a in ATTEMPTS]
+    names = [a.what for a in ATTEMPTS + STREAM_ATTEMPTS]
     assert len(names) == len(set(names)) >= 60

@@ -23,7 +23,8 @@ from services.common.config import DEFAULT_GATEWAY_THREADS, GatewayLimits
 from services.engine.invitations import invitation_id
 from services.gateway.app import create_app
 from services.gateway.errors import ApiError
-from services.gateway.limits import HintSlots, StreamSlots
+from services.gateway.limits import HintSlots
+from services.gateway.live.asgi import StreamSlots
 from tests.fixtures.gateway import GatewayApi, gateway_config
 from tests.fixtures.waits import wait_until
 
@@ -36,7 +37,7 @@ def defaults(**changes: Any) -> GatewayLimits:
     real = GatewayLimits(
         enabled=True, storage_url="", create="30/minute", open_games="10/hour",
         join="60/minute", moves="600/minute",
-        hints="20/minute", hints_per_game=2, hints_per_client=2, max_streams=224, proxies=0,
+        hints="20/minute", hints_per_game=2, hints_per_client=2, proxies=0,
         reads="1200/minute", seats="60/minute", recover_at_once=1,
     )  # fmt: skip
     return replace(real, **changes)
@@ -73,12 +74,7 @@ def test_real_defaults_match_the_configuration(monkeypatch: pytest.MonkeyPatch) 
     assert GatewayLimits.from_env() == defaults()
     monkeypatch.setenv("GATEWAY_THREADS", "10")
     monkeypatch.setenv("REDIS_URL", "redis://example:6379/0")
-    found = GatewayLimits.from_env()
-    assert (found.max_streams, found.storage_url) == (5, "redis://example:6379/0")
-    # Every thread but a reserve for requests: half of a few, 8 of 16-64, an eighth of more.
-    for threads, streams in ((1, 1), (4, 2), (16, 8), (32, 24), (64, 56), (256, 224)):
-        monkeypatch.setenv("GATEWAY_THREADS", str(threads))
-        assert GatewayLimits.from_env().max_streams == streams, threads
+    assert GatewayLimits.from_env().storage_url == "redis://example:6379/0"
 
 
 def test_gunicorn_runs_as_many_threads_as_the_gateway_counts_on(
@@ -336,17 +332,18 @@ def test_concurrent_hints_of_one_game_are_capped(make_app: Any) -> None:
 
 
 def test_stream_slots_cap_and_give_back_once() -> None:
-    slots = StreamSlots(2)
-    first, second = slots.take(), slots.take()
+    """The one stream cap of a process (game and player streams alike)."""
+    slots = StreamSlots(2, 0)
+    first, second = slots.take("a"), slots.take("b")
     with pytest.raises(ApiError) as busy:
-        slots.take()
+        slots.take("c")
     assert (busy.value.status, busy.value.code) == (503, "busy")
     assert busy.value.message == "too many live streams on this server; retrying in a few seconds"
     assert busy.value.headers["Retry-After"] == "5"
     first()
     first()  # twice: still one slot
     assert slots.open == 1
-    slots.take()
+    slots.take("c")
     second()
     assert slots.open == 1
 

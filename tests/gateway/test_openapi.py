@@ -14,7 +14,6 @@ import collections
 import copy
 import os
 import re
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,16 +35,15 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from werkzeug.serving import BaseWSGIServer, make_server
 
 import games
 from services.common.postgres_server import PostgresServer
 from services.gateway.app import create_app
-from services.gateway.errors import JsonErrorRequestHandler
 from services.gateway.limit_safety import FAIL_CLOSED
+from services.gateway.live.asgi import GatewayAsgi
 from services.gateway.openapi import document, view_schema_name
 from services.gateway.openapi.refusals import ARCHIVE_OPERATIONS, COSTLY_OPERATIONS
-from tests.fixtures.gateway import GatewayApi, gateway_config
+from tests.fixtures.gateway import GatewayApi, asgi_server, gateway_config, live_limits
 from tests.fixtures.postgres import fresh_database
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -239,21 +237,16 @@ class Target:
 
 @pytest.fixture(scope="module")
 def fuzz_url(engine: Any, ai: Any, postgres_server: PostgresServer) -> Iterator[str]:
-    """A gateway of its own on a real socket (the development server's JSON refusals), with
-    event streams that close after 0.3 s, so fuzzing /events does not wait on them, and a real
-    archive (PostgreSQL), so that the players' profile, history and export are reached."""
+    """A gateway of its own on a real socket, served as production serves it (the ASGI app, whose
+    hub answers the event streams), with event streams that close after 0.3 s, so fuzzing the
+    streams does not wait on them, and a real archive (PostgreSQL), so that the players'
+    profile, history and export are reached."""
     archive = fresh_database(postgres_server)
     app: Flask = create_app(
         gateway_config(engine.address, ai.target, WATCH_MAX_S=0.3, DATABASE_URL=archive)
     )
-    server: BaseWSGIServer = make_server(
-        "127.0.0.1", 0, app, threaded=True, request_handler=JsonErrorRequestHandler
-    )
-    thread = threading.Thread(target=server.serve_forever, name="fuzz-gateway", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
+    with asgi_server(GatewayAsgi(app, live_limits())) as url:
+        yield url
     app.extensions["metro_archive"].close()
     app.extensions["metro_gateway"].backends.close()
 

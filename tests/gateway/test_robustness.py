@@ -25,9 +25,10 @@ from services.common.healthcheck import check_http
 from services.engine import validation
 from services.gateway import calls
 from services.gateway.app import create_app
-from services.gateway.events import valid_event_id
+from services.gateway.live.wire import valid_event_id
 from tests.fixtures.gateway import GatewayApi, dead_target, gateway_config
 from tests.fixtures.processes import ServiceProcess, free_port
+from tests.live.sse import open_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 U64_MAX = 2**64 - 1
@@ -151,14 +152,16 @@ def test_every_http_error_of_the_app_is_json(api: GatewayApi) -> None:
 # ---- Last-Event-ID -------------------------------------------------------------------------
 
 
-def test_event_ids_out_of_range_are_refused_up_front(api: GatewayApi) -> None:
+def test_event_ids_out_of_range_are_refused_up_front(
+    api: GatewayApi, gateway_server: str
+) -> None:
     game, _ = api.new_game()
     for bad in ("99999999999999999999-0", f"0-{U64_MAX + 1}", f"{U64_MAX + 1}-0"):
-        status, body = api.get(f"/api/games/{game}/events", headers={"Last-Event-ID": bad})
-        assert status == 400, (bad, status, body)
-        assert body["error"]["field"] == "Last-Event-ID", body
-        status, body = api.get(f"/api/games/{game}/events?last_event_id={bad}")
-        assert status == 400, (bad, status, body)
+        with open_stream(gateway_server, game, last_event_id=bad) as stream:
+            assert stream.status == 400, (bad, stream.status)
+            assert stream.body()["error"]["field"] == "Last-Event-ID"
+        with open_stream(gateway_server, game, query=f"?last_event_id={bad}") as stream:
+            assert stream.status == 400, (bad, stream.status)
     assert valid_event_id(f"{U64_MAX}-{U64_MAX}") and valid_event_id("0-0")
     assert not valid_event_id(f"{U64_MAX}-{U64_MAX + 1}")
     assert validation.event_id(f"{U64_MAX}-{U64_MAX}")
