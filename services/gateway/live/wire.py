@@ -88,3 +88,9 @@ def with_delta(event_json: str, old: Snapshot | None, new: Snapshot | None) -> s
     delta = orjson.dumps({"since": old.version, "version": new.version, "patch": patch}).decode()
     legal = f',"legal":{new.legal}' if new.legal is not None else ""
     return f'{event_json[:-1]},"delta":{delta}{legal}}}'
+
+
+def chat_message(room: str, line_json: str) -> bytes:
+    """The `event: chat` message of one line (no `id:`: a line is no game event)."""
+    data = b'{"room":' + orjson.dumps(room) + b',"line":' + line_json.encode() + b"}"
+    return b"event: chat\ndata: " + data + b"\n\n"
