@@ -213,11 +213,16 @@ def cpu_seconds(root: int) -> float:
     return total
 
 
+ASGI_APP = "services.gateway.live.asgi:create_asgi()"
+
+
 def start_stack(
-    stack: ExitStack, workers: int, threads: int, engines: int
-) -> tuple[str, dict[str, int]]:
+    stack: ExitStack, workers: int, threads: int, engines: int,
+    root: Path = ROOT, app: str = ASGI_APP,
+) -> tuple[str, dict[str, int]]:  # fmt: skip
     """Redis, the engine (`engines` processes on one port) and the gateway under gunicorn
-    (deploy/gunicorn.conf.py), on free ports."""
+    (deploy/gunicorn.conf.py), on free ports, all run from the checkout `root` (another commit's
+    worktree for an A/B, bench/gateway_ab.py) with gunicorn given `app`."""
     from services.common.healthcheck import check_grpc, check_http
     from services.common.redis_server import RedisServer, free_port
 
@@ -239,6 +244,8 @@ def start_stack(
         # Every simulated player comes from 127.0.0.1: no per-client rate is meant for that.
         "RATE_LIMIT_ENABLED": "0",
     }
+    if root != ROOT:  # that checkout's generated gRPC code (gen/), not this one's
+        env["PYTHONPATH"] = str(root / "gen")
     logs = tmp / "logs"
     logs.mkdir()
 
@@ -247,9 +254,9 @@ def start_stack(
     def spawn(name: str, argv: list[str], ready: Any) -> None:
         log = (logs / f"{name}.log").open("wb")
         proc = subprocess.Popen(
-            argv, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            argv, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-        stack.callback(lambda: (proc.terminate(), proc.wait(10), log.close()))
+        stack.callback(_stop, proc, log)
         pids[name] = proc.pid
         deadline = time.monotonic() + 60
         while ready() is not None:
@@ -270,16 +277,28 @@ def start_stack(
             "-m",
             "gunicorn",
             "-c",
-            str(ROOT / "deploy/gunicorn.conf.py"),
+            str(root / "deploy/gunicorn.conf.py"),
             "--access-logfile",
             "/dev/null",
-            "services.gateway.live.asgi:create_asgi()",
+            app,
         ],
         lambda: None if _port_open(gateway_port) else "not yet",
     )
     check_http(url + "/healthz")  # warm the channels of at least one worker
     pids["redis"] = redis.proc.pid if redis.proc else 0
     return url, pids
+
+
+def _stop(proc: subprocess.Popen[bytes], log: Any) -> None:
+    """Stop a server, killing its process group if it has not ended 10 s after SIGTERM (an
+    engine stuck in its shutdown must not cost the report that was measured)."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.wait(10)
+    log.close()
 
 
 def _port_open(port: int) -> bool:
@@ -351,6 +370,19 @@ def main() -> None:
         help="engine processes when the bench starts the stack",
     )
     parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose servers the bench starts (default this one; an A/B runs another"
+        " commit's worktree: bench/gateway_ab.py)",
+    )
+    parser.add_argument(
+        "--app",
+        default=ASGI_APP,
+        help="what gunicorn is given (default the ASGI gateway; 'services.gateway.app:create_app()'"
+        " for a commit from before it)",
+    )
+    parser.add_argument(
         "--ask-legal",
         action="store_true",
         help="GET /legal before every move, as the web page does",
@@ -373,7 +405,14 @@ def main() -> None:
         url, pids = (
             (args.url, {})
             if args.url
-            else start_stack(stack, args.workers, args.threads, args.engine_processes)
+            else start_stack(
+                stack,
+                args.workers,
+                args.threads,
+                args.engine_processes,
+                args.root.resolve(),
+                args.app,
+            )
         )
         if args.warmup > 0:
             warm_q: Any = mp.Queue()
@@ -388,7 +427,8 @@ def main() -> None:
     errors = [e for r in results for e in r[2]]
     report = {
         "benchmark": "gateway",
-        "url": args.url or "started by the bench (gunicorn, the uvicorn worker)",
+        "url": args.url or f"started by the bench (gunicorn, {args.app})",
+        "root": None if args.url else str(args.root.resolve()),
         "concurrent_games": args.games,
         "seconds": round(elapsed, 2),
         "moves": len(moves),

@@ -1,7 +1,7 @@
 """The gateway as one ASGI application: the live streams, `GET /api/games/{id}/events` and a
 player's own `GET /api/players/me/events`, served natively on the event loop by the fan-out hub
-(hub.py, players.py), everything else by the Flask app in a thread pool (a2wsgi). Same origin,
-same paths, one process: the only server of Server-Sent Events (issue 31 item 1).
+(hub.py, players.py), everything else by the Flask app in a thread pool (wsgi_bridge.py). Same
+origin, same paths, one process: the only server of Server-Sent Events (issue 31 item 1).
 
     uvicorn --factory services.gateway.live.asgi:create_asgi          (development)
     gunicorn -c deploy/gunicorn.conf.py 'services.gateway.live.asgi:create_asgi()'
@@ -31,7 +31,6 @@ from urllib.parse import parse_qsl
 
 import grpc
 import orjson
-from a2wsgi import WSGIMiddleware
 from flask import Flask
 from werkzeug.datastructures import Headers
 
@@ -53,6 +52,7 @@ from services.gateway.live.wire import (
     view_message,
     with_delta,
 )
+from services.gateway.live.wsgi_bridge import WsgiBridge
 
 log = logging.getLogger(__name__)
 
@@ -108,19 +108,6 @@ class StreamSlots:
         return give_back
 
 
-def terminated(app: Flask) -> Callable[[dict[str, Any], Any], Any]:
-    """The Flask app, told that its input ends where the body does: a2wsgi's `wsgi.input` is
-    the ASGI body, read to its end, so a body without a Content-Length (`Transfer-Encoding:
-    chunked`) is read too, still bounded by MAX_CONTENT_LENGTH (werkzeug otherwise reads such a
-    body as empty). gunicorn's and werkzeug's own servers say the same for chunked bodies."""
-
-    def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
-        environ["wsgi.input_terminated"] = True
-        return app(environ, start_response)
-
-    return wsgi
-
-
 class GatewayAsgi:
     """The router: the stream path to `stream`, lifespan here, the rest to Flask."""
 
@@ -128,7 +115,8 @@ class GatewayAsgi:
         self.flask = app
         state: Gateway = app.extensions[EXTENSION]
         self.state = state
-        self.wsgi = WSGIMiddleware(terminated(app), workers=limits.threads)  # type: ignore[arg-type]
+        # Flask in a pool of threads, two crossings per request (wsgi_bridge.py, issue 31).
+        self.wsgi = WsgiBridge(app, limits.threads, app.config.get("MAX_CONTENT_LENGTH"))
         self.hub = Hub(
             state.backends.engine_target, state.deadline_s, state.watch_max_s,
             BufferLimits(limits.buffer_kb * 1024, limits.buffer_events),
@@ -158,7 +146,7 @@ class GatewayAsgi:
             if scope["path"] == PLAYER_EVENTS_PATH:
                 await self.player_stream(scope, receive, send)
                 return
-        await self.wsgi(scope, receive, send)  # type: ignore[arg-type]
+        await self.wsgi(scope, receive, send)
 
     async def lifespan(self, receive: Receive, send: Send) -> None:
         while True:
