@@ -377,6 +377,24 @@ def game_paths() -> JSON:
                 "responses": responses(200, ref("Record"), "The record.", 400, 403, 404, 429, 503),
             },
         },
+        "/api/games/{game_id}/positions": {
+            "parameters": game_path,
+            "get": {
+                "operationId": "positions",
+                "summary": "A finished game's positions for its replay, from the rules core.",
+                "description": "In the game's own form (Game.positions): at least `positions`, "
+                "[0] the set-up and [i] the position after the record's i-th move, each with "
+                "`scores`. On the Underground: `rails` (every rail in the order laid, with "
+                "`gains`) and per position how many of them are down, the passenger, the "
+                "face-up cards and the pile's size. 404 `no_positions` for a game without "
+                "them; a game not over is refused as its record is.",
+                "tags": ["games"],
+                "security": SPECTATOR_OR_SEAT,
+                "responses": responses(
+                    200, {"type": "object"}, "The positions.", 400, 403, 404, 429, 503
+                ),
+            },
+        },
         "/healthz": {
             "get": {
                 "operationId": "healthz",

@@ -140,6 +140,11 @@ def game_schemas() -> JSON:
                 ),
             },
             "colours": {"type": "array", "items": {"type": "string"}},
+            "constants": {
+                "type": "object",
+                "description": "the game's fixed tables the page draws from (its line colours, "
+                "each seat's lines...), from its rules core; {} when it has none",
+            },
             "daily": {
                 "type": "boolean",
                 "description": "whether the game offers a daily puzzle (/api/daily/{game})",
@@ -197,7 +202,16 @@ def game_schemas() -> JSON:
         "Move": {"oneOf": moves},
         "LegalMoves": obj(
             {
-                "moves": {"type": "array", "items": {"type": "object"}},
+                "moves": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "description": "a move as `POST /moves` takes it, plus, in games that "
+                        "give one, `preview`: what the move would score and change for the "
+                        "asking seat, in the game's own form, never telling what chance will "
+                        "bring (docs/web.md, 'Previews'); a move sent back with it is the move",
+                    },
+                },
                 "seat": {"type": "integer"},
                 "version": {"type": "integer"},
             },
