@@ -46,6 +46,11 @@ CONSTANTS = {
     "colours": list(COLOURS),
     "line_hex": LINE_HEX,
     "lines_per_seat": {str(k): v for k, v in LINES_PER_SEAT.items()},
+    # each seat's lines by the number of seats (§2), as a view's `seats[i].colours` say them
+    "seat_colours": {
+        str(k): [list(COLOURS[i * v : (i + 1) * v]) for i in range(k)]
+        for k, v in LINES_PER_SEAT.items()
+    },
     "face_up": FACE_UP,
     "symbols": list(SYMBOLS),
 }

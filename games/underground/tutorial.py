@@ -17,6 +17,8 @@ from typing import Any
 
 from games.record import header
 from games.underground.map import load_map
+from games.underground.moves import parse_step
+from games.underground.preview import previews
 from games.underground.record import start_of
 
 LEARNER = 0
@@ -97,6 +99,9 @@ def _script() -> tuple[dict[str, Any], ...]:
     for seat, step in SCRIPT:
         before = state.view(LEARNER)
         first = not any(r["colour"] == step.get("colour") for r in before["rails"])
+        # the move as the legal listing gives it: with its preview (the page shows its points)
+        (preview,) = previews(state, seat, [parse_step(step, state.board.index)])
+        listed = {**step, "preview": preview}
         event = state.play(seat, step)
         if seat != LEARNER:
             if step is STOP:
@@ -113,7 +118,7 @@ def _script() -> tuple[dict[str, Any], ...]:
         else:
             where = {"colour": step["colour"], "a": names[step["a"]], "b": names[step["b"]]}
             said = [_say("start" if first else "extend", **where)]
-        steps.append({"view": before, "move": step, "say": since + said + gains})
+        steps.append({"view": before, "move": listed, "say": since + said + gains})
         since = []
     scores = state.view(LEARNER)["seats"]
     end = _say("end", mine=scores[0]["score"], theirs=scores[1]["score"])

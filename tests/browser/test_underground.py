@@ -207,12 +207,12 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
         for li in page.locator("#final-scores li").all()
     }
     assert final == expected
-    # The page's own breakdown adds up to the server's totals (no estimate marks).
+    # The breakdown's parts are the server's (the view's score_from), and add up to the totals.
+    keys = ("start", "rail", "terminus", "symbol", "enclosed", "ride")
     for row in page.locator(".ug-breakdown-table tbody tr").all():
-        parts = [
-            int(row.locator(f"td.{k}").inner_text())
-            for k in ("start", "rail", "terminus", "symbol", "enclosed", "ride")
-        ]
+        seat = int(str(row.get_attribute("data-seat")))
+        parts = [int(row.locator(f"td.{k}").inner_text()) for k in keys]
+        assert parts == [view["seats"][seat]["score_from"][k] for k in keys]
         assert sum(parts) == int(row.locator(".total").inner_text())
     rails_final = len(view["rails"])
     assert int(page.get_attribute(".ug-map", "data-rails") or 0) == rails_final

@@ -9,8 +9,7 @@ import { MapView, cursorKey, cursorStep, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { MapDrawing, SCALE } from "./draw.js";
 import { Finder } from "./finder.js";
-import { gainWords } from "./network.js";
-import { cw } from "./words.js";
+import { cw, gainWords } from "./words.js";
 
 const ZOOM_STEP = 1.6; // one press of + or -
 const MAX_SCALE = 4; // screen px per svg unit at the most: a station's disc 20 px across
@@ -43,7 +42,7 @@ export function loadMap() {
 export class Board {
   /**
    * parent: where the board goes. ctl: the page's side: now() -> its state (view, phase, busy,
-   * sel, legalRails, candidates, preview(r), scene, myColours, hints, net, ...); pick(id): a
+   * sel, legalRails, candidates, preview(r), scene, myColours, hints, lanes, ...); pick(id): a
    * station was chosen; lay(r, {now}): a rail was chosen; announce(text): words for a screen reader.
    */
   constructor(parent, ctl) {
@@ -142,7 +141,7 @@ export class Board {
 
   /** The hints changed, or the pointer left a route choice: draw the highlights again. */
   #highlights(st) {
-    this.drawing.highlights(st.hints, st.replaying ? null : st.net, this.way);
+    this.drawing.highlights(st.hints, st.replaying ? null : st.lanes, this.way);
   }
 
   /** The whole map, every line in sight. */

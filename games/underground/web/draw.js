@@ -7,8 +7,8 @@
 
 import { reducedMotion, seatGlyphName, seatSymbol, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { LINE_HEX, gainWords, lineDash, ownerOf, secKey, sumPoints } from "./network.js";
-import { cw, mapWord, plainMove, seatName } from "./words.js";
+import { lineDash, lineHex, ownerOf, secKey } from "./lines.js";
+import { cw, gainWords, mapWord, plainMove, pointsOf, seatName } from "./words.js";
 
 export const SCALE = 12; // svg units per map unit
 const PAD = 4; // map units around the stations
@@ -136,9 +136,9 @@ export class MapDrawing {
   /** One position, as the page's state `st` has it (board.js's `now()`). */
   draw(st) {
     const scene = st.scene;
-    const net = scene.net;
-    this.#rails(st, scene, net);
-    this.#candidates(st, net);
+    const lanes = scene.lanes;
+    this.#rails(st, scene, lanes);
+    this.#candidates(st, lanes);
     this.#stationStates(st);
     this.#pieces(scene);
     this.svg.dataset.rails = String(scene.rails.length);
@@ -147,33 +147,33 @@ export class MapDrawing {
   }
 
   /** Rails, each in its slot (the order they were laid on that section); white gets a casing. */
-  #rails(st, scene, net) {
+  #rails(st, scene, lanes) {
     const L = this.layers;
     const n = (id) => this.index.name(id);
     L.rails.replaceChildren();
     L.recent.replaceChildren();
     L.owners.replaceChildren();
     const recent = st.replaying ? new Set() : st.recent;
-    const players = st.players;
+    const lines = st.lines;
     const motion = !reducedMotion();
     const turnRails = new Set(
       !st.replaying && st.view.turn ? (st.view.turn.rails || []).map((r) => `${r.colour}|${secKey(r.a, r.b)}`) : [],
     );
     for (const r of scene.rails) {
-      const slot = Math.max(0, net.slotOf(r.a, r.b, r.colour));
+      const slot = Math.max(0, lanes.slotOf(r.a, r.b, r.colour));
       const l = this.slotLine(r.a, r.b, slot);
       const fresh = turnRails.has(`${r.colour}|${secKey(r.a, r.b)}`);
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
       if (r.colour === "white" || r.colour === "yellow" || r.colour === "pink") svg("line", { ...attrs, class: "ug-casing" }, L.rails);
       const id = `${r.colour}|${r.a}|${r.b}`;
       const arriving = motion && st.arrive.has(id);
-      const dash = lineDash(players, r.colour); // which of its owner's lines, without colour
+      const dash = lineDash(lines, r.colour); // which of its owner's lines, without colour
       const line = svg(
         "line",
-        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}${arriving ? " arrive" : ""}${dash ? " patterned" : ""}`, stroke: LINE_HEX[r.colour] || "#888", "data-rail": id, ...(dash ? { "stroke-dasharray": dash } : {}) },
+        { ...attrs, class: `ug-rail${fresh ? " fresh" : ""}${arriving ? " arrive" : ""}${dash ? " patterned" : ""}`, stroke: lineHex(r.colour), "data-rail": id, ...(dash ? { "stroke-dasharray": dash } : {}) },
         L.rails,
       );
-      const owner = ownerOf(players, r.colour);
+      const owner = ownerOf(lines, r.colour);
       svg("title", {}, line).textContent = t("underground.rail_title", { colour: cw(r.colour), name: seatName(st.view, owner), symbol: seatGlyphName(owner), a: n(r.a), b: n(r.b) });
       if (recent.has(id)) {
         // laid since the viewer's last turn: a dashed halo in a colour no line has
@@ -192,20 +192,20 @@ export class MapDrawing {
   }
 
   /** Candidate rails: dashed in the free slot they would take; the whole section is clickable. */
-  #candidates(st, net) {
+  #candidates(st, lanes) {
     const L = this.layers;
     const n = (id) => this.index.name(id);
     L.cands.replaceChildren();
     L.tags.replaceChildren();
     const from = st.sel.from;
     for (const r of st.candidates) {
-      const l = this.slotLine(r.a, r.b, net.used(r.a, r.b));
+      const l = this.slotLine(r.a, r.b, lanes.used(r.a, r.b));
       const gains = st.preview(r);
-      const pts = sumPoints(gains);
+      const pts = pointsOf(gains);
       const pending = st.isProposed(r);
       const g = svg("g", { class: `ug-cand${pending ? " pending" : ""}`, "data-colour": r.colour, "data-a": r.a, "data-b": r.b, "data-points": pts }, L.cands);
       const attrs = { x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2 };
-      svg("line", { ...attrs, class: "ug-cand-line", stroke: LINE_HEX[r.colour] }, g);
+      svg("line", { ...attrs, class: "ug-cand-line", stroke: lineHex(r.colour) }, g);
       svg("line", { ...attrs, class: "ug-cand-hit" }, g);
       svg("title", {}, g).textContent = t("underground.lay_title", { colour: cw(r.colour), a: n(r.a), b: n(r.b), gains: gainWords(gains, this.index) });
       g.addEventListener("click", () => this.onRail(r));
@@ -279,16 +279,16 @@ export class MapDrawing {
     }
   }
 
-  /** Hinted rails (none in a replay: `net` null) and the hovered route choice (`way` "to|lines"). */
-  highlights(hints, net, way) {
+  /** Hinted rails (none in a replay: `lanes` null) and the hovered route choice (`way` "to|lines"). */
+  highlights(hints, lanes, way) {
     const L = this.layers;
     L.hints.replaceChildren();
-    if (net) {
+    if (lanes) {
       hints.forEach((h, rank) => {
         const m = plainMove(h);
         if (m?.step !== "rail") return;
-        const l = this.slotLine(m.a, m.b, net.used(m.a, m.b));
-        svg("line", { class: "ug-hint-line", x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2, stroke: LINE_HEX[m.colour], "data-rank": rank }, L.hints);
+        const l = this.slotLine(m.a, m.b, lanes.used(m.a, m.b));
+        svg("line", { class: "ug-hint-line", x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2, stroke: lineHex(m.colour), "data-rank": rank }, L.hints);
         const label = svg("text", { class: "ug-hint-rank", x: (l.x1 + l.x2) / 2, y: (l.y1 + l.y2) / 2 - 5, "text-anchor": "middle" }, L.hints);
         label.textContent = String(rank + 1);
       });

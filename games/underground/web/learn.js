@@ -1,17 +1,19 @@
 // On the Underground's rules for the "Learn to play" page (web/learn.js): the sections in plain
-// words, with little diagrams in the board's own colours and dash patterns (network.js `LINE_HEX`,
-// `lineDash`); which stations a loop encloses is network.js `inside`, the test the board uses to
-// score loops. The words are this game's catalogue part i18n/<lang>/learn.json.
+// words, with little diagrams in the board's own colours and dash patterns (lines.js, from the
+// server's constants); which stations a loop encloses each picture says itself (the rules that
+// score loops are the server's alone). The words are this game's catalogue part
+// i18n/<lang>/learn.json.
 
 import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { legend } from "./legend.js";
-import { LINE_HEX, inside, lineDash } from "./network.js";
+import { lineDash, lineHex, seatLines } from "./lines.js";
 
 /** A little diagram: `stations` {id: [x, y, name?]}, `rails` [[a, b, colour]], optional empty
- *  sections `free` [[a, b]], the passenger's station and a destination's; stations inside the
- *  `loop` (a list of station ids) get a "+1". */
-function diagram({ stations, rails = [], free = [], passenger = null, destination = null, loop = null, label }) {
+ *  sections `free` [[a, b]], the passenger's station and a destination's; the `enclosed`
+ *  stations (inside a loop of the picture) get a "+1". Lines look as in a two-seat game. */
+function diagram({ stations, rails = [], free = [], passenger = null, destination = null, enclosed = [], label }) {
+  const lines = seatLines(null, 2);
   const root = svg("svg", { viewBox: "0 0 300 170", width: 300, height: 170, class: "learn-picture", role: "img",
     "aria-label": label });  // prettier-ignore
   svg("title", {}, root).textContent = label;
@@ -20,16 +22,13 @@ function diagram({ stations, rails = [], free = [], passenger = null, destinatio
     svg("line", { x1: at(a)[0], y1: at(a)[1], x2: at(b)[0], y2: at(b)[1], class: "learn-section" }, root);
   }
   for (const [a, b, colour] of rails) {
-    svg("line", { x1: at(a)[0], y1: at(a)[1], x2: at(b)[0], y2: at(b)[1], stroke: LINE_HEX[colour],
-      "stroke-width": 7, "stroke-linecap": "round", "stroke-dasharray": lineDash(2, colour) || null }, root);  // prettier-ignore
+    svg("line", { x1: at(a)[0], y1: at(a)[1], x2: at(b)[0], y2: at(b)[1], stroke: lineHex(colour),
+      "stroke-width": 7, "stroke-linecap": "round", "stroke-dasharray": lineDash(lines, colour) || null }, root);  // prettier-ignore
   }
-  const poly = loop ? loop.map((id) => at(id).slice(0, 2)) : null;
   for (const [id, [x, y, name]] of Object.entries(stations)) {
-    const onLoop = loop?.includes(id);
-    const enclosed = poly && !onLoop && inside(x, y, poly);
     svg("circle", { cx: x, cy: y, r: 8, class: id === destination ? "learn-ug-station destination" : "learn-ug-station" }, root);
     if (name) svg("text", { x, y: y + 24, class: "learn-ug-name" }, root).textContent = name;
-    if (enclosed) svg("text", { x: x + 12, y: y - 10, class: "learn-ug-plus" }, root).textContent = "+1";
+    if (enclosed.includes(id)) svg("text", { x: x + 12, y: y - 10, class: "learn-ug-plus" }, root).textContent = "+1";
   }
   if (passenger) {
     const [x, y] = at(passenger);
@@ -62,7 +61,7 @@ function building() {
   const lp = { a: [40, 40], b: [260, 40], c: [260, 140], d: [40, 140], x: [110, 90, "X"], y: [190, 90, "Y"] };
   box.append(
     figure(diagram({ stations: lp, rails: [["a", "b", "blue"], ["b", "c", "blue"], ["c", "d", "blue"], ["d", "a", "blue"]],
-      loop: ["a", "b", "c", "d"], label: t("underground.learn.pic.loop") }), t("underground.learn.pic.loop")),  // prettier-ignore
+      enclosed: ["x", "y"], label: t("underground.learn.pic.loop") }), t("underground.learn.pic.loop")),  // prettier-ignore
   );
   return box;
 }

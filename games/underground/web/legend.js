@@ -6,7 +6,7 @@
 import { html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { SYMBOL_HEX } from "./draw.js";
-import { LINE_HEX } from "./network.js";
+import { lineHex } from "./lines.js";
 import { cw } from "./words.js";
 
 const COLUMNS = ["start", "rail", "terminus", "symbol", "enclosed", "ride"];
@@ -37,7 +37,7 @@ const MARKS = {
     svg("path", { d: "M-2.8 -1.1 H2.6 M1.2 -2.3 L2.6 -1.1 M2.8 1.1 H-2.6 M-1.2 2.3 L-2.6 1.1" }, nr);
   },
   terminus: (g) => {
-    svg("line", { x1: -9, y1: 0, x2: 0, y2: 0, stroke: LINE_HEX.red, "stroke-width": 3 }, g);
+    svg("line", { x1: -9, y1: 0, x2: 0, y2: 0, stroke: lineHex("red"), "stroke-width": 3 }, g);
     svg("line", { class: "ug-terminus", x1: 0, y1: -7, x2: 0, y2: 7 }, g);
   },
   symbol: (g) => {

@@ -6,8 +6,7 @@
 
 import { MoveLog, aiForPerson, moverWords, seatGlyph, tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
-import { gainWords } from "./network.js";
-import { cw, legWords, seatName } from "./words.js";
+import { cw, gainWords, legWords, seatName } from "./words.js";
 
 /** The rails laid by others since seat `me`'s last turn ("colour|a|b"): from the view's own list
  *  of turns, so a reload shows the same. */

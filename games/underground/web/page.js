@@ -4,17 +4,17 @@
 // candidate rail scores, the passenger's way among ties, the AI's hints, every seat's score
 // breakdown) and the move log (log.js), over the page's state (state.js). This file turns their
 // presses into changes of the state and moves sent, and answers the shell: update, showHints,
-// moveWords and the replay of a finished game. The shell owns the status line, scores, join,
-// hint button and replay buttons.
+// moveWords and the replay of a finished game (its positions the server's, GET /positions). The
+// shell owns the status line, scores, join, hint button and replay buttons.
 
 import { confirmMoves, confirmToggle, ensureStylesheet, html } from "/kit.js";
 import { t } from "/i18n.js";
 import { Board, loadMap } from "./board.js";
 import { GameLog } from "./log.js";
-import { COLOURS, MapIndex, Network, gainWords, replayPositions } from "./network.js";
+import { Lanes, MapIndex } from "./lines.js";
 import { Panel } from "./panel.js";
 import { PlayState } from "./state.js";
-import { cw, legWords, plainMove, railMove, seatName } from "./words.js";
+import { cw, gainWords, legWords, plainMove, railMove, seatName } from "./words.js";
 
 export function mount(parts, host) {
   return new UndergroundPage(parts, host);
@@ -111,12 +111,16 @@ class UndergroundPage {
     return "";
   }
 
-  replay(record, view) {
+  /** The replay of a finished game: `shown`, its positions as the rules core worked them out
+   *  (GET /api/games/{id}/positions: every rail laid with its gains, and per position how many
+   *  of them are down, the passenger, the cards and the scores). None without them. */
+  replay(record, view, shown) {
     const s = this.s;
-    const positions = s.index ? replayPositions(s.index, record) : null;
+    const positions = Array.isArray(shown?.positions) ? shown.positions : null;
+    if (!positions) return null;
+    const rails = shown.rails || [];
     const names = (i) => record.seats?.[i]?.name || seatName(view, i);
-    const length = (record.moves || []).length;
-    const all = () => positions || (s.index ? replayPositions(s.index, record) : null);
+    const length = positions.length - 1;
     return {
       length,
       moveWords: (move) => this.moveWords(move),
@@ -129,23 +133,20 @@ class UndergroundPage {
         return t(route ? "underground.replay_turn_route" : "underground.replay_turn", { turn: i, name: names(m.seat), built, route });
       },
       show: (i) => {
-        const every = all();
-        if (!every) return;
         if (i >= length) {
           s.replayScene = null;
         } else {
-          const p = every[Math.max(0, i)];
-          const net = new Network(s.index, record.connections);
-          for (const r of p.rails) net.lay(r.colour, r.a, r.b);
-          s.replayScene = { ...p, net, connections: record.connections, index: i, length, names };
+          const p = positions[Math.max(0, i)];
+          const down = rails.slice(0, p.rails);
+          s.replayScene = {
+            rails: down, lanes: new Lanes(down), passenger: p.passenger, faceUp: p.face_up || [], pile: p.pile_count,
+            scores: p.scores, connections: record.connections, index: i, length, names,
+          };
         }
         this.#render();
       },
       // Every seat's points after move i, so the shell's score table follows the replay.
-      scores: (i) => {
-        const every = all();
-        return every ? every[Math.max(0, Math.min(length, i))]?.scores ?? null : null;
-      },
+      scores: (i) => positions[Math.max(0, Math.min(length, i))]?.scores ?? null,
     };
   }
 
@@ -284,4 +285,3 @@ class UndergroundPage {
   }
 }
 
-export { COLOURS };

@@ -6,8 +6,8 @@
 
 import { html, seatGlyph, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { LINE_HEX, gainWords, lineDash, ownerOf, sumPoints } from "./network.js";
-import { cw, legWords, plainMove, seatName } from "./words.js";
+import { lineDash, lineHex, ownerOf } from "./lines.js";
+import { cw, gainWords, legWords, plainMove, pointsOf, seatName } from "./words.js";
 
 const DARK_LINES = new Set(["blue", "purple", "black", "green", "brown"]);
 
@@ -15,7 +15,7 @@ const DARK_LINES = new Set(["blue", "purple", "black", "green", "brown"]);
  *  crossed by its line's dash pattern (`dash`, none when solid) as the map draws it. */
 function swatch(colour, parent, size = 14, dash = "") {
   const root = svg("svg", { class: "ug-swatch", viewBox: "0 0 14 14", width: size, height: size, "aria-hidden": "true" }, parent);
-  svg("rect", { x: 1, y: 1, width: 12, height: 12, rx: 3, fill: LINE_HEX[colour] || "#888", stroke: "#1c1c1c", "stroke-width": 1 }, root);
+  svg("rect", { x: 1, y: 1, width: 12, height: 12, rx: 3, fill: lineHex(colour), stroke: "#1c1c1c", "stroke-width": 1 }, root);
   if (dash) {
     const ink = DARK_LINES.has(colour) ? "#ffffff" : "#1c1c1c";
     const small = dash.split(" ").map((n) => (Number(n) / 2).toString()).join(" ");
@@ -101,7 +101,7 @@ class Boxes {
 
   /** A line's swatch with the dash pattern its rails have on the map. */
   swatch(colour, parent, size = 14) {
-    return swatch(colour, parent, size, lineDash(this.st.players, colour));
+    return swatch(colour, parent, size, lineDash(this.st.lines, colour));
   }
 
   build(parent) {
@@ -136,7 +136,7 @@ class Boxes {
     if (!rails.length) help.textContent = t("underground.help_no_more");
     else if (!colour) help.textContent = t("underground.help_pick_line");
     else if (!from) {
-      const started = st.net?.railCount(colour) > 0;
+      const started = st.lanes?.railCount(colour) > 0;
       help.textContent = started
         ? t("underground.help_extend", { colour: cw(colour) })
         : t("underground.help_first_rail", { colour: cw(colour) });
@@ -188,7 +188,7 @@ class Boxes {
       }, li);
       this.swatch(r.colour, b);
       html("span", { className: "ug-to" }, b, `→ ${n(to)}`);
-      html("span", { className: `ug-pts${sumPoints(gains) ? " some" : ""}`, title: this.gw(gains) }, b, this.gw(gains).split(":")[0]);
+      html("span", { className: `ug-pts${pointsOf(gains) ? " some" : ""}`, title: this.gw(gains) }, b, this.gw(gains).split(":")[0]);
       if (gains.some((g) => g.reason === "branch")) html("span", { className: "ug-branch" }, b, t("underground.branch_cost"));
     }
     html("button", { type: "button", className: "ghost-button small", "data-action": "clear", "data-key": "clear" }, box, t("underground.choose_another"));
@@ -231,7 +231,7 @@ class Boxes {
       if (!lines.length) by.textContent = t("underground.on_foot");
       for (const c of lines) {
         this.swatch(c, by, 12);
-        const o = ownerOf(st.players, c);
+        const o = ownerOf(st.lines, c);
         html("span", {}, by, `${cw(c)} (${seatGlyph(o)} ${seatName(st.view, o)})`);
       }
     }
@@ -364,9 +364,9 @@ class Boxes {
       const th = html("th", { scope: "row", title: seatName(v, i) }, tr);
       html("span", { className: "ug-seat-glyph", "aria-hidden": "true" }, th, `${seatGlyph(i)} `);
       th.append(seatName(v, i));
-      // The total is the server's; the parts are this page's reading of the same rails.
-      html("td", { className: "total", title: b.total === s.score ? null : t("underground.estimate") }, tr, String(s.score ?? 0));
-      for (const [key] of cols) html("td", { className: key }, tr, String(b[key]));
+      // The total and its parts are the server's (the view's `score_from`).
+      html("td", { className: "total" }, tr, String(s.score ?? 0));
+      for (const [key] of cols) html("td", { className: key }, tr, String(b?.[key] ?? 0));
     });
   }
 

@@ -1,11 +1,13 @@
 // On the Underground page's state (chessground keeps its own in state.ts): the view and the legal
-// moves the shell gave, the map's index and what network.js reads from the rails, the chosen line
-// and station, the rail waiting for its confirmation, the hints, a replay position, and what
-// follows from them (the phase, the viewer's lines, the candidate rails and their points, the
-// scene on the map). page.js changes it; board.js and panel.js read it through `now()`.
+// moves the shell gave, the map's index and the rails' lanes, the chosen line and station, the
+// rail waiting for its confirmation, the hints, a replay position, and what follows from them (the
+// phase, the viewer's lines, the candidate rails and their points, the scene on the map). Every
+// number it shows is the server's (issue 31.2): a candidate's points are its legal move's
+// `preview`, each rail's gains the view's `rail_gains`, each seat's parts its `score_from`.
+// page.js changes it; board.js and panel.js read it through `now()`.
 
 import { recentRails } from "./log.js";
-import { Network, analyse, secKey } from "./network.js";
+import { Lanes, secKey, seatLines } from "./lines.js";
 
 export class PlayState {
   constructor(host) {
@@ -28,9 +30,16 @@ export class PlayState {
     return this.index ? this.index.name(id) : id;
   }
 
+  /** What the view says about its rails and scores, read once per view: each rail's lane, each
+   *  rail's gains (`rail_gains`) and each seat's score by source (`score_from`). */
   analyse() {
     if (!this.index || !this.view) return;
-    this.analysis = analyse(this.index, this.view);
+    const v = this.view;
+    this.analysis = {
+      lanes: new Lanes(v.rails || []),
+      railGains: v.rail_gains || [],
+      breakdown: (v.seats || []).map((s, i) => ({ seat: i, ...(s.score_from || {}), total: s.score })),
+    };
   }
 
   get mySeat() {
@@ -59,9 +68,14 @@ export class PlayState {
     return me !== null && v?.seats?.[me]?.colours ? v.seats[me].colours : [];
   }
 
-  /** Seats at this table (the line colours each holds follow from it, §2). */
+  /** Seats at this table. */
   get players() {
     return this.view?.rules?.players || this.view?.seats?.length || 2;
+  }
+
+  /** Each seat's line colours, as the view gives them. */
+  get lines() {
+    return seatLines(this.view, this.players);
   }
 
   /** The legal rail of `colour` on section a-b, if any. */
@@ -102,14 +116,13 @@ export class PlayState {
     const { colour, from } = this.sel;
     if (!colour) return [];
     // A line with no rail yet could start anywhere: draw its rails once a station is chosen.
-    if (!from && !(this.analysis?.net.railCount(colour) > 0)) return [];
+    if (!from && !(this.analysis?.lanes.railCount(colour) > 0)) return [];
     return this.legalRails.filter((r) => r.colour === colour && (!from || r.a === from || r.b === from));
   }
 
-  /** What rail r would score and change if laid now. */
+  /** What rail r would score and change if laid now: its legal move's preview (the server's). */
   preview(r) {
-    if (!this.analysis) return [];
-    return this.analysis.net.preview(r.colour, r.a, r.b);
+    return this.legalRail(r.colour, r.a, r.b)?.preview?.gained || [];
   }
 
   /** What the map shows now: the live view, or a replay position. */
@@ -122,7 +135,7 @@ export class PlayState {
       faceUp: v.face_up || [],
       pile: v.pile_count,
       connections: v.connections || {},
-      net: this.analysis?.net || new Network(this.index, v.connections),
+      lanes: this.analysis?.lanes || new Lanes(v.rails || []),
     };
   }
 
@@ -135,7 +148,8 @@ export class PlayState {
       sel: this.sel, proposed: this.proposed, hints: this.hints, arrive: this.arrive,
       replaying: !!this.replayScene, replayScene: this.replayScene, players: this.players,
       mySeat: this.mySeat, myColours: this.myColours, legalRails: this.legalRails,
-      analysis: this.analysis, net: this.analysis?.net, railGains: this.analysis?.railGains || [],
+      analysis: this.analysis, lanes: this.analysis?.lanes, railGains: this.analysis?.railGains || [],
+      lines: this.lines,
       preview: (r) => this.preview(r),
       isProposed: (r) => this.isProposed(r),
       get candidates() { return s.candidates(); },

@@ -38,3 +38,27 @@ export function plainMove(m) {
 export function legWords(to, lines, byKey, footKey, n) {
   return lines?.length ? t(byKey, { station: n(to), lines: riding(lines) }) : t(footKey, { station: n(to) });
 }
+
+/** The points of a list of gains as the server gave them (a preview's `gained`, a rail's
+ *  `rail_gains` entry). */
+export const pointsOf = (gains) => (gains || []).reduce((n, g) => n + (g.points || 0), 0);
+
+/** "+3: national rail Euston, terminus Morden (+1 token)" or "no points": a list of gains as the
+ *  server gave them, in words. */
+export function gainWords(gains, index) {
+  const pts = pointsOf(gains);
+  const name = (id) => (index ? index.name(id) : id);
+  const parts = [];
+  const enclosed = gains.filter((g) => g.reason === "enclosed").length;
+  for (const g of gains) {
+    if (g.reason === "enclosed" || g.reason === "skip") continue;
+    if (g.reason === "branch") parts.push(t("underground.gain.branch"));
+    else if (g.reason === "terminus") parts.push(t("underground.gain.terminus", { station: name(g.station) }));
+    else if (g.reason === "symbol") parts.push(t("underground.gain.symbol", { symbol: g.symbol.toUpperCase() }));
+    else if (has(`underground.gain.${g.reason}`)) parts.push(t(`underground.gain.${g.reason}`, { station: g.station ? name(g.station) : "" }).trim());
+    else parts.push(`${g.reason} ${g.station ? name(g.station) : ""}`.trim());
+  }
+  if (enclosed) parts.push(t("underground.gain.enclosed", { count: enclosed }));
+  const head = pts ? `+${pts}` : t("underground.no_points");
+  return parts.length ? `${head}: ${parts.join(", ")}` : head;
+}
