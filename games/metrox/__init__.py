@@ -17,6 +17,7 @@ from games.metrox.chance import MetroXSampler
 from games.metrox.compact import CODEC
 from games.metrox.evaluate import evaluate
 from games.metrox.moves import move_schema, parse
+from games.metrox.positions import positions
 from games.metrox.preview import previews
 from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, daily_rules, normalise
 from games.metrox.state import MetroXState
@@ -102,6 +103,7 @@ GAME = register_game(
             query=queries.answer,
             codec=CODEC,
             previews=previews,
+            positions=positions,
             daily=daily_rules,
         ),
     )

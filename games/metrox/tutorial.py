@@ -16,6 +16,7 @@ import copy
 from functools import cache
 from typing import Any
 
+from games.metrox.preview import previews
 from games.metrox.record import replay
 from games.record import header
 
@@ -84,12 +85,16 @@ def _explain(view: dict[str, Any], after: dict[str, Any], move: dict[str, Any]) 
 def _script() -> tuple[dict[str, Any], ...]:
     steps: list[dict[str, Any]] = []
     for turn, choices in enumerate(TURNS):
-        view = replay(_record(turn)).view(LEARNER)
+        state = replay(_record(turn))
+        view = state.view(LEARNER)
         after = replay(_record(turn + 1)).view(LEARNER)
         said = _explain(view, after, choices[LEARNER])
         then = said.pop("then", None)
         say = ([_say("intro")] if turn == 0 else []) + [said] + ([then] if then else [])
-        steps.append({"view": view, "move": choices[LEARNER], "say": say})
+        # the move as the legal listing gives it: with its preview (the page draws what it does)
+        move = choices[LEARNER]
+        (preview,) = previews(state, LEARNER, [state.check(LEARNER, move)])
+        steps.append({"view": view, "move": {**move, "preview": preview}, "say": say})
     final = replay(_record(len(TURNS)))
     view = final.view(LEARNER)
     empty = view["seats"][LEARNER]["empty"]

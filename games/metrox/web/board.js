@@ -7,30 +7,12 @@
 import { cursorKey, cursorStep, html, MapView, segmentDistance, signedValue, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { layoutNames, paintLabel, pinLabels, placeLabels, pointedStations, STATION_R } from "./labels.js";
-import { cardInfo, completeLines, lineEffect, moveWords } from "./sheet.js";
+import { cardInfo, moveWords, sameMove } from "./notation.js";
 
 const GAP = 84; // px between the two nearest stations of a map
 const PHONE_SCALE = 0.75; // px per map unit on a narrow screen: its words 11 px and more
 const NARROW_PX = 600; // a map box narrower than this is a phone's
 const REACH_PX = 28; // a tap this near a line or station that can be chosen picks it
-
-/** The same choice: both passes, the same line, or the same station. */
-export function sameMove(a, b) {
-  if (!a || !b) return false;
-  if (a.pass || b.pass) return !!a.pass && !!b.pass;
-  if (a.line !== undefined || b.line !== undefined) return a.line === b.line;
-  return a.station === b.station;
-}
-
-/** A move as the page keeps it ({pass}, {line} or {station}), from a legal move or a hint. */
-export function plainMove(m) {
-  if (!m) return null;
-  if (m.move && typeof m.move === "object") return plainMove(m.move);
-  if (m.pass) return { pass: true };
-  if (m.line !== undefined) return { line: m.line };
-  if (m.station !== undefined) return { station: m.station };
-  return null;
-}
 
 export class MetroXBoard {
   constructor(parent, on) {
@@ -57,6 +39,7 @@ export class MetroXBoard {
     zoomOut.addEventListener("click", () => this.mapView?.zoomBy(1 / 1.5, null, null, true));
     zoomIn.addEventListener("click", () => this.mapView?.zoomBy(1.5, null, null, true));
     zoomAll.addEventListener("click", () => this.mapView?.fitAll({ animate: true }));
+    const touchHint = html("p", { className: "mx-touch-hint", id: "mx-touch-hint" }, this.root, t("metrox.two_fingers"));
     let minD = Infinity;
     const st = map.stations;
     for (let i = 0; i < st.length; i++) {
@@ -179,7 +162,16 @@ export class MetroXBoard {
         const focus = this.#focusBox();
         v.centreOn(focus.x + focus.w / 2, focus.y + focus.h / 2, PHONE_SCALE, false);
       },
+      // A touch screen: one finger scrolls the page, two move the map (the hint says so, and
+      // stands out a moment when a finger slid over the map).
+      cooperative: true,
+      onOneFinger: () => {
+        touchHint.classList.add("nudged");
+        clearTimeout(this.nudgeTimer);
+        this.nudgeTimer = setTimeout(() => touchHint.classList.remove("nudged"), 1600);
+      },
     });
+    root.setAttribute("aria-describedby", `${root.getAttribute("aria-describedby")} ${touchHint.id}`);
   }
 
   /** Names are placed again once the map rests (they scale with it meanwhile). */
@@ -301,7 +293,7 @@ export class MetroXBoard {
     if (!sheet || !this.svgRoot) return;
     // A new card (or sheet) points at other stations: their names go first.
     const aimed = s.sel ? [s.sel] : s.moves.length === 1 ? s.moves : []; // the chosen move, or the only one
-    const pointed = s.choosing ? [...pointedStations(this.index, s.ownSheet, s.view.card, aimed, lineEffect)] : [];
+    const pointed = s.choosing ? [...pointedStations(this.index, s.ownSheet, aimed, s.effect)] : [];
     if (pointed.join() !== (this.namedFirst || []).join()) {
       this.namedFirst = pointed;
       this.#scheduleNames();
@@ -313,7 +305,7 @@ export class MetroXBoard {
     const preview = this.#preview(s);
     const previewSet = new Set(preview?.stations || []);
     const chosen = s.chosen;
-    const complete = new Set(completeLines(index, sheet));
+    const complete = new Set(sheet.bonuses.map((b) => b.line)); // a completed line's bonus (§4)
     this.svgRoot.setAttribute("aria-label", t("metrox.map_sheet_label", { map: index.map.name || index.map.id, name: s.seatName(p) }));
     this.svgRoot.dataset.seat = String(p);
     this.svgRoot.classList.toggle("choosing", s.choosing);
@@ -369,7 +361,7 @@ export class MetroXBoard {
     }
     const lineId = this.hover && this.#legal({ line: this.hover }) ? this.hover : s.sel?.line;
     if (!lineId) return null;
-    return { ...lineEffect(this.index, s.ownSheet, s.view.card, lineId), line: lineId };
+    return { ...s.effect(lineId), line: lineId };
   }
 
   #paintHints() {
@@ -410,7 +402,7 @@ export class MetroXBoard {
     if (!v?.s || !this.index || !s || move.pass) return;
     let ids = [move.station];
     if (move.line) {
-      const fill = s.own !== null ? lineEffect(this.index, s.ownSheet, s.view.card, move.line).stations : [];
+      const fill = s.own !== null ? s.effect(move.line).stations : [];
       ids = fill.length ? fill : this.index.lines.get(move.line)?.stations || [];
     }
     const pts = ids.map((id) => this.pos.get(id)).filter(Boolean);
@@ -460,7 +452,7 @@ export class MetroXBoard {
     if (!k) return s?.canChoose ? "" : t("metrox.nothing_now");
     if (k.line) {
       const line = this.index.lines.get(k.line);
-      const eff = lineEffect(this.index, s.ownSheet, s.view.card, k.line);
+      const eff = s.effect(k.line);
       const fills = eff.transfer !== null && eff.stations.length ? t("metrox.fills_transfer", { value: eff.transfer }) : t("metrox.fills_stations", { count: eff.stations.length });
       const marks = s.ownSheet.windows[k.line] || [];
       return t(sameMove(s.sel, k) ? "metrox.cursor_line_selected" : "metrox.cursor_line", { line: k.line, name: line?.name || "", fills, used: marks.length, windows: line?.windows });

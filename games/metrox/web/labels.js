@@ -4,7 +4,7 @@
 
 import { seatSymbol, svg } from "/kit.js";
 import { t } from "/i18n.js";
-import { shownMark } from "./sheet.js";
+import { shownMark } from "./notation.js";
 
 export const STATION_R = 15;
 const BOX = 20; // a window box
@@ -174,13 +174,13 @@ export function paintLabel(lab, line, s, preview) {
 /** The stations `moves` (the selected move, or the only legal one) point at, named before all
  *  others: on a line, those from its first empty station to the last the card would fill (a
  *  skip's jumped ones too); a free card's station. The tutorial's coach names exactly these. */
-export function pointedStations(index, sheet, card, moves, effect) {
+export function pointedStations(index, sheet, moves, effect) {
   const out = new Set();
   for (const m of moves || []) {
     if (m.station) out.add(m.station);
     const line = m.line ? index.lines.get(m.line) : null;
     if (!line || !sheet) continue;
-    const fill = effect(index, sheet, card, m.line).stations;
+    const fill = effect(m.line).stations;
     if (!fill.length) continue;
     const from = line.stations.findIndex((id) => !sheet.filled.has(id));
     const to = line.stations.indexOf(fill[fill.length - 1]);

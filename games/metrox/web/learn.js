@@ -1,12 +1,13 @@
 // Metro X's rules for the "Learn to play" page (web/learn.js): the sections in plain words, with
 // pictures drawn by the game's own code: the cards by page.js `cardFace`, and what a card does to
-// a line worked out by sheet.js `lineEffect` (the same function the board's preview uses) on a
-// little line of six stations. The words are this game's catalogue part i18n/<lang>/learn.json.
+// a little line of six stations, as a rulebook's figure states it (RULES-METROX.md §3; the page
+// applies no card: in play the server's previews say it). The words are this game's catalogue
+// part i18n/<lang>/learn.json.
 
 import { ensureStylesheet, html, svg } from "/kit.js";
 import { t } from "/i18n.js";
 import { cardFace } from "./page.js";
-import { cardWords, indexMap, lineEffect } from "./sheet.js";
+import { cardWords } from "./notation.js";
 
 const LINE_COLOUR = "#0072b2";
 const STEP = 52;
@@ -14,19 +15,12 @@ const STEP = 52;
 // Colours of the other lines that cross a transfer's station (not the strip's own blue).
 const CROSSING_COLOURS = ["#d55e00", "#009e73", "#cc79a7"];
 
-/** A little line of six stations: before (filled ones crossed) and after `code`, with the new
- *  stations ringed and a transfer's number written in. `degrees` draws the other lines crossing
- *  a station right through it (a transfer counts them); `chosen` is a free card's station. */
-function lineStrip(code, filledBefore, label, degrees = {}, chosen = null) {
+/** A little line of six stations: before (filled ones crossed) and after the card, with the new
+ *  stations (`effect.stations`) ringed and a transfer's number (`effect.transfer`) written in.
+ *  `degrees` draws the other lines crossing a station right through it (a transfer counts them). */
+function lineStrip(filledBefore, effect, label, degrees = {}) {
   const ids = ["s1", "s2", "s3", "s4", "s5", "s6"];
-  const lines = [{ id: "L", stations: ids, windows: 3 }];
-  // Extra lines through a station make its degree (a transfer writes 2 × the degree).
-  for (const [id, deg] of Object.entries(degrees)) {
-    for (let k = 1; k < deg; k++) lines.push({ id: `${id}-${k}`, stations: [id], windows: 1 });
-  }
-  const index = indexMap({ stations: ids.map((id) => ({ id })), lines });
-  const sheet = { filled: new Set(filledBefore), transfers: {}, windows: { L: [] }, bonuses: [] };
-  const effect = chosen ? { stations: [chosen], transfer: null } : lineEffect(index, sheet, code, "L");
+  const sheet = { filled: new Set(filledBefore) };
   const width = STEP * ids.length + 20;
   const root = svg("svg", { viewBox: `0 0 ${width} 64`, width, height: 64, class: "learn-picture", role: "img",
     "aria-label": label });  // prettier-ignore
@@ -56,13 +50,13 @@ function lineStrip(code, filledBefore, label, degrees = {}, chosen = null) {
 }
 
 /** A card (drawn by the board) with what it does, in words and in a little line. */
-function cardExample(code, filledBefore, effectKey, degrees = {}, chosen = null) {
+function cardExample(code, filledBefore, effect, effectKey, degrees = {}) {
   const figure = html("figure", { className: "learn-card-example" });
   const face = cardFace(code, "big");
   face.setAttribute("aria-label", cardWords(code));
   face.title = cardWords(code);
   figure.append(face);
-  figure.append(lineStrip(code, filledBefore, t(effectKey), degrees, chosen));
+  figure.append(lineStrip(filledBefore, effect, t(effectKey), degrees));
   html("figcaption", {}, figure, t(effectKey));
   return figure;
 }
@@ -70,10 +64,14 @@ function cardExample(code, filledBefore, effectKey, degrees = {}, chosen = null)
 function cards() {
   const box = html("div", { className: "learn-stack" });
   box.append(
-    cardExample("3", ["s3"], "metrox.learn.pic.number"),
-    cardExample("s2", ["s2"], "metrox.learn.pic.skip"),
-    cardExample("t", ["s1", "s2"], "metrox.learn.pic.transfer", { s3: 3 }),
-    cardExample("f", ["s1", "s2", "s4"], "metrox.learn.pic.free", {}, "s5"),
+    // a 3 fills the next three empty stations in a row, stopping at a filled one
+    cardExample("3", ["s3"], { stations: ["s1", "s2"], transfer: null }, "metrox.learn.pic.number"),
+    // a skip 2 fills the next two empty stations, jumping filled ones
+    cardExample("s2", ["s2"], { stations: ["s1", "s3"], transfer: null }, "metrox.learn.pic.skip"),
+    // a transfer fills the next empty station and writes 2 × the lines through it (3 here)
+    cardExample("t", ["s1", "s2"], { stations: ["s3"], transfer: 6 }, "metrox.learn.pic.transfer", { s3: 3 }),
+    // a free card fills any one empty station
+    cardExample("f", ["s1", "s2", "s4"], { stations: ["s5"], transfer: null }, "metrox.learn.pic.free"),
   );
   return box;
 }

@@ -7,10 +7,10 @@
 
 import { ensureStylesheet, registerParamWords, seatLabel } from "/kit.js";
 import { t } from "/i18n.js";
-import { MetroXBoard, plainMove, sameMove } from "./board.js";
+import { MetroXBoard } from "./board.js";
 import { LastTurn } from "./lastturn.js";
 import { MetroXPanel } from "./panel.js";
-import { breakdown, cardInfo, cardWords, hasWindow, indexMap, moveWords, replayPositions, sheetFrom } from "./sheet.js";
+import { cardWords, indexMap, moveWords, plainMove, sameMove, sheetFrom } from "./notation.js";
 
 export { cardFace } from "./panel.js"; // the party screen and the rules pages draw cards with it
 
@@ -47,6 +47,7 @@ class MetroXPage {
     this.host = host;
     this.view = null;
     this.legal = [];
+    this.previews = new Map(); // line or station id ("" for the pass) -> its legal move's preview
     this.index = null;
     this.mapId = null;
     this.sheetSeat = null; // chosen by the viewer; null: own (or seat 0)
@@ -96,6 +97,8 @@ class MetroXPage {
     this.view = view;
     if (this.index && this.host.events) this.panel.logTurns(view, this.host.events, this.index, this.#seat);
     this.legal = Array.isArray(legal) ? legal.map(plainMove).filter(Boolean) : [];
+    // What each choice would do, as the server worked it out (games/metrox/preview.py).
+    this.previews = new Map((Array.isArray(legal) ? legal : []).map((m) => [m.line ?? m.station ?? "", m.preview]));
     if (this.sel && !this.#isLegal(this.sel)) this.sel = null;
     this.#render();
   }
@@ -117,12 +120,22 @@ class MetroXPage {
     return this.index && known ? moveWords(this.index, move) : "";
   }
 
-  replay(record, view) {
+  /** The replay of `record` from `served` (GET /positions: the sheets and lines after each
+   *  turn and the scores then, as the rules core replayed them; null: no replay to show). */
+  replay(record, view, served) {
     if (view) this.view = view;
     const v = this.view;
     if (v?.map && v.map.id !== this.mapId) this.#useMap(v.map);
     const index = this.index;
-    const positions = index ? replayPositions(index, record) : [];
+    const cards = record.cards || [];
+    const turns = record.turns || [];
+    const positions = index && served?.positions ? served.positions.map((p, i) => ({
+      turn: i,
+      card: i < cards.length && i < turns.length ? cards[i] : null,
+      sheets: p.sheets.map(sheetFrom),
+      lines: p.lines,
+    })) : [];  // prettier-ignore
+    const totals = served?.scores || [];
     const length = Math.max(0, positions.length - 1);
     const names = (p) => this.#seatName(p);
     const at = (i) => Math.max(0, Math.min(length, i));
@@ -137,7 +150,7 @@ class MetroXPage {
         const moves = record.turns[i - 1]
           .map((mv, p) => `${names(p)}: ${moveWords(index, mv)}`)
           .join("; ");
-        const scores = positions[i].sheets.map((s, p) => `${names(p)} ${breakdown(index, s).total}`).join(", ");
+        const scores = (totals[i] || []).map((total, p) => `${names(p)} ${total}`).join(", ");
         return t("metrox.replay_turn", { turn: i, length, words: cardWords(code), moves, scores });
       },
       show: (i) => {
@@ -153,7 +166,7 @@ class MetroXPage {
         this.#render();
       },
       // Every seat's total at turn i, so the shell's score table follows the replay.
-      scores: (i) => (positions.length ? positions[at(i)].sheets.map((sheet) => breakdown(index, sheet).total) : null),
+      scores: (i) => (positions.length ? totals[at(i)] || null : null),
     };
   }
 
@@ -199,18 +212,16 @@ class MetroXPage {
     return !!v && v.status === "playing" && this.#seat !== null && !!v.card && this.replayPos === null;
   }
 
-  /** Legal moves: the shell's list; when it is empty after a choice, the same rules computed here. */
+  /** Legal moves: the server's list (a seat that has chosen gets it too, to choose again). */
   #legalMoves() {
-    if (!this.#canChoose()) return [];
-    if (this.legal.length) return this.legal;
-    if (!this.view.choice) return [];
-    const sheet = this.#sheet(this.#seat);
-    const c = cardInfo(this.view.card);
-    if (c.kind === "free") {
-      const empty = this.index.map.stations.filter((s) => !sheet.filled.has(s.id)).map((s) => ({ station: s.id }));
-      return empty.length ? empty : [{ pass: true }];
-    }
-    return this.index.map.lines.filter((l) => hasWindow(this.index, sheet, l.id)).map((l) => ({ line: l.id }));
+    return this.#canChoose() ? this.legal : [];
+  }
+
+  /** What choosing line `lineId` would do to the viewer's sheet, from its legal move's preview:
+   *  {stations, transfer (its number or null), mark}; nothing for a line it may not choose. */
+  #previewOf(lineId) {
+    const p = this.#canChoose() ? this.previews.get(lineId) : null;
+    return { stations: p?.fills || [], transfer: p?.transfer?.value ?? null, mark: p?.mark ?? null };
   }
 
   #isLegal(move) {
@@ -238,7 +249,7 @@ class MetroXPage {
       lines: (replay ? replay.lines : v.lines) || [], sel: this.sel, busy: this.busy, replay,
       chosen: replay ? null : v.choice, fresh: replay ? new Set() : this.lastTurn.of(shown),
       arriving: this.lastTurn.arriving, best: replay ? (this.analysisBest || []).find((b) => b.seat === shown) : null,
-      hints: this.hints, startsWhen: this.#startsWhen(),
+      hints: this.hints, startsWhen: this.#startsWhen(), effect: (lineId) => this.#previewOf(lineId),
       seatName: (p) => this.#seatName(p), colour: (p) => this.#colour(p),
     };
   }

@@ -7,8 +7,7 @@
 import { html, moverWords, MoveLog, seatBadge, seatGlyph, seatGlyphName, seatLabel, signedValue, svg,
   tableEntries } from "/kit.js";
 import { t } from "/i18n.js";
-import { sameMove } from "./board.js";
-import { cardInfo, cardWords, lineEffect, moveWords, shownMark } from "./sheet.js";
+import { cardInfo, cardWords, moveWords, sameMove, shownMark } from "./notation.js";
 
 /** A card face: number, circled number (skip), star (transfer), circle (free), shuffle icon. */
 export function cardFace(code, size = "big") {
@@ -170,7 +169,7 @@ export class MetroXPanel {
     html("span", { className: `mx-line-bonus${first.length ? " taken" : ""}` }, b, `${line.bonus[0]}/${line.bonus[1]}`);
     let gain = "";
     if (isLegal && s.ownSheet) {
-      const eff = lineEffect(s.index, s.ownSheet, v.card, line.id);
+      const eff = s.effect(line.id);
       gain = eff.transfer !== null && eff.stations.length ? `★${eff.transfer}` : `+${eff.stations.length}`;
       html("span", { className: "mx-line-gain" }, b, gain);
       b.dataset.gain = String(eff.stations.length + (eff.transfer || 0));
@@ -279,7 +278,7 @@ export class MetroXPanel {
       const li = html("li", {}, this.hintList);
       let gain = "";
       if (h.move?.line) {
-        const eff = lineEffect(s.index, s.ownSheet, s.view.card, h.move.line);
+        const eff = s.effect(h.move.line);
         gain = eff.transfer !== null && eff.stations.length ? ` · ★${eff.transfer}` : ` · +${eff.stations.length}`;
       }
       const words = moveWords(s.index, h.move);
