@@ -182,8 +182,10 @@ export class ChatBox {
       const name = Number.isInteger(line.seat) ? line.name || this.nameOf(line.seat) : t("chat.spectator");
       li.append(el("b", "chat-name", `${name}: `));
       const muted = mutes.has(who);
-      const words = muted ? t("chat.muted_line") : line.preset ? t(`chat.preset.${line.preset}`) : line.text;
-      li.append(el("span", muted ? "chat-text chat-muted" : "chat-text", words));
+      // A line of a player who deleted their account keeps its place, its words gone (archive).
+      const words = line.deleted ? t("chat.deleted_line") : muted ? t("chat.muted_line")
+        : line.preset ? t(`chat.preset.${line.preset}`) : line.text;
+      li.append(el("span", muted || line.deleted ? "chat-text chat-muted" : "chat-text", words));
       const mine = Number.isInteger(line.seat) && this.token && line.seat === this.mySeat;
       if (!mine) {
         const mute = el("button", "link-button chat-mute", t(muted ? "chat.unmute" : "chat.mute"));

@@ -103,11 +103,12 @@ export class GameFeed {
       onDown: () => {
         if (this.events !== stream) return;
         if (this.historyDone) {
-          // The game is over and the server ended its chat time after the end: stop here (a
-          // later line shows on the next GET of the chat), never reconnect to a finished game.
+          // The game is over and the server ended its chat time after the end (or the stream
+          // broke): read the chat once more and stop, never reconnect to a finished game.
           stream.close();
           this.events = null;
           $("conn").textContent = "";
+          s.chat?.refresh();
           return;
         }
         this.#conn("reconnecting");
