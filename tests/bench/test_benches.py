@@ -55,6 +55,10 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ],
         {"benchmark", "gateway", "streams", "moves", "view_reads", "events"},
     ),
+    "player_streams.py": (
+        ["--streams", "2"],
+        {"bench", "streams", "gateway_threads", "gateway_rss_kb"},
+    ),
     "analysis.py": (
         ["--hints", "2", "--games", "1", "--iterations", "5", "--level", "medium"],
         {"bench", "hints_alone", "hints_during_analysis", "analyses", "p95_rise_pct"},
