@@ -384,7 +384,8 @@ def game_paths() -> JSON:
                 "summary": "A finished game's positions for its replay, from the rules core.",
                 "description": "In the game's own form (Game.positions): at least `positions`, "
                 "[0] the set-up and [i] the position after the record's i-th move, each with "
-                "`scores`. On the Underground: `rails` (every rail in the order laid, with "
+                "`scores`. Metro: each position's `routes` (as the view's); Metro X: after i "
+                "turns, the `sheets` and `lines` (as the view's). On the Underground: `rails` (every rail in the order laid, with "
                 "`gains`) and per position how many of them are down, the passenger, the "
                 "face-up cards and the pile's size. 404 `no_positions` for a game without "
                 "them; a game not over is refused as its record is.",
