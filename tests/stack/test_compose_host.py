@@ -60,6 +60,8 @@ def test_the_proxy_serves_tls_with_hsts_and_trusted_forwarding(tmp_path: Path) -
     assert "lb_try_duration" in caddyfile and "flush_interval -1" in caddyfile
     assert "keepalive off" in caddyfile
     assert "skip_install_trust" in caddyfile  # no failed trust-store write at each start
+    # a POST retried after a refused dial keeps its body (Caddy 2.6 sent a closed one: 502)
+    assert "buffer_requests" in caddyfile and "max_buffer_size 65536" in caddyfile
 
 
 def test_compose_v1_gets_the_process_caps_as_numbers(tmp_path: Path) -> None:
