@@ -125,7 +125,7 @@ def play_game(client: EngineClient, players: int, seed: int) -> dict[str, Any]:
         data = doc(view)
         legal = client.legal(game_id, token)
         assert legal.seat == seat and legal.version == view.version
-        steps = moves_of(legal)
+        steps = steps_of(legal)
         assert steps and {"step": "stop"} in steps
         seen.append({"pile_count": data["pile_count"], "legal": steps})
         seen.append(doc(client.view(game_id, token)))
@@ -156,7 +156,7 @@ def play_game(client: EngineClient, players: int, seed: int) -> dict[str, Any]:
             if now["turns"] != turns or view.status == "over":
                 break
             legal = client.legal(game_id, token)
-            steps = moves_of(legal)
+            steps = steps_of(legal)
             seen.append({"pile_count": now["pile_count"], "legal": steps})
         step_turns += 1
     assert whole_turns and step_turns, (whole_turns, step_turns)
@@ -187,13 +187,22 @@ def play_game(client: EngineClient, players: int, seed: int) -> dict[str, Any]:
     return {"turns": len(record["moves"]), "whole": whole_turns, "steps": step_turns}
 
 
+def steps_of(legal: Any) -> list[dict[str, Any]]:
+    """The listed steps as a client sends them: each listed with its `preview` (what it would
+    score and change, issue 31.2), which is no part of the step."""
+    steps = moves_of(legal)
+    for m in steps:
+        assert set(m.pop("preview")) == {"points", "tokens", "gained"}, m
+    return steps
+
+
 def refused_rail(client: EngineClient, game_id: str, token: str, view: Any) -> None:
     """A whole turn whose second rail joins nothing of its colour's line is refused with
     FAILED_PRECONDITION naming §3, and the game is unchanged (the first rail is not kept)."""
     data = doc(view)
     seat = data["to_move"][0]
     colour = data["seats"][seat]["colours"][0]
-    steps = moves_of(client.legal(game_id, token))
+    steps = steps_of(client.legal(game_id, token))
     first = next(m for m in steps if m["step"] == "rail" and m["colour"] == colour)
     line = {first["a"], first["b"]} | {
         s for r in data["rails"] if r["colour"] == colour for s in (r["a"], r["b"])
@@ -219,7 +228,7 @@ def refused_rail(client: EngineClient, game_id: str, token: str, view: Any) -> N
     after = client.view(game_id)
     assert after.version == view.version
     assert doc(after) == before
-    assert moves_of(client.legal(game_id, token)) == steps
+    assert steps_of(client.legal(game_id, token)) == steps
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

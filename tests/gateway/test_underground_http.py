@@ -35,8 +35,10 @@ def test_underground_with_two_ai_seats_plays_to_the_end(api: GatewayApi) -> None
             status, hint = api.post(f"/api/games/{game}/hint", {"level": "easy"}, token=token)
             assert status == 200, hint
             assert hint["seat"] == 0 and hint["suggestions"]
+            listed = [{k: v for k, v in m.items() if k != "preview"} for m in legal["moves"]]
+            assert all("preview" in m for m in legal["moves"])  # each with what it would do
             for s in hint["suggestions"]:
-                assert s["move"] in legal["moves"]
+                assert s["move"] in listed
                 assert {k: v for k, v in s.items() if k not in ("move", "value", "visits")} == (
                     s["move"]
                 )
