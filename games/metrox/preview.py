@@ -30,8 +30,12 @@ def _one(state: MetroXPosition, seat: int, move: Any) -> JSON:
     # end the copy with this turn: resolving then reveals no card (the deck stays untouched)
     c.windows_left = 0 if INFO[c.card][0] == FREE else 1  # type: ignore[index]
     c.apply(seat, move)
-    before, after = state.filled[seat], c.filled[seat]
-    fills = [m.station_ids[i] for i in range(m.station_count) if (after & ~before) >> i & 1]
+    new = c.filled[seat] & ~state.filled[seat]
+    fills = []
+    while new:  # the stations filled, in map order
+        low = new & -new
+        fills.append(m.station_ids[low.bit_length() - 1])
+        new ^= low
     transfer = None
     if len(c.tnums[seat]) > len(state.tnums[seat]):
         st, value = c.tnums[seat][-1]
