@@ -94,7 +94,8 @@ def test_a_script_s_moves_are_the_rules_core_s_legal_moves() -> None:
             listed = dict(steps[k]["move"])
             preview = listed.pop("preview")
             assert listed == move
-            assert [preview] == games.get("metro").previews(state, 0, [games.get("metro").parse_move(move)])
+            metro = games.get("metro")
+            assert [preview] == metro.previews(state, 0, [metro.parse_move(move)])
             k += 1
         state.play(seat, move)
     assert steps[k]["move"] is None and steps[k]["view"] == state.view(0)
