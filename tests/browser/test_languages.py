@@ -36,6 +36,14 @@ GAMES = ["metro", "metrox", "underground"]
 # Every text node and labelling attribute of the page (hidden ones too: a screen reader or a
 
 
+def expect(target: Any) -> Any:
+    """Playwright's waiting assertions, as patient as the suite's pages (20 s, not 5)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=20_000)
+    return playwright_expect(target)
+
+
 def catalogue(base: str, lang: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{base}/i18n/{lang}.json", timeout=10) as reply:
         data = json.loads(reply.read())
@@ -69,18 +77,21 @@ def test_the_lobby_in_each_language(
         words = catalogue(base, lang)
         tab = open_in(open_tab, base, lang)
         page = tab.page
-        assert page.evaluate("document.documentElement.lang") == lang
-        assert page.input_value("#lang-pick") == lang
-        assert page.inner_text("#create-button") == words["lobby.create"]
-        assert page.inner_text("#brand-name") == words["app.title"]
-        assert page.title() == words["app.title"]
+        # The page fills its words in as the catalogue arrives: each one is waited for.
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        expect(page.locator("#lang-pick")).to_have_value(lang)
+        expect(page.locator("#create-button")).to_have_text(words["lobby.create"])
+        expect(page.locator("#brand-name")).to_have_text(words["app.title"])
+        expect(page).to_have_title(words["app.title"])
         # every game's name and description from its own catalogue
-        names = page.eval_on_selector_all("#game-pick option", "os => os.map(o => o.textContent)")
-        assert names == [words[f"{kind}.name"] for kind in GAMES], names
-        assert page.inner_text("#game-description") == words["metro.description"]
+        expect(page.locator("#game-pick option")).to_have_text(
+            [words[f"{kind}.name"] for kind in GAMES]
+        )
+        expect(page.locator("#game-description")).to_have_text(words["metro.description"])
         page.select_option("#game-pick", "metrox")
-        assert page.inner_text("#options").find(words["metrox.option.daily"]) >= 0
+        expect(page.locator("#options")).to_contain_text(words["metrox.option.daily"])
         page.select_option("#game-pick", "metro")
+        expect(page.locator("#game-description")).to_have_text(words["metro.description"])
         assert not raw_keys(page, pattern), (lang, raw_keys(page, pattern))
         page.screenshot(path=str(artifacts / f"lang-{lang}.png"), full_page=True)
         tab.check_clean()
