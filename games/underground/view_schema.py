@@ -29,6 +29,10 @@ def view_schema() -> dict[str, Any]:
                 "type": "boolean",
                 "description": "out for good (time-out loses): score frozen, turns skipped",
             },
+            "score_from": _object(
+                {k: INT for k in ("start", "rail", "terminus", "symbol", "enclosed", "ride")}
+                | {"total": INT},
+            ),
         }
     )
     rail = _object({"colour": {"type": "string"}, "a": STATION, "b": STATION})
@@ -59,6 +63,11 @@ def view_schema() -> dict[str, Any]:
             "turns": COUNT,
             "map": {"type": "string", "description": "the map's id (the `map` query gives it)"},
             "rails": {"type": "array", "items": rail},
+            "rail_gains": {
+                "type": "array",
+                "items": OBJECTS,
+                "description": "what each of `rails` scored when laid (its event's gains)",
+            },
             "passenger": {"type": ["string", "null"], "description": "null once it has left"},
             "face_up": STATIONS,
             "discard": STATIONS,
