@@ -280,6 +280,9 @@ def start_stack(
             str(root / "deploy/gunicorn.conf.py"),
             "--access-logfile",
             "/dev/null",
+            # A WSGI app (the Flask app alone) runs under gunicorn's threaded worker, as the
+            # gateway did before it became one ASGI app: the A/B of the two servers.
+            *([] if app == ASGI_APP else ["--worker-class", "gthread"]),
             app,
         ],
         lambda: None if _port_open(gateway_port) else "not yet",
@@ -380,7 +383,7 @@ def main() -> None:
         "--app",
         default=ASGI_APP,
         help="what gunicorn is given (default the ASGI gateway; 'services.gateway.app:create_app()'"
-        " for a commit from before it)",
+        " serves the Flask app alone under gunicorn's threaded worker, as before the ASGI app)",
     )
     parser.add_argument(
         "--ask-legal",
