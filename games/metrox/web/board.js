@@ -32,14 +32,17 @@ export class MetroXBoard {
     this.mapView?.destroy();
     this.mapView = null;
     this.root.replaceChildren();
-    const tools = html("div", { className: "mx-tools", role: "group", "aria-label": t("metrox.zoom") }, this.root);
+    // The zoom buttons, and beside them on a touch screen the hint (the card stays on a phone's
+    // first screen: the hint takes no row of its own).
+    const bar = html("div", { className: "mx-toolbar" }, this.root);
+    const touchHint = html("p", { className: "mx-touch-hint", id: "mx-touch-hint" }, bar, t("metrox.two_fingers"));
+    const tools = html("div", { className: "mx-tools", role: "group", "aria-label": t("metrox.zoom") }, bar);
     const zoomOut = html("button", { type: "button", className: "mx-zoom-out small", "aria-label": t("metrox.zoom_out"), title: t("metrox.zoom_out") }, tools, "−");
     const zoomIn = html("button", { type: "button", className: "mx-zoom-in small", "aria-label": t("metrox.zoom_in"), title: t("metrox.zoom_in") }, tools, "+");
     const zoomAll = html("button", { type: "button", className: "mx-zoom-all small", "aria-label": t("metrox.whole_map"), title: t("metrox.whole_map") }, tools, "⤢");
     zoomOut.addEventListener("click", () => this.mapView?.zoomBy(1 / 1.5, null, null, true));
     zoomIn.addEventListener("click", () => this.mapView?.zoomBy(1.5, null, null, true));
     zoomAll.addEventListener("click", () => this.mapView?.fitAll({ animate: true }));
-    const touchHint = html("p", { className: "mx-touch-hint", id: "mx-touch-hint" }, this.root, t("metrox.two_fingers"));
     let minD = Infinity;
     const st = map.stations;
     for (let i = 0; i < st.length; i++) {
