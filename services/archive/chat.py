@@ -2,9 +2,10 @@
 
 Only the players' room is archived, with the game and then each line said after the end (the
 engine's `what=chat` outbox entries): the spectators' room expires with the game's Redis keys.
-A game's lines are one zlib'd JSON array, each line `[id, seat, at_ms, kind, body]`: its Redis
+A game's lines are one zlib'd JSON array, each line `[id, seat, at, kind, body]`: its Redis
 stream id (the page already knows it: a line is never shown twice across the move from Redis to
-the archive), the writer's seat, the time, and `"t"` text or `"p"` a party preset with its body,
+the archive), the writer's seat, its `at_ms` as the difference from the id's own milliseconds
+(a few: both are the time it was said), and `"t"` text or `"p"` a party preset with its body,
 or `"d"` with no body once its player deleted their account (the text is gone, the line stays
 as "deleted").
 """
@@ -32,10 +33,10 @@ def from_room(line_id: str, line: Mapping[str, Any]) -> list[Any] | None:
     seat = line.get("seat")
     if not isinstance(seat, int):
         return None
-    at_ms = int(line.get("at_ms") or 0)
+    at = int(line.get("at_ms") or 0) - _id_key(line_id)[0]  # a few ms: the id has the time
     if "preset" in line:
-        return [line_id, seat, at_ms, "p", str(line["preset"])]
-    return [line_id, seat, at_ms, "t", str(line.get("text", ""))]
+        return [line_id, seat, at, "p", str(line["preset"])]
+    return [line_id, seat, at, "t", str(line.get("text", ""))]
 
 
 def merge(old: Iterable[list[Any]], new: Iterable[list[Any]]) -> list[list[Any]]:
@@ -55,17 +56,23 @@ def blank(lines: Iterable[list[Any]], seats: set[int]) -> list[list[Any]]:
 
 
 def pack_lines(lines: list[list[Any]]) -> bytes:
-    return zlib.compress(orjson.dumps(lines), 9)
+    """zlib'd JSON; the JSON itself when that is shorter (a line or two: it starts with "[",
+    never a zlib stream's first byte)."""
+    raw = orjson.dumps(lines)
+    packed = zlib.compress(raw, 9)
+    return raw if len(raw) <= len(packed) else packed
 
 
 def unpack_lines(data: bytes | memoryview) -> list[list[Any]]:
-    return list(orjson.loads(zlib.decompress(bytes(data))))
+    raw = bytes(data)
+    return list(orjson.loads(raw if raw[:1] == b"[" else zlib.decompress(raw)))
 
 
 def shown(line: list[Any], names: Mapping[int, str]) -> dict[str, Any]:
     """A line as GET /api/games/{id}/chat answers it (the live room's shape); a deleted one has
     no text, `deleted: true`."""
-    line_id, seat, at_ms, kind, body = line
+    line_id, seat, at, kind, body = line
+    at_ms = _id_key(line_id)[0] + at
     out: dict[str, Any] = {"id": line_id, "seat": seat, "name": names.get(seat, ""), "at_ms": at_ms}
     if kind == "p":
         out["preset"] = body
