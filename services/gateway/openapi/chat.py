@@ -1,5 +1,6 @@
 """The chat's paths (issue 35 item 2; services/gateway/chat_api.py): the caller's room, chosen
-by the token (a seat's: the players' room; none: the spectators'), never the other one."""
+by the token (a seat's: the players' room; none: the spectators'), never the other one; an
+archived game's players' room for those who sat at it (issue 35)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from services.gateway.openapi.common import (
     ref,
     responses,
 )
+from services.gateway.openapi.players import PLAYER_KEY
 
 PRESETS = ["well_played", "good_luck", "one_more", "thanks", "oops", "wow"]
 
@@ -26,6 +28,11 @@ def chat_schemas() -> JSON:
             "text": {"type": "string", "maxLength": 280, "description": "plain text, never HTML"},
             "preset": {"enum": PRESETS, "description": "a party table's preset message"},
             "at_ms": {"type": "integer"},
+            "deleted": {
+                "type": "boolean",
+                "description": "an archived line whose player deleted their account: its text "
+                "is gone (the name reads 'deleted player')",
+            },
         },
         ["id", "at_ms"],
     )
@@ -51,9 +58,13 @@ def chat_paths() -> JSON:
                 "operationId": "getChat",
                 "summary": "The caller's room: a seat's token reads the players' room, no token "
                 "the spectators' room (neither ever reads the other); a party table's host token "
-                "reads the players' room (the host screen's feed of the phones' presets).",
+                "reads the players' room (the host screen's feed of the phones' presets). Once "
+                "the game has left Redis (GAME_TTL_FINISHED_S after its end), its archived "
+                "players' room (the spectators' is not kept), for a registered player who sat "
+                "at it (X-Player-Key) only: 403 permission_denied for anyone else.",
                 "tags": ["games"],
                 "security": SPECTATOR_OR_SEAT,
+                "parameters": [PLAYER_KEY],
                 "responses": responses(200, *ok, 403, 404, 429, 503),
             },
             "post": {

@@ -351,7 +351,10 @@ def game_paths() -> JSON:
                         "description": "1: the stream also carries each new line of the "
                         "reader's chat room as `event: chat` (`{room, line}`): the players' room "
                         "for a seat's token or a party host's token (which opens a stream only "
-                        "with chat=1), else the spectators' room; never the other room's lines",
+                        "with chat=1), else the spectators' room; never the other room's lines. "
+                        "After the game's `over` event such a stream stays open for the lines "
+                        "said after the end, CHAT_AFTER_END_S (600) after the end, then ends; a "
+                        "stream without chat=1 ends with the game",
                         "schema": {"enum": ["0", "1"]},
                     },
                 ],
