@@ -155,3 +155,25 @@ def test_a_stream_goes_out_as_it_comes() -> None:
     assert [m["type"] for m in sent] == ["http.response.start"] + ["http.response.body"] * 3
     assert [m.get("body") for m in sent[1:]] == [b"data: 1\n\n", b"data: 2\n\n", b""]
     assert [m.get("more_body") for m in sent[1:]] == [True, True, False]
+
+
+def test_a_header_name_with_an_underscore_is_dropped() -> None:
+    """`X_Forwarded_For` must not pass for X-Forwarded-For (both would be HTTP_X_FORWARDED_FOR,
+    the address ProxyFix and the rate limits trust): dropped, as gunicorn does."""
+    seen: dict[str, Any] = {}
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.update(environ)
+        start_response("204 No Content", [])
+        return []
+
+    headers = [(b"x-forwarded-for", b"10.0.0.1"), (b"x_forwarded_for", b"6.6.6.6"),
+               (b"x-custom", b"a"), (b"x-custom", b"b")]  # fmt: skip
+    bridge = WsgiBridge(app, 1, None)
+    try:
+        sent, _ = call(bridge, scope_of("GET", "/", headers), [])
+    finally:
+        bridge.close()
+    assert answer(sent)[0] == 204
+    assert seen["HTTP_X_FORWARDED_FOR"] == "10.0.0.1"
+    assert seen["HTTP_X_CUSTOM"] == "a,b"

@@ -124,6 +124,10 @@ def environ_of(scope: Scope, body: bytes) -> dict[str, Any]:
     if client:
         environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = str(client[0]), str(client[1])
     for raw_name, raw_value in scope["headers"]:
+        if b"_" in raw_name:
+            # `X_Forwarded_For` would read as X-Forwarded-For once `-` becomes `_`: dropped,
+            # as gunicorn and werkzeug's own server drop such names.
+            continue
         name = raw_name.decode("latin-1").upper().replace("-", "_")
         if name not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
             name = "HTTP_" + name
