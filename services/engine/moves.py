@@ -67,6 +67,7 @@ class Moves:
         game_id = validation.game_id(request.game_id)
         move_id = validation.move_id(request.move_id)
         move = validation.json_object(request.move_json, "move")
+        move.pop("preview", None)  # a legal move sent back as ListLegalMoves listed it
         if not move:
             raise invalid_argument("move", "the move is missing: give the move's fields")
         validation.move_fields(move)

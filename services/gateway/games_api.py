@@ -224,7 +224,6 @@ def apply_move(game_id: str) -> Response:
     move = dict(body)
     expected = _int_field(move, "expected_version")
     move.pop("expected_version", None)
-    move.pop("preview", None)  # a legal move sent back as GET /legal listed it
     move_id = move.pop("move_id", "")
     if not isinstance(move_id, str):
         raise bad_request("'move_id' must be a string.", field="move_id")

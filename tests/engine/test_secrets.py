@@ -128,12 +128,17 @@ def _check_legal(reply: engine_pb2.ListLegalMovesResponse, state: MetroState, se
     moves = moves_of(reply)
     for move in moves:
         _strings(move)  # no secret key
-        assert set(move) <= {"action", "placement"}
+        assert set(move) <= {"action", "placement", "preview"}
         if move["action"] == "place":
             assert move["placement"][:4] in shapes
+            # its preview: the routes it completes and the points, public board facts only
+            assert set(move["preview"]) == {"completed", "gains"}
+        else:
+            assert "preview" not in move  # what a draw brings is hidden
     expected = [m.to_json() for m in state.legal_moves(seat)]
     key = lambda m: json.dumps(m, sort_keys=True)  # noqa: E731
-    assert sorted(map(key, moves)) == sorted(map(key, expected))
+    plain = [{k: v for k, v in m.items() if k != "preview"} for m in moves]
+    assert sorted(map(key, plain)) == sorted(map(key, expected))
 
 
 @pytest.mark.parametrize(
