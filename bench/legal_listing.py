@@ -5,8 +5,10 @@ The listing is what `services/engine/table.legal_of` does once per table version
 seat's legal moves, each as JSON text. `plain` lists them as before the previews; `previewed`
 adds each move's `preview` (Game.previews) as the engine now does. Positions are those a seat
 meets in seeded random games (every `--every`-th step of each); the two are timed interleaved,
-round after round, on the same positions, so a loaded machine slows both alike. Per round, the
-time per listing is the total over the positions divided by their number; the report gives each
+round after round, on the same positions, so a loaded machine slows both alike; times are this
+process's CPU time (`time.process_time`: on a shared, loaded machine the wall clock mostly counts
+the wait for a core). Per round, the time per listing is the total over the positions divided by
+their number; the report gives each
 side's median and best round, the ratio of medians, and the listing's size in bytes. The view's
 cost is reported beside it (the Underground's view now carries `rail_gains` and `score_from`):
 `view_us`, and `rail_gains_us`, the part of it those take.
@@ -70,10 +72,10 @@ def per_listing_us(
 ) -> float:
     gc.disable()
     try:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for s in states:
             fn(game, s)
-        return (time.perf_counter() - t0) / len(states) * 1e6
+        return (time.process_time() - t0) / len(states) * 1e6
     finally:
         gc.enable()
 
@@ -109,14 +111,14 @@ def main() -> None:
     if args.game == "underground":
         from games.underground.preview import rail_gains
 
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for s in states:
             s.view(None)
-        report["view_us"] = round((time.perf_counter() - t0) / len(states) * 1e6, 1)
-        t0 = time.perf_counter()
+        report["view_us"] = round((time.process_time() - t0) / len(states) * 1e6, 1)
+        t0 = time.process_time()
         for s in states:
             rail_gains(s)  # type: ignore[arg-type]
-        report["rail_gains_us"] = round((time.perf_counter() - t0) / len(states) * 1e6, 1)
+        report["rail_gains_us"] = round((time.process_time() - t0) / len(states) * 1e6, 1)
     print(json.dumps(report))
 
 

@@ -82,6 +82,7 @@ class UndergroundPosition:
     ways: list[tuple[int, int]]
     legs_taken: list[tuple[int, int]]
     turn_gains: list[dict[str, Any]]
+    rail_gains: list[list[dict[str, Any]]]  # what each rail on the board scored, in order laid
     cur_steps: list[dict[str, Any]]
     history: list[dict[str, Any]]
     plan: list[tuple[int, int]] | None
@@ -144,6 +145,7 @@ class UndergroundPosition:
         s.turns = 0
         s.steps = 0
         s.history = []
+        s.rail_gains = []
         s.plan = None
         s.auto_route = False
         s.retired_mask = 0
@@ -207,6 +209,7 @@ class UndergroundPosition:
         s.ways = self.ways[:]
         s.legs_taken = self.legs_taken[:]
         s.turn_gains = self.turn_gains[:]
+        s.rail_gains = self.rail_gains[:]
         s.cur_steps = self.cur_steps[:]
         s.history = self.history[:]
         s.plan = None if self.plan is None else self.plan[:]
@@ -319,7 +322,9 @@ class UndergroundPosition:
             c = COLOUR_INDEX[move.colour]
             sec = board.section(board.index[move.a], board.index[move.b])
             assert sec is not None
-            self.turn_gains.extend(lay(self, seat, c, sec))
+            gains = lay(self, seat, c, sec)
+            self.rail_gains.append(gains)
+            self.turn_gains.extend(gains)
         elif isinstance(move, Stop):
             self._stop()
         else:

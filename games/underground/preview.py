@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.errors import GameError, RecordError
-from games.underground.building import RAILS_PER_TURN, gains_of, lay
+from games.underground.building import RAILS_PER_TURN, gains_of
 from games.underground.moves import Leg, Rail
 from games.underground.position import UndergroundPosition
 from games.underground.record import replay, start_of
@@ -60,34 +60,9 @@ def previews(state: UndergroundPosition, seat: int, moves: Sequence[Any]) -> lis
 
 
 def rail_gains(state: UndergroundPosition) -> list[list[JSON]]:
-    """What each rail on the board scored when laid, in the view's `rails` order: the rails
-    laid again on an empty board of the same set-up (a rail's gains hang only on the rails
-    before it, never on tokens or the passenger)."""
-    scratch = state.copy()
-    n, size = len(state.colour_names), state.board.size
-    scratch.sec_colours = [0] * len(state.board.sections)
-    scratch.deg = [0] * (n * size)
-    scratch.on_line = [0] * n
-    scratch.rail_count = [0] * n
-    scratch.enclosed = [0] * n
-    scratch.symbols_scored = [0] * n
-    scratch.scores = [0] * state.rules.players
-    out: list[list[JSON]] = []
-    board = state.board
-    laid = [(r["colour"], r["a"], r["b"]) for m in state.history for r in m["rails"]]
-    laid += [(state.colour_names[c], *_ends(state, k)) for c, k in state.laid]
-    for colour, a, b in laid:
-        scratch.laid = []  # `lay` counts a turn's rails; here each stands alone
-        c = COLOUR_INDEX[colour]
-        sec = board.section(board.index[a], board.index[b])
-        assert sec is not None
-        out.append(lay(scratch, state.owner[c], c, sec))
-    return out
-
-
-def _ends(state: UndergroundPosition, sec: int) -> tuple[str, str]:
-    section = state.board.sections[sec]
-    return state.board.sid(section.a), state.board.sid(section.b)
+    """What each rail on the board scored when laid, in the view's `rails` order (the position
+    keeps them as it lays its rails: the view reads them, fresh lists of the same gains)."""
+    return [[dict(g) for g in gains] for gains in state.rail_gains]
 
 
 def breakdown(state: UndergroundPosition, gains: list[list[JSON]]) -> list[JSON]:
