@@ -388,8 +388,9 @@ def game_paths() -> JSON:
                 "description": "In the game's own form (Game.positions): at least `positions`, "
                 "[0] the set-up and [i] the position after the record's i-th move, each with "
                 "`scores`. Metro: each position's `routes` (as the view's); Metro X: after i "
-                "turns, the `sheets` and `lines` (as the view's). On the Underground: `rails` (every rail in the order laid, with "
-                "`gains`) and per position how many of them are down, the passenger, the "
+                "turns, the `sheets` and `lines` (as the view's). On the Underground: `rails` "
+                "(every rail in the order laid, with `gains`) and per position how many of them "
+                "are down, the passenger, the "
                 "face-up cards and the pile's size. 404 `no_positions` for a game without "
                 "them; a game not over is refused as its record is.",
                 "tags": ["games"],
