@@ -436,17 +436,19 @@ def test_metro_x_on_a_phone_shows_legible_stations_and_words(
     small = [w for w in sizes["words"] if w[1] < LEGIBLE_PX or w[2] < LEGIBLE_PX]
     assert not small, small
 
-    # A drag pans it.
+    # A two-finger drag pans it (one finger scrolls the page: test_metrox_phone.py).
     before = float(page.get_attribute(".mx-map", "viewBox").split()[0])
     box = page.locator(".mx-map").bounding_box()
     cdp = page.context.new_cdp_session(page)
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+
+    def fingers(kind: str, dx: float) -> None:
+        points = [{"x": x - 30 + dx, "y": y, "id": 1}, {"x": x + 30 + dx, "y": y, "id": 2}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    fingers("touchStart", 0)
     for k in range(1, 6):
-        cdp.send(
-            "Input.dispatchTouchEvent",
-            {"type": "touchMove", "touchPoints": [{"x": x + 20 * k, "y": y}]},
-        )
+        fingers("touchMove", 20 * k)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     settled(page)
     assert float(page.get_attribute(".mx-map", "viewBox").split()[0]) < before - 50
