@@ -28,9 +28,10 @@ VARIANTS = [
 
 
 def key(move_json: str) -> tuple[str, str]:
-    """(action, placement) of a Metro move's JSON, comparable across messages."""
+    """(action, placement) of a Metro move's JSON, comparable across messages (a listed move's
+    `preview` set aside)."""
     move = json.loads(move_json)
-    assert set(move) <= {"action", "placement"}, move
+    assert set(move) <= {"action", "placement", "preview"}, move
     return (move["action"], move.get("placement", ""))
 
 
