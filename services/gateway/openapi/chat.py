@@ -65,7 +65,7 @@ def chat_paths() -> JSON:
                 "tags": ["games"],
                 "security": SPECTATOR_OR_SEAT,
                 "parameters": [PLAYER_KEY],
-                "responses": responses(200, *ok, 403, 404, 429, 503),
+                "responses": responses(200, *ok, 400, 403, 404, 429, 503),
             },
             "post": {
                 "operationId": "sendChat",
