@@ -57,7 +57,25 @@ def _one(state: MetroXPosition, seat: int, move: Any) -> JSON:
     }
 
 
+# The previews of recent (sheet, card) pairs: within a turn every choice of any seat makes a new
+# version, and each seat's listing is asked again, but a seat's previews depend only on its own
+# sheet, the card and the lines taken in earlier turns, which the turn does not change.
+_KNOWN: dict[tuple[Any, ...], list[JSON | None]] = {}
+KNOWN_MAX = 4096
+
+
 def previews(state: Any, seat: int, moves: Sequence[Any]) -> list[JSON | None]:
     """One preview per move of `moves` (`seat`'s legal moves, in order); a pass has none to
-    show but the score, which it leaves as it is."""
-    return [_one(state, seat, move) for move in moves]
+    show but the score, which it leaves as it is. Shared with later calls: read, never change."""
+    s: MetroXPosition = state
+    key = (
+        s.m.id, s.card, s.first_taken, s.filled[seat], tuple(s.wins[seat]), s.done[seat],
+        s.btotal[seat], s.ttotal[seat], tuple(moves),
+    )  # fmt: skip
+    known = _KNOWN.get(key)
+    if known is None:
+        known = [_one(s, seat, move) for move in moves]
+        _KNOWN[key] = known
+        if len(_KNOWN) > KNOWN_MAX:
+            _KNOWN.pop(next(iter(_KNOWN)), None)  # the oldest (a thread may have dropped it)
+    return known
