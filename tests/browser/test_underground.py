@@ -41,6 +41,32 @@ def rules_query(base: str, query: dict[str, Any]) -> Any:
         return json.load(reply)
 
 
+def candidates_show_previews(page: Any, base: str, game: str) -> None:
+    """Each candidate rail on the map shows its legal move's preview points (the server's
+    `preview`, issue 31.2): the page works out no score itself."""
+    token = page.evaluate(
+        "(id) => JSON.parse(sessionStorage.getItem(`seat.${id}`) || "
+        "localStorage.getItem(`seat.${id}`)).token",
+        game,
+    )
+    request = urllib.request.Request(
+        f"{base}/api/games/{game}/legal", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        legal = json.load(reply)
+    assert str(legal["version"]) == page.get_attribute(CONTROLS, "data-version")
+    points = {
+        (m["colour"], m["a"], m["b"]): m["preview"]["points"]
+        for m in legal["moves"]
+        if m["step"] == "rail"
+    }
+    shown = page.locator(".ug-cand").all()
+    assert shown
+    for cand in shown:
+        key = tuple(str(cand.get_attribute(k)) for k in ("data-colour", "data-a", "data-b"))
+        assert int(str(cand.get_attribute("data-points"))) == points[key], key
+
+
 def wait_mine_or_over(page: Any, timeout_ms: int = 60_000) -> str:
     """Wait until the viewer must build or choose a way (and nothing is in flight), or the game
     is over; the phase."""
@@ -133,6 +159,7 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
 
     turns = 0
     routes = 0
+    previews_checked = 0
     shots = set()
     while True:
         phase = wait_mine_or_over(page)
@@ -164,6 +191,9 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
             page.locator(".ug-hint-btn").first.click()
             wait_settled(page, version)
             continue
+        if laid and previews_checked < 3 and page.locator(".ug-cand").count():
+            candidates_show_previews(page, gateway_process, game)
+            previews_checked += 1
         # One rail a turn, two on every third turn (the second from where the first ended).
         want = 2 if turns % 3 == 0 else 1
         if laid < want and lay_rail_by_clicking(page):
@@ -191,6 +221,7 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
                 f"() => Number(document.querySelector('.ug-map').dataset.scale) < {scale * 1.1}"
             )
     assert turns >= 8, f"only {turns} turns were played"
+    assert previews_checked, "no candidate rails were shown after a rail was laid"
 
     # The final scores shown (the breakdown's totals and the shell's list) are the API's.
     page.wait_for_selector("#after:not([hidden])")
