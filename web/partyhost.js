@@ -115,6 +115,13 @@ export class HostScreen {
     this.stream = new LiveStream(`${gamePath(this.id)}/events${chat}`, {
       token: this.token || null,
       onOpen: () => chat && this.#readFeed(), // the backlog, as it opens and after a break
+      // After the end the server keeps a ?chat=1 stream for the presets sent after it, then ends
+      // it: a finished game's stream is not opened again (it would end at once, again and again).
+      onDown: () => {
+        if (!this.ended) return;
+        this.stream?.close();
+        if (chat) this.#readFeed();
+      },
       onMessage: (message) => {
         let data = null;
         try {
@@ -124,6 +131,7 @@ export class HostScreen {
         }
         if (message.type === "chat") return this.#showFeed([data?.line]);
         if (message.type !== "message") return;
+        if (data?.status === "over") this.ended = true;
         if (data) this.events.push(data);
         clearTimeout(this.pending);
         this.pending = setTimeout(() => this.#refresh(), REFRESH_MS);
