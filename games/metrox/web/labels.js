@@ -216,7 +216,9 @@ export function layoutNames(v, index, pos, names, labelBoxes, widths, first = ne
       [p.x - w / 2, p.y + gap, "middle"], [p.x - w / 2, p.y - gap - h, "middle"],
     ];  // prettier-ignore
     const inSight = p.x >= vis.x && p.x <= vis.x + vis.w && p.y >= vis.y && p.y <= vis.y + vis.h;
-    const spot = inSight && spots.find(([x, y]) => !hits({ x0: x, y0: y, x1: x + w, y1: y + h }));
+    // A name cut by the map's edge cannot be read: only a spot wholly in sight will do.
+    const fits = (x, y) => x >= vis.x && y >= vis.y && x + w <= vis.x + vis.w && y + h <= vis.y + vis.h;
+    const spot = inSight && spots.find(([x, y]) => fits(x, y) && !hits({ x0: x, y0: y, x1: x + w, y1: y + h }));
     if (!spot) {
       el.setAttribute("visibility", "hidden");
       continue;
