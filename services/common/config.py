@@ -47,6 +47,8 @@ class Settings:
     # A finished game's `?chat=1` streams stay open this long after its end for chat lines
     # (a "gg" after the end shows live); other streams end with the game (issue 35).
     chat_after_end_s: int = 600
+    # The most a start spends settling deadlines that passed while no engine ran, before ready.
+    clock_catch_up_s: float = 5.0
 
     @property
     def archive(self) -> bool:
@@ -78,6 +80,7 @@ class Settings:
             database_url=_database_url(),
             archive_hold_s=max(60, _int("ARCHIVE_HOLD_S", 30 * 24 * 3600)),
             chat_after_end_s=max(0, _int("CHAT_AFTER_END_S", 600)),
+            clock_catch_up_s=max(0.0, float(os.environ.get("CLOCK_CATCH_UP_S", "5"))),
         )
 
 

@@ -94,7 +94,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     # Deadlines that passed while no engine ran are settled before this one says it is ready,
     # all of them (not one keeper batch, then the next a tick later); then the keeper's loop.
     clock_keeper = ClockKeeper(service)
-    await clock_keeper.catch_up()
+    await clock_keeper.catch_up(settings.clock_catch_up_s)
     watcher = asyncio.create_task(_watch_health(store, probe, health))
     keeper = asyncio.create_task(clock_keeper.run())  # deadlines, with or without browsers
     sweeper = asyncio.create_task(service.sweep_ratings())  # ended games not rated yet
