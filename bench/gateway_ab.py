@@ -85,10 +85,11 @@ def main() -> None:
                 f"gateway {r['cpu_ms_per_move'].get('gateway', float('nan')):.2f} engine "
                 f"{r['cpu_ms_per_move'].get('engine', float('nan')):.2f}  load "
                 f"{r['load_avg_1m_before']} -> {r['load_avg_1m_after']}  errors {r['errors']}",
+                file=sys.stderr,  # progress; stdout is the one JSON object
                 flush=True,
             )
             for error in r["first_errors"]:
-                print(f"    {name} error: {error}", flush=True)
+                print(f"    {name} error: {error}", file=sys.stderr, flush=True)
     summary = {
         name: {
             "root": str(root),

@@ -109,15 +109,27 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--maps", "paris,amsterdam", "--games", "1", "--level", "random"],
         {"bench", "level", "maps", "seconds"},
     ),
+    "legal_listing.py": (
+        ["--games", "1", "--rounds", "1", "--every", "20"],
+        {"game", "positions", "plain_us", "previewed_us", "plain_bytes", "previewed_bytes"},
+    ),
+    "gateway_ab.py": (
+        [
+            *("a=.", "b=.:threaded", "--rounds", "1", "--seconds", "1"),
+            *("--games", "2", "--warmup", "0", "--client-processes", "1"),
+        ],
+        {"sides", "load_avg_1m", "cpus", "seconds"},
+    ),
 }
+# Benches that measure a site already running: each has a test of its own below.
+AGAINST_A_SITE = {"upgrade_load.py"}
 
 
 def test_every_bench_has_a_smoke_case() -> None:
     """A new bench gets a case here, so that it cannot rot either."""
     found = {p.name for p in BENCH.glob("*.py")} - SUPPORT
-    assert found == set(CASES), (
-        f"benches without a case, or cases without a bench: {found ^ set(CASES)}"
-    )
+    cases = set(CASES) | AGAINST_A_SITE
+    assert found == cases, f"benches without a case, or cases without a bench: {found ^ cases}"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -139,3 +151,21 @@ def test_bench_prints_one_json_object(name: str) -> None:
     assert isinstance(out, dict), f"{name} printed {type(out).__name__}, not an object"
     missing = keys - out.keys()
     assert not missing, f"{name}: keys missing from its JSON: {sorted(missing)}"
+
+
+def test_upgrade_load_plays_through_a_command_against_a_running_gateway(
+    gateway_process: str,
+) -> None:
+    """bench/upgrade_load.py against a real gateway, its "upgrade" a command that changes
+    nothing: every request answered, every stream without a gap, one JSON object."""
+    proc = subprocess.run(
+        [
+            sys.executable, str(BENCH / "upgrade_load.py"), "--url", gateway_process,
+            "--streams", "2", "--pace", "0.1", "--after", "3", "--", "true",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=HUNG_S, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, f"upgrade_load failed:\n{proc.stdout[-2000:]}{proc.stderr[-4000:]}"
+    out = json.loads(proc.stdout)
+    assert out["failed"] == 0 and out["streams_with_gap_or_repeat"] == 0, out
+    assert out["command_status"] == 0 and out["requests"] > 0 and out["moves"] > 0, out
