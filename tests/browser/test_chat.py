@@ -113,10 +113,15 @@ def chat_gets(page: Any) -> tuple[list[str], list[Any]]:
         elif path.endswith("/events") and request not in opens:
             opens.append(request)
 
+    def answered(response: Any) -> None:
+        """A stream asked for just before this listener came, and answered after it, reopens
+        too: its answer is seen here (the page reads the chat once that answer came)."""
+        request = response.request
+        if request.url.split("?")[0].endswith("/events") and request not in opens:
+            opens.append(request)
+
     page.on("request", seen)
-    # A stream asked for just before this listener came, and answered after it, reopens too: its
-    # answer is seen here (the page reads the chat once that answer came, never before).
-    page.on("response", lambda response: seen(response.request))
+    page.on("response", answered)
     return gets, opens
 
 
