@@ -16,8 +16,14 @@ def code(error: grpc.RpcError) -> grpc.StatusCode:
     return error.code()  # type: ignore[no-any-return]
 
 
-def moves_of(legal: engine_pb2.ListLegalMovesResponse) -> list[dict[str, Any]]:
+def listed_of(legal: engine_pb2.ListLegalMovesResponse) -> list[dict[str, Any]]:
+    """The legal moves as listed: each with its `preview` where the game gives one."""
     return [json.loads(m) for m in legal.moves]
+
+
+def moves_of(legal: engine_pb2.ListLegalMovesResponse) -> list[dict[str, Any]]:
+    """The legal moves themselves, as a game records them (the listing's previews set aside)."""
+    return [{k: v for k, v in m.items() if k != "preview"} for m in listed_of(legal)]
 
 
 def choose(moves: list[dict[str, Any]], rng: random.Random, draw_rate: float) -> tuple[str, str]:

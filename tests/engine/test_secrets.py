@@ -19,7 +19,7 @@ from metro.v1 import engine_pb2
 
 from games.metro import CODES, INDEX, MetroRules, MetroState
 from games.metro.tiles import ROTATIONS, TILE_SET
-from tests.engine.helpers import choose, moves_of, record_of
+from tests.engine.helpers import choose, listed_of, record_of
 from tests.fixtures.engine import EngineClient, doc
 
 TILE = re.compile(r"[abcd]{4}")
@@ -125,7 +125,7 @@ def _check_event(event: engine_pb2.GameEvent, state: MetroState) -> None:
 def _check_legal(reply: engine_pb2.ListLegalMovesResponse, state: MetroState, seat: int) -> None:
     held = [state.drawn] if state.drawn >= 0 else list(state.hands[seat])
     shapes = {CODES[r] for t in held for r in ROTATIONS[t]}
-    moves = moves_of(reply)
+    moves = listed_of(reply)
     for move in moves:
         _strings(move)  # no secret key
         assert set(move) <= {"action", "placement", "preview"}
@@ -172,7 +172,7 @@ def test_nothing_hidden_leaves_the_engine(engine_client: EngineClient, rules: di
         except grpc.RpcError as err:
             assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
             assert not TILE.search(err.details() or "")
-        action, placement = choose(moves_of(legal), rng, 0.4)
+        action, placement = choose(listed_of(legal), rng, 0.4)
         view = c.move(game_id, tokens[seat], action, placement)
         received.append((view.version, seat, "answer", view))
 

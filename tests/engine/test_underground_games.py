@@ -18,7 +18,7 @@ import pytest
 
 import games
 from games.underground.map import load_map
-from tests.engine.helpers import code, moves_of, record_of
+from tests.engine.helpers import code, listed_of, record_of
 from tests.fixtures.engine import EngineClient, doc
 
 UNDERGROUND = games.get("underground")
@@ -190,7 +190,7 @@ def play_game(client: EngineClient, players: int, seed: int) -> dict[str, Any]:
 def steps_of(legal: Any) -> list[dict[str, Any]]:
     """The listed steps as a client sends them: each listed with its `preview` (what it would
     score and change, issue 31.2), which is no part of the step."""
-    steps = moves_of(legal)
+    steps = listed_of(legal)
     for m in steps:
         assert set(m.pop("preview")) == {"points", "tokens", "gained"}, m
     return steps
