@@ -325,8 +325,13 @@ def test_metro_x_and_the_underground_take_moves_from_the_keyboard(
     # End the building; the AI's rails since then are outlined and carry its symbol.
     page.wait_for_selector(".ug-controls[data-busy='false'] .ug-stop:not([disabled])")
     focus_by_tab(page, ".ug-stop")
+    version = page.get_attribute(".ug-controls", "data-version")
     page.keyboard.press("Enter")
-    page.wait_for_selector(".ug-controls[data-phase='route'], .ug-controls[data-phase='watch']")
+    # The stop was taken: the page shows a later version (then a route to choose, the AI's
+    # turn, or, the AI being quick, already the next building turn).
+    page.wait_for_function(
+        "(v) => document.querySelector('.ug-controls').dataset.version !== v", arg=version
+    )
     page.wait_for_selector(
         ".ug-controls[data-phase='build'], .ug-controls[data-phase='route']", timeout=60_000
     )
