@@ -140,14 +140,32 @@ class ProgressBar:
 def table(rows: list[dict[str, Any]]) -> str:
     solo = bool(rows) and "wins" not in rows[0]
     if solo:
-        head: tuple[str, ...] = ("entrant", "games", "mean score", "ms/move")
+        head: tuple[str, ...] = ("entrant", "games", "mean score", "ms/move", "p95 ms")
     else:
-        head = ("entrant", "games", "wins", "win %", "95% CI", "mean score", "margin", "ms/move")
+        head = (
+            "entrant",
+            "games",
+            "wins",
+            "win %",
+            "95% CI",
+            "mean score",
+            "margin",
+            "ms/move",
+            "p95 ms",
+        )
     lines: list[tuple[str, ...]] = []
     for r in rows:
         score = f"{r['mean_score']:.1f} ± {r['score_ci95']:.1f}"
         if solo:
-            lines.append((r["entrant"], str(r["games"]), score, f"{r['ms_per_move']:.1f}"))
+            lines.append(
+                (
+                    r["entrant"],
+                    str(r["games"]),
+                    score,
+                    f"{r['ms_per_move']:.1f}",
+                    f"{r['p95_ms']:.0f}",
+                )
+            )
             continue
         lines.append(
             (
@@ -159,6 +177,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 score,
                 f"{r['mean_margin']:+.1f}",
                 f"{r['ms_per_move']:.1f}",
+                f"{r['p95_ms']:.0f}",
             )
         )
     widths = [max(len(x) for x in col) for col in zip(head, *lines, strict=True)]

@@ -56,6 +56,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
         players[e] = (level.make(), budget)
     think = [0.0] * n
     moves = [0] * n
+    move_ms: list[list[float]] = [[] for _ in range(n)]  # each decision's time, for the p95
     while not state.is_over:
         chosen = []
         for seat in state.to_move():  # all decide on the same position, then all apply
@@ -64,7 +65,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
             info = InfoSet.from_state(state, seat)
             seed = derive_seed(deal_seed, task.rotation, seat, moves[seat])
             result = player.search(info, seed, budget)
-            think[seat] += time.perf_counter() - t0
+            took = time.perf_counter() - t0
+            think[seat] += took
+            move_ms[seat].append(round(1000 * took, 1))
             moves[seat] += 1
             chosen.append((seat, result.best if result.moves else None))
         for seat, move in chosen:
@@ -82,6 +85,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
         "winners": list(outcome.winners),
         "think_s": think,
         "moves": moves,
+        "move_ms": move_ms,
     }
 
 
@@ -183,6 +187,15 @@ def mean_ci(xs: Sequence[float], z: float = 1.96) -> tuple[float, float]:
     return (m, z * sd / math.sqrt(n))
 
 
+def percentile(xs: Sequence[float], q: float) -> float:
+    """The q-quantile of xs by the nearest rank (0.0 for none): a level's time per move is held
+    to its budget at the 95th percentile, not on average."""
+    if not xs:
+        return 0.0
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
 def entrant_names(specs: Sequence[str]) -> list[str]:
     """Display names, numbered when the same spec plays more than once."""
     return [f"{s}#{i + 1}" if specs.count(s) > 1 else s for i, s in enumerate(specs)]
@@ -199,6 +212,7 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
         scores: list[float] = []
         margins: list[float] = []
         think, moves = 0.0, 0
+        times: list[float] = []
         for r in results:
             for seat, who in enumerate(r["entrants"]):
                 if who != e:
@@ -211,6 +225,7 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
                 margins.append(score - max(others) if others else 0.0)
                 think += r["think_s"][seat]
                 moves += r["moves"][seat]
+                times.extend(r.get("move_ms", [[]] * len(r["entrants"]))[seat])
         n = len(scores)
         mean, half = mean_ci(scores)
         row: dict[str, Any] = {"entrant": name, "games": n}
@@ -224,6 +239,10 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
         row.update(mean_score=round(mean, 2), score_ci95=round(half, 2))
         if not solo:
             row["mean_margin"] = round(sum(margins) / n, 2) if n else 0.0
-        row.update(ms_per_move=round(1000 * think / moves, 1) if moves else 0.0, moves=moves)
+        row.update(
+            ms_per_move=round(1000 * think / moves, 1) if moves else 0.0,
+            p95_ms=percentile(times, 0.95),
+            moves=moves,
+        )
         out.append(row)
     return out

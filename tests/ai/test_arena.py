@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from services.ai.arena import main
-from services.ai.tournament import scale_spec, tasks, wilson
+from services.ai.tournament import percentile, scale_spec, tasks, wilson
 
 
 def test_arena_plays_seeded_games_with_seats_swapped(
@@ -27,6 +27,17 @@ def test_arena_plays_seeded_games_with_seats_swapped(
     rows = {r["entrant"]: r for r in report["entrants"]}
     assert rows["medium"]["wins"] + rows["random"]["wins"] == 4
     assert rows["medium"]["mean_score"] > rows["random"]["mean_score"]
+    # A level's time per move is held to its budget at the 95th percentile: every decision's
+    # time is kept, and the row's p95 is theirs by the nearest rank.
+    medium_ms = [
+        ms
+        for r in report["results"]
+        for seat, who in enumerate(r["entrants"])
+        if who == 0
+        for ms in r["move_ms"][seat]
+    ]
+    assert len(medium_ms) == rows["medium"]["moves"]
+    assert rows["medium"]["p95_ms"] == percentile(medium_ms, 0.95)
     # Each deal is played from both sides.
     seats = {(r["deal"], tuple(r["entrants"])) for r in report["results"]}
     assert seats == {(0, (0, 1)), (0, (1, 0)), (1, (0, 1)), (1, (1, 0))}
@@ -74,7 +85,15 @@ def test_arena_compares_solo_players_by_mean_score(
     assert main(["medium", "random", "--game", "metrox", "--players", "1", "--games", "4",
                  "--jobs", "1", "--json", str(out)]) == 0  # fmt: skip
     header = capsys.readouterr().out.splitlines()[0].split()
-    assert header == ["entrant", "games", "mean", "score", "ms/move"]  # no wins when alone
+    assert header == [
+        "entrant",
+        "games",
+        "mean",
+        "score",
+        "ms/move",
+        "p95",
+        "ms",
+    ]  # no wins when alone
     report = json.loads(out.read_text())
     assert report["solo"] and report["rules"]["players"] == 1 and report["games"] == 4
     # Every entrant plays every deal alone.
@@ -97,6 +116,8 @@ def test_rotations_and_intervals() -> None:
     low, high = wilson(90, 100)
     assert 0.82 < low < 0.9 < high < 0.95
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+    assert percentile(list(range(1, 101)), 0.95) == 95 and percentile([7.0], 0.95) == 7.0
+    assert percentile([], 0.95) == 0.0
 
 
 def test_arena_sprt_stops_as_soon_as_it_is_decided(
