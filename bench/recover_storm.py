@@ -3,7 +3,8 @@
     .venv/bin/python bench/recover_storm.py [--addresses 100] [--tries 10] [--seconds 20]
                                             [--at-once N]
 
-Each check of a recovery code is a slow hash in the engine (PBKDF2, services/engine/players.py),
+Each check of a recovery code is a slow hash in the engine (PBKDF2,
+services/engine/players/players.py),
 limited per address (10 a minute); the gateway checks at most RECOVER_AT_ONCE codes at once
 over every gateway (services/gateway/limits.py). Starts Redis, the engine and a gunicorn gateway
 (bench/gateway.py's stack, behind one trusted proxy so that each simulated address counts as

@@ -54,7 +54,7 @@ from services.common.config import DEFAULT_GATEWAY_THREADS  # noqa: E402
 
 OPEN_AT_ONCE = 200  # streams being opened at one time by the client
 # An event message (never `event: view`): its id line, then its JSON, whose first fields are
-# the event id, the game id and the version (services/engine/messages.py game_event).
+# the event id, the game id and the version (services/engine/core/messages.py game_event).
 EVENT_VERSION = re.compile(rb'(?:^|\n)id: [^\n]*\ndata: \{"event_id":"[^"]*","game_id":"[^"]*",'
                            rb'"version":([0-9]+)')  # fmt: skip
 
@@ -243,8 +243,9 @@ def start_stack(stack: ExitStack, workers: int, threads: int) -> tuple[str, int,
     spawn("engine", [sys.executable, "-m", "services.engine"],
           lambda: check_grpc(f"127.0.0.1:{engine_port}", timeout=1.0))  # fmt: skip
     url = f"http://127.0.0.1:{gateway_port}"
-    spawn("gateway", gateway_argv(sys.executable),
-          lambda: check_http(url + "/", timeout=2.0))  # fmt: skip (no AI: /healthz says 503)
+    spawn(
+        "gateway", gateway_argv(sys.executable), lambda: check_http(url + "/", timeout=2.0)
+    )  # fmt: skip (no AI: /healthz says 503)
     return url, pids["gateway"], redis.url, str(tmp / "logs" / "gateway.log")
 
 

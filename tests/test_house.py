@@ -194,3 +194,37 @@ def test_the_checker_sees_a_circle_hidden_behind_type_checking(tmp_path: Path) -
     assert graph["p.sub.e"] == {"p.sub.d"}
     assert import_circles(graph) == [["p.a", "p.b"]]
     assert import_circles({"x.a": {"x.b"}, "x.b": set()}) == []
+
+
+# The engine's sub-packages by concern, lowest first: each may import those before it, never one
+# after it (docs/engine.md, "Where the code is"). The process and the servicer sit above them all.
+ENGINE_FLOORS = ("core", "players", "play", "bots", "daily")
+
+
+def test_the_engine_packages_import_only_downwards() -> None:
+    graph = import_graph()
+    floor = {name: i for i, name in enumerate(ENGINE_FLOORS)}
+    engine_dir = ROOT / "services" / "engine"
+    packages = {p.name for p in engine_dir.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(ENGINE_FLOORS), f"an engine package is not on a floor: {packages}"
+    flat = {p.stem for p in engine_dir.glob("*.py")}
+    assert flat == {"__init__", "__main__", "server", "service"}, (
+        f"engine modules outside the packages by concern: {flat}"
+    )
+
+    def floor_of(module: str) -> int | None:
+        parts = module.split(".")
+        if parts[:2] != ["services", "engine"] or len(parts) < 4:
+            return None
+        return floor[parts[2]]
+
+    upward = sorted(
+        f"{m} -> {d}"
+        for m, deps in graph.items()
+        if (here := floor_of(m)) is not None
+        for d in deps
+        if (there := floor_of(d)) is not None and there > here
+    )
+    assert not upward, "engine imports from a lower package to a higher one:\n" + "\n".join(upward)
+    servicer = {d for d in graph["services.engine.service"] if d.startswith("services.engine.")}
+    assert any(floor_of(d) == floor["daily"] for d in servicer)  # the checker sees the packages

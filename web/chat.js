@@ -1,4 +1,4 @@
-// Chat at the table (issue 35 item 2; the server's rules: services/engine/chat.py). A player's
+// Chat at the table (issue 35 item 2; the server's rules: services/engine/play/chat.py). A player's
 // token writes and reads the players' room; a spectator (no token) the spectators' room: the
 // server picks the room from the token, this page only shows what it is given. Lines are data:
 // every piece is set with textContent, never as HTML, and a link stays plain text. A mute is

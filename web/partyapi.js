@@ -38,7 +38,7 @@ export function saveHostToken(id, token) {
   }
 }
 
-/** A refusal in the page's words (the codes of services/engine/party.py). */
+/** A refusal in the page's words (the codes of services/engine/play/party.py). */
 export function partyError(err) {
   const known = {
     party_not_found: "party.error_not_found",

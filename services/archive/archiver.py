@@ -1,6 +1,7 @@
 """The archiver: moves finished games from Redis into PostgreSQL, exactly once, losing none.
 
-It reads the engine's archive outboxes (services/engine/archive_outbox.py) in the consumer group
+It reads the engine's archive outboxes (services/engine/core/archive_outbox.py) in the consumer
+group
 "archivers", so any number of archivers share the work as the AI workers share bot turns. For
 each entry, in this order:
   1. read the game from Redis (gather.py) and write it in ONE PostgreSQL transaction whose
@@ -38,12 +39,9 @@ from redis.exceptions import ResponseError
 
 from services.archive.gather import NotReady, done_analysis, gather, room_lines
 from services.archive.writes import archived, write_analysis, write_chat, write_game
-from services.engine.analysis import analysis_key
-from services.engine.archive_outbox import ARCHIVE_GROUP, ARCHIVE_STREAMS
-from services.engine.chat import ROOMS, room_key
-from services.engine.outbox_groups import create_groups, group_lost
-from services.engine.ratings import changes_key
-from services.engine.store import (
+from services.engine.core.archive_outbox import ARCHIVE_GROUP, ARCHIVE_STREAMS
+from services.engine.core.outbox_groups import create_groups, group_lost
+from services.engine.core.store import (
     STORAGE_ERRORS,
     GameStore,
     answers_key,
@@ -52,6 +50,9 @@ from services.engine.store import (
     game_key,
     pending_key,
 )
+from services.engine.play.analysis import analysis_key
+from services.engine.play.chat import ROOMS, room_key
+from services.engine.players.ratings import changes_key
 
 log = logging.getLogger("metro.archive")
 

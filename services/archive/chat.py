@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 ROOM = "players"
-MAX_LINES = 200  # as a room keeps (services/engine/chat.py ROOM_MAXLEN): the newest
+MAX_LINES = 200  # as a room keeps (services/engine/play/chat.py ROOM_MAXLEN): the newest
 
 
 def _id_key(line_id: str) -> tuple[int, int]:

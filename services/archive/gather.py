@@ -18,12 +18,12 @@ import orjson
 
 import games
 from services.archive.chat import ROOM, from_room
-from services.engine.analysis import analysis_key
-from services.engine.chat import room_key
-from services.engine.meta import AI, GameMeta
-from services.engine.players import ai_player, player_key, table_key
-from services.engine.ratings import changes_key, done_key
-from services.engine.store import GameStore
+from services.engine.core.meta import AI, GameMeta
+from services.engine.core.store import GameStore
+from services.engine.play.analysis import analysis_key
+from services.engine.play.chat import room_key
+from services.engine.players.players import ai_player, player_key, table_key
+from services.engine.players.ratings import changes_key, done_key
 
 RATING_SCALE = 100  # ratings are kept as int2 hundredths (migrations/0001)
 INT2 = 32767

@@ -1,8 +1,9 @@
 """Game and player ids as the archive stores them: bytes, not text (migrations/0001: the same
 rule as its SQL functions metro_id / metro_id_text).
 
-A game id is 16 base64url characters (services/engine/shards.py) and a player id 12
-(services/engine/players.py): their 12 and 9 bytes. Any other text is kept as a zero byte and
+A game id is 16 base64url characters (services/engine/core/shards.py) and a player id 12
+(services/engine/players/players.py): their 12 and 9 bytes. Any other text is kept as a zero
+byte and
 its UTF-8 (two zero bytes when that would be 9 or 12 bytes long), so the forms never collide.
 """
 

@@ -1,4 +1,4 @@
-"""What the engine and the gateway agree on about party tables (services/engine/party.py): the
+"""What the engine and the gateway agree on about party tables (services/engine/play/party.py): the
 join code's shape, and which games can have one. Pure: no I/O.
 
 Codes: 6 characters from 19 that are hard to mistake for each other on a screen or by ear (no

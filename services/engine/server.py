@@ -21,11 +21,11 @@ from services.common.config import Settings
 from services.common.grpc_server import aio_server, serve_health_http
 from services.common.grpc_util import SERVER_OPTIONS
 from services.common.redis_url import redacted
-from services.engine.bots import POLL_SLICE_MS, BotQueue
+from services.engine.bots.bots import POLL_SLICE_MS, BotQueue
+from services.engine.core.storage_gate import PROBE_INTERVAL_S, PROBE_TIMEOUT_S
+from services.engine.core.store import STORAGE_ERRORS, GameStore, connect, probe_client
+from services.engine.core.timeouts import ClockKeeper
 from services.engine.service import WATCH_SLICE_MS, EngineService, close_quietly
-from services.engine.storage_gate import PROBE_INTERVAL_S, PROBE_TIMEOUT_S
-from services.engine.store import STORAGE_ERRORS, GameStore, connect, probe_client
-from services.engine.timeouts import ClockKeeper
 
 log = logging.getLogger("metro.engine")
 

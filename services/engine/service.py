@@ -32,32 +32,32 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common.config import BotSettings, Settings
 from services.common.grpc_util import REPLAYED_METADATA
-from services.engine.analysis import Analyses
-from services.engine.away import Away
-from services.engine.bot_accounts import BotAccounts
-from services.engine.bot_calls import BotCalls
-from services.engine.bots import BotQueue
-from services.engine.chat import Chat
-from services.engine.daily import DailyBook
-from services.engine.daily_calls import DailyCalls
-from services.engine.edge import Edge
-from services.engine.follows import Follows
-from services.engine.invitations import Invitations
-from services.engine.ladder import Ladder, Pauses
-from services.engine.lobby import Lobby
-from services.engine.moves import Moves
-from services.engine.offers import StopOffers
-from services.engine.party import Parties
-from services.engine.player_calls import PlayerCalls
-from services.engine.player_feed import Feed
-from services.engine.players import Players
-from services.engine.rating_calls import Ratings
-from services.engine.ratings import RatingBook
-from services.engine.rematch import Offers
-from services.engine.rematch_calls import Rematches
-from services.engine.store import GameStore
-from services.engine.tables import Tables
-from services.engine.watching import WATCH_SLICE_MS, Watching
+from services.engine.bots.bot_calls import BotCalls
+from services.engine.bots.bots import BotQueue
+from services.engine.bots.ladder import Ladder, Pauses
+from services.engine.core.edge import Edge
+from services.engine.core.store import GameStore
+from services.engine.core.tables import Tables
+from services.engine.daily.daily import DailyBook
+from services.engine.daily.daily_calls import DailyCalls
+from services.engine.play.analysis import Analyses
+from services.engine.play.away import Away
+from services.engine.play.chat import Chat
+from services.engine.play.lobby import Lobby
+from services.engine.play.moves import Moves
+from services.engine.play.offers import StopOffers
+from services.engine.play.party import Parties
+from services.engine.play.rematch import Offers
+from services.engine.play.rematch_calls import Rematches
+from services.engine.play.watching import WATCH_SLICE_MS, Watching
+from services.engine.players.bot_accounts import BotAccounts
+from services.engine.players.follows import Follows
+from services.engine.players.invitations import Invitations
+from services.engine.players.player_calls import PlayerCalls
+from services.engine.players.player_feed import Feed
+from services.engine.players.players import Players
+from services.engine.players.rating_calls import Ratings
+from services.engine.players.ratings import RatingBook
 
 __all__ = ["WATCH_SLICE_MS", "EngineService", "close_quietly"]
 
@@ -364,14 +364,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         async for event in self.feed.watch(request, context):  # (gRPC wants a generator)
             yield event
 
-    async def GetLadder(
-        self, request: engine_pb2.LadderRequest, context: Ctx
-    ) -> engine_pb2.Ladder:
+    async def GetLadder(self, request: engine_pb2.LadderRequest, context: Ctx) -> engine_pb2.Ladder:
         return await self.edge.unary(context, lambda: self.ladder.get_call(context))
 
-    async def SetLadder(
-        self, request: engine_pb2.LadderRequest, context: Ctx
-    ) -> engine_pb2.Ladder:
+    async def SetLadder(self, request: engine_pb2.LadderRequest, context: Ctx) -> engine_pb2.Ladder:
         return await self.edge.unary(context, lambda: self.ladder.set_call(request, context))
 
     async def SetFollow(
@@ -383,7 +379,6 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.FollowRequest, context: Ctx
     ) -> engine_pb2.Follows:
         return await self.edge.unary(context, lambda: self.follows.get_call(context))
-
 
     # ---- post-game analysis (analysis.py) ----------------------------------------------
 
@@ -414,6 +409,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self.edge.unary(
             context, lambda: self.analyses.report(request, self.edge.caller(context))
         )
+
 
 async def close_quietly(client: aioredis.Redis) -> None:
     with contextlib.suppress(Exception):

@@ -27,7 +27,7 @@ bp = Blueprint("archive", __name__, url_prefix="/api")
 
 HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX = 20, 100
 RETRY_AFTER_S = 5
-PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{12}")  # services/engine/players.py makes them
+PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{12}")  # services/engine/players/players.py makes them
 
 
 def install(app: Flask, url: str | None) -> None:

@@ -1,9 +1,10 @@
 """An archived game answered in the live game's shapes: the view is rebuilt by replaying the
 stored record through the rules core and composing it exactly as the engine does
-(`services.engine.messages.game_view`), so a link to a finished game answers the same JSON after
-its live copy in Redis has expired.
+(`services.engine.core.messages.game_view`), so a link to a finished game answers the same JSON
+after its live copy in Redis has expired.
 
-Who may read what is today's rule (services/engine/access.py): a finished game's view, record and
+Who may read what is today's rule (services/engine/core/access.py): a finished game's view,
+record and
 analysis are public, except a private game's (a daily attempt's), which are its seat's alone. The
 archive keeps no seat tokens, so here the seat's player proves it with its device key
 (`X-Player-Key`, looked up by the engine) or with the seat's token when the archive kept its hash.
@@ -21,8 +22,8 @@ from metro.v1 import engine_pb2
 import games
 from services.archive.reads import Archive, ArchivedGame, ArchiveUnavailable, public_seat
 from services.common.auth import token_hash
-from services.engine import messages
-from services.engine.meta import GameMeta, SeatInfo
+from services.engine.core import messages
+from services.engine.core.meta import GameMeta, SeatInfo
 from services.gateway.calls import bearer_token, clients, rpc
 from services.gateway.errors import ApiError
 from services.gateway.http_kit import KEY_HEADER, KEY_SHAPE
@@ -146,7 +147,7 @@ def _archived(game_id: str, missing: ApiError) -> tuple[ArchivedGame, int | None
 def archived_view(game_id: str, missing: ApiError) -> engine_pb2.GameView:
     """The view of an archived game: the seat's own when its token proves it, else the public
     one; a private game's (a daily attempt's: it shows the day's cards) is its seat's alone, as
-    it is live (services/engine/access.py check_private)."""
+    it is live (services/engine/core/access.py check_private)."""
     game, seat = _archived(game_id, missing)
     return view(game, seat)
 

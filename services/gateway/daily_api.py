@@ -1,6 +1,6 @@
 """The daily puzzle over HTTP (docs/api-players.md, "The daily puzzle"; issue 23): today's
 puzzle, an attempt (scored today, practice on an earlier day), a day's results. Each endpoint
-makes one engine call (services/engine/daily_calls.py) and answers its document.
+makes one engine call (services/engine/daily/daily_calls.py) and answers its document.
 
 The caller's player is its `X-Player-Key` (optional when reading, required to play). Which games
 offer a daily puzzle is theirs to say (`Game.daily_rules`), so nothing here names one.

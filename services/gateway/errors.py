@@ -107,7 +107,7 @@ def explain_field(err: ApiError) -> None:
     err.extra["reason"], err.extra["params"] = given or reason, params
 
 
-STORE_RETRY_AFTER_S = 1  # the engine's storage gate (services/engine/storage_gate.py)
+STORE_RETRY_AFTER_S = 1  # the engine's storage gate (services/engine/core/storage_gate.py)
 ENGINE_RETRY_AFTER_S = 60  # the engine's own attempt counters are per minute
 
 _BY_STATUS: dict[grpc.StatusCode, tuple[int, str]] = {

@@ -35,7 +35,7 @@ REASONS = (
     "wrong_seat_count",
 )
 
-MAX_NAME = 40  # the engine's limit on a seat's name (services/engine/validation.py)
+MAX_NAME = 40  # the engine's limit on a seat's name (services/engine/core/validation.py)
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _MISSING = object()
 _OBJECTS = {"rules", "clock", "body"}

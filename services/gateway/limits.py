@@ -12,7 +12,8 @@
   slots are a Redis sorted set per game and per client whose members expire by themselves, so a
   gateway that dies holding one frees it within a hint's deadline; without Redis, per process.
 - **Recovery codes at once**: checking a recovery code costs the engine a slow hash (PBKDF2,
-  100,000 rounds, services/engine/players.py), so a per-address rate alone lets many addresses
+  100,000 rounds, services/engine/players/players.py), so a per-address rate alone lets many
+  addresses
   together take the engine's cores (100 addresses at 10 tries a minute raised legal-move p99 from
   96 to 372 ms). Over every gateway at most `RECOVER_AT_ONCE` codes (default 1: one core's
   worth) are checked at once (the same expiring Redis slots as hints; without Redis, per

@@ -1,4 +1,4 @@
-"""Party tables over HTTP (services/engine/party.py holds the rules of them):
+"""Party tables over HTTP (services/engine/play/party.py holds the rules of them):
 
   POST /api/games with "party": true   a table people join by code (games_api -> party_create.py)
   POST /api/join/{code}                take a seat by code: {"game_id", "seat", "token"}

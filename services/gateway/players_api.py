@@ -25,8 +25,8 @@ bp = Blueprint("players", __name__, url_prefix="/api")
 GAMES_LIMIT_DEFAULT, GAMES_LIMIT_MAX = 20, 100
 BOARD_LIMIT_MAX = 200
 MAX_OFFSET = 10_000
-# A recovery code's shape (services/engine/players.py checks its alphabet): spaces and dashes
-# anywhere, then this many letters and digits.
+# A recovery code's shape (services/engine/players/players.py checks its alphabet): spaces and
+# dashes anywhere, then this many letters and digits.
 CODE_LENGTH = 10
 _CODE_SEPARATORS = re.compile(r"[\s-]")
 _CODE_SHAPE = re.compile(rf"[0-9A-Za-z]{{{CODE_LENGTH}}}")

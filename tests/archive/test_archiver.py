@@ -10,8 +10,8 @@ import redis
 from games.compact import decode_record
 from services.archive.ids import pack_id
 from services.common.postgres_server import PostgresServer
-from services.engine.archive_outbox import ARCHIVE_STREAMS
-from services.engine.ratings import ratings_key
+from services.engine.core.archive_outbox import ARCHIVE_STREAMS
+from services.engine.players.ratings import ratings_key
 from tests.archive.helpers import (
     archived_count,
     finish,

@@ -13,8 +13,8 @@ import redis
 from metro.v1 import engine_pb2
 
 from services.common.postgres_server import PostgresServer
-from services.engine.archive_outbox import ARCHIVE_STREAMS
-from services.engine.ratings import done_key
+from services.engine.core.archive_outbox import ARCHIVE_STREAMS
+from services.engine.players.ratings import done_key
 from tests.archive.helpers import archived_count, finish, new_player, start_rated_game, wait_for
 from tests.fixtures.engine import EngineClient
 from tests.fixtures.postgres import TEMPLATE, fresh_database

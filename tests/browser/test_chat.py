@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from services.engine.chat import RATE_LINES
+from services.engine.play.chat import RATE_LINES
 from tests.browser.conftest import Tab
 from tests.browser.test_two_players import start_two, token_of
 from tests.fixtures.waits import assert_stays

@@ -12,8 +12,8 @@ import grpc
 from metro.v1 import engine_pb2
 
 import games
-from services.engine.shards import TAGS, shard_of, slot_of
-from services.engine.store import events_key, game_key, index_key
+from services.engine.core.shards import TAGS, shard_of, slot_of
+from services.engine.core.store import events_key, game_key, index_key
 from tests.engine.helpers import code, moves_of
 from tests.fixtures.engine import EngineClient, doc
 from tests.fixtures.redis_cluster import Node, RedisClusterProcesses

@@ -10,8 +10,8 @@ import time
 import grpc
 from metro.v1 import engine_pb2
 
-from services.engine.shards import shard_of
-from services.engine.store import clocks_key
+from services.engine.core.shards import shard_of
+from services.engine.core.store import clocks_key
 from tests.cluster.helpers import node_of
 from tests.fixtures.engine import RunningEngine, doc, metro_seats
 from tests.fixtures.redis_cluster import RedisClusterProcesses

@@ -18,7 +18,7 @@ from redis.retry import Retry
 
 from services.common import redis_url
 from services.common.redis_server import RedisServer
-from services.engine import store
+from services.engine.core import store
 from tests.cluster.conftest import FAILOVER_ENV
 from tests.cluster.helpers import check_finished, play_out_any
 from tests.fixtures.engine import doc

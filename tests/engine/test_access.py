@@ -1,4 +1,4 @@
-"""Which seat a caller acts or looks as (services/engine/access.py), as two typed functions:
+"""Which seat a caller acts or looks as (services/engine/core/access.py), as two typed functions:
 `seat_of` -> int for a call that acts for a seat (a spectator is refused), `seat_if_any` ->
 int | None for a read anyone may make. The same answers the old `seat_of(required=...)` gave,
 without an `assert seat is not None` after each call.
@@ -18,9 +18,9 @@ import pytest
 
 from services.common.auth import token_hash
 from services.common.grpc_util import ServiceError
-from services.engine import access
-from services.engine.access import Caller, own_seat, seat_if_any, seat_of
-from services.engine.meta import AI, HUMAN, GameMeta, SeatInfo
+from services.engine.core import access
+from services.engine.core.access import Caller, own_seat, seat_if_any, seat_of
+from services.engine.core.meta import AI, HUMAN, GameMeta, SeatInfo
 
 GAME = "g1"
 ADA, BOB = "ada-token-0123456789", "bob-token-0123456789"

@@ -1,4 +1,4 @@
-"""The engine's side of post-game analysis (services/engine/analysis.py) on a real engine and
+"""The engine's side of post-game analysis (services/engine/play/analysis.py) on a real engine and
 Redis, the test standing in for an AI worker (no AI process here): who may ask, the queue, the
 lease held by one worker, progress, a bad result refused, the result kept and never queued twice.
 """
@@ -15,7 +15,7 @@ import redis
 from metro.v1 import engine_pb2
 
 from services.common.grpc_util import bearer, error_details
-from services.engine.analysis import MAX_QUEUED, QUEUE_KEY
+from services.engine.play.analysis import MAX_QUEUED, QUEUE_KEY
 from tests.fixtures.engine import EngineClient
 
 

@@ -14,7 +14,7 @@ import redis
 from metro.v1 import engine_pb2
 
 from services.common.grpc_util import bearer
-from services.engine import chat
+from services.engine.play import chat
 from tests.fixtures.engine import EngineClient, RunningEngine
 
 TIMEOUT = 10.0

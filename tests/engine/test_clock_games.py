@@ -16,10 +16,10 @@ from metro.v1 import engine_pb2
 import games
 from services.common.config import Settings
 from services.common.grpc_util import bearer, error_details
-from services.engine.bots import BotQueue
+from services.engine.bots.bots import BotQueue
+from services.engine.core.store import GameStore, connect
+from services.engine.core.timeouts import KEEPER_BATCH, ClockKeeper
 from services.engine.service import EngineService
-from services.engine.store import GameStore, connect
-from services.engine.timeouts import KEEPER_BATCH, ClockKeeper
 from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
 from tests.fixtures.waits import wait_until
 
@@ -262,7 +262,6 @@ def test_a_seat_leaving_mid_turn_makes_the_choices_made_final(
     c.move(game_id, tokens[2], json.loads(c.legal(game_id, tokens[2]).moves[0]))
     after = doc(c.view(game_id))
     assert after["turn_index"] == start_turn + 1 and sorted(after["to_move"]) == [0, 2]
-
 
 
 def test_deadlines_that_passed_while_the_engine_was_down_are_settled_before_it_is_ready(

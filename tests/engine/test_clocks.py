@@ -1,10 +1,11 @@
-"""The clock arithmetic (services/engine/clocks.py), with the time passed in as a test clock."""
+"""The clock arithmetic (services/engine/core/clocks.py), with the time passed in as a test
+clock."""
 
 from __future__ import annotations
 
 import pytest
 
-from services.engine.clocks import Clock, ClockError, ClockRules
+from services.engine.core.clocks import Clock, ClockError, ClockRules
 
 REAL = ClockRules.parse({"mode": "realtime", "move_s": 30, "bank_s": 180})
 POST = ClockRules.parse({"mode": "correspondence", "move_s": 86400})

@@ -1,4 +1,5 @@
-"""The daily puzzle's book on a real Redis (services/engine/daily.py): a finished attempt counts
+"""The daily puzzle's book on a real Redis (services/engine/daily/daily.py): a finished attempt
+counts
 once however often it is reported, one scored attempt per player and day, the secret is made once
 and shared, the deal depends on the secret and the day, and streaks count days in a row."""
 
@@ -16,8 +17,8 @@ import games
 from games.metrox import maps
 from games.metrox.state import MetroXState
 from services.common.grpc_util import ServiceError
-from services.engine import daily
-from services.engine.daily import DailyBook
+from services.engine.daily import daily
+from services.engine.daily.daily import DailyBook
 from tests.fixtures.redis import DIRECT_DB
 
 DAY = dt.date(2026, 12, 3)
@@ -79,7 +80,9 @@ def test_one_scored_attempt_a_day_and_a_failed_start_frees_it(redis_url: str) ->
     # The claimed attempt's marker (when it was reserved too); the refused one's and, once
     # unreserved, the freed one's are gone: a refused start leaves nothing behind.
     assert markers == [
-        {"kind": "metrox", "date": "2026-12-03", "player": "p1", "at_ms": 1234}, None, None
+        {"kind": "metrox", "date": "2026-12-03", "player": "p1", "at_ms": 1234},
+        None,
+        None,
     ]
 
 

@@ -17,9 +17,9 @@ import redis
 import redis.asyncio as aioredis
 from metro.v1 import engine_pb2
 
-from services.engine.players import RECOVER_PER_MINUTE, normal_code
-from services.engine.ratings import Rating, RatingBook, new_ratings, ranks
-from services.engine.rematch import Offers, rotated
+from services.engine.play.rematch import Offers, rotated
+from services.engine.players.players import RECOVER_PER_MINUTE, normal_code
+from services.engine.players.ratings import Rating, RatingBook, new_ratings, ranks
 from tests.engine.helpers import code, play_out
 from tests.fixtures.engine import EngineClient, metro_seats
 from tests.fixtures.redis import DIRECT_DB

@@ -1,6 +1,6 @@
 """How an outcome becomes openskill ranks: winners first, then by score, seats that left last."""
 
-from services.engine.ratings import ranks
+from services.engine.players.ratings import ranks
 
 
 def test_winners_share_first_and_the_rest_follow_by_score() -> None:

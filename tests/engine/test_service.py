@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from services.engine.store import answers_key, events_key, game_key
+from services.engine.core.store import answers_key, events_key, game_key
 from tests.engine.helpers import choose, moves_of, play_out
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 

@@ -9,8 +9,8 @@ from collections import Counter
 import grpc
 import pytest
 
-from services.engine.shards import SHARD_COUNT, SLOTS, TAGS, new_game_id, shard_of, slot_of
-from services.engine.store import (
+from services.engine.core.shards import SHARD_COUNT, SLOTS, TAGS, new_game_id, shard_of, slot_of
+from services.engine.core.store import (
     answers_key,
     bot_stream,
     clocks_key,
@@ -19,7 +19,7 @@ from services.engine.store import (
     index_key,
     pending_key,
 )
-from services.engine.validation import GAME_ID
+from services.engine.core.validation import GAME_ID
 from tests.engine.helpers import code
 from tests.fixtures.engine import EngineClient
 

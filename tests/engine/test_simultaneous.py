@@ -14,9 +14,9 @@ import pytest
 import redis
 
 import games
-from services.engine.commit_lua import SUBMIT_LUA
-from services.engine.shards import shard_of
-from services.engine.store import (
+from services.engine.core.commit_lua import SUBMIT_LUA
+from services.engine.core.shards import shard_of
+from services.engine.core.store import (
     BOT_GROUP,
     answers_key,
     bot_stream,

@@ -13,7 +13,7 @@ import pytest
 
 import games
 from games.base import GameState
-from services.engine.table import Table, view_of
+from services.engine.core.table import Table, view_of
 from services.gateway.delta import apply, diff
 
 

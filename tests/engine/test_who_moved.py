@@ -15,7 +15,7 @@ import pytest
 from metro.v1 import engine_pb2
 
 from services.common.grpc_util import bearer
-from services.engine.ratings import mostly_ai
+from services.engine.players.ratings import mostly_ai
 from tests.fixtures.engine import EngineClient, RunningEngine
 
 TIMEOUT = 10.0

@@ -18,7 +18,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 import games
 from games.metrox.state import MetroXState
 from services.common.grpc_util import bearer
-from services.engine import daily
+from services.engine.daily import daily
 from tests.fixtures.engine import RunningEngine
 from tests.fixtures.gateway import GatewayApi
 from tests.fixtures.gateway import api_error as error

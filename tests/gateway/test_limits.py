@@ -20,7 +20,7 @@ import redis
 from flask import Flask
 
 from services.common.config import DEFAULT_GATEWAY_THREADS, GatewayLimits
-from services.engine.invitations import invitation_id
+from services.engine.players.invitations import invitation_id
 from services.gateway.app import create_app
 from services.gateway.errors import ApiError
 from services.gateway.limits import HintSlots

@@ -1,4 +1,5 @@
-"""Party tables over HTTP (services/gateway/party_api.py, services/engine/party.py), through the
+"""Party tables over HTTP (services/gateway/party_api.py, services/engine/play/party.py),
+through the
 gateway to the real engine: a join code, joining by it up to the last seat, the host's start,
 clear errors for an unknown, started or full party, the join rate limit, the QR code, and a
 host's public view that never holds a seat's choice before the turn resolves."""

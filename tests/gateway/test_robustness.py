@@ -22,7 +22,7 @@ from metro.v1 import engine_pb2
 
 import games
 from services.common.healthcheck import check_http
-from services.engine import validation
+from services.engine.core import validation
 from services.gateway import calls
 from services.gateway.app import create_app
 from services.gateway.live.wire import valid_event_id
@@ -152,9 +152,7 @@ def test_every_http_error_of_the_app_is_json(api: GatewayApi) -> None:
 # ---- Last-Event-ID -------------------------------------------------------------------------
 
 
-def test_event_ids_out_of_range_are_refused_up_front(
-    api: GatewayApi, gateway_server: str
-) -> None:
+def test_event_ids_out_of_range_are_refused_up_front(api: GatewayApi, gateway_server: str) -> None:
     game, _ = api.new_game()
     for bad in ("99999999999999999999-0", f"0-{U64_MAX + 1}", f"{U64_MAX + 1}-0"):
         with open_stream(gateway_server, game, last_event_id=bad) as stream:

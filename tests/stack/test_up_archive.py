@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from services.archive.ids import pack_id
-from services.engine.store_keys import game_key
+from services.engine.core.store_keys import game_key
 from tests.fixtures import waits
 from tests.fixtures.processes import free_port
 from tests.stack.test_faults import Game, start_up, until_ok

@@ -235,25 +235,15 @@ class GatewayAsgi:
                 503, "unavailable", "the game's events could not be read in time", 2))  # fmt: skip
             return
         watcher.transport = bound_buffers(scope)
-        listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
-        watcher.task = asyncio.current_task()
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+
+        async def head() -> None:
+            nonlocal opening
             await self._catch_up(send, watcher, feed, opening, asked.after or "0-0", upto)
             # The opening view is the audience's to keep, not this stream's: a stream holds
             # no view of its own while it waits (memory, and objects every full GC walks).
             opening = None
-            await self._pump(send, watcher)
-        except asyncio.CancelledError:
-            if watcher.ended != "slow":
-                raise
-            current = asyncio.current_task()
-            if current is not None:
-                current.uncancel()
-        finally:
-            watcher.task = None
-            listener.cancel()
-            hub.leave(feed, watcher)
+
+        await self._hold(receive, send, watcher, head, lambda: hub.leave(feed, watcher))
         if watcher.ended == "slow":
             # Returning with the response unfinished makes the server close the connection.
             log.warning("live stream of game %s dropped: its client stopped reading", game_id)
@@ -272,11 +262,27 @@ class GatewayAsgi:
             await answer_error(send, api_error(err))
             return
         feed, watcher = self.players.join(me.player_id, asked.after, metadata)
+
+        async def head() -> None:
+            await _body(send, OPENING)
+
+        await self._hold(receive, send, watcher, head, lambda: feed.remove(watcher))
+        if watcher.ended == "slow":
+            log.warning("player stream of %s dropped: its client stopped reading", me.player_id)
+
+    async def _hold(
+        self, receive: Receive, send: Send, watcher: Watcher,
+        head: Callable[[], Awaitable[None]], leave: Callable[[], None],
+    ) -> None:  # fmt: skip
+        """One open stream, of a game or a player alike: the response's start, its head, then
+        the watcher's messages until it ends. A client that stopped reading ends it without
+        cancelling the server's task (the connection is then closed); whatever ends it, the
+        listener for the client's leaving stops and the watcher leaves its feed."""
         listener = asyncio.get_running_loop().create_task(_listen(receive, watcher))
         watcher.task = asyncio.current_task()
         try:
             await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
-            await _body(send, OPENING)
+            await head()
             await self._pump(send, watcher)
         except asyncio.CancelledError:
             if watcher.ended != "slow":
@@ -287,9 +293,7 @@ class GatewayAsgi:
         finally:
             watcher.task = None
             listener.cancel()
-            feed.remove(watcher)
-        if watcher.ended == "slow":
-            log.warning("player stream of %s dropped: its client stopped reading", me.player_id)
+            leave()
 
     async def _join(
         self, game_id: str, asked: StreamRequest

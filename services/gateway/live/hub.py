@@ -45,6 +45,19 @@ RESUBSCRIBE_S = (0.2, 0.5, 1.0, 2.0, 4.0)  # waits before a lost subscription is
 Key = tuple[int, int]
 
 
+async def resubscribe_after(err: grpc.aio.AioRpcError, failures: int) -> int | None:
+    """How a subscription to the engine that broke goes on, for a game's feed and a player's
+    alike: at once after its deadline, after a wait while the engine is unreachable (one
+    failure more, up to RESUBSCRIBE_S), else not at all (None: its watchers get the failure).
+    Answers the failures in a row so far."""
+    if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return failures
+    if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
+        await asyncio.sleep(RESUBSCRIBE_S[failures])
+        return failures + 1
+    return None
+
+
 @dataclass(frozen=True)
 class BufferLimits:
     """When a watcher counts as not reading: more bytes or messages waiting than these."""
@@ -215,14 +228,11 @@ class Feed:
                 if err.code() == grpc.StatusCode.CANCELLED and self.widen_now:
                     widened = True
                     continue
-                if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                    continue
-                if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
-                    await asyncio.sleep(RESUBSCRIBE_S[failures])
-                    failures += 1
-                    continue
-                self.close_all("failure", failure_message(err))
-                return
+                went_on = await resubscribe_after(err, failures)
+                if went_on is None:
+                    self.close_all("failure", failure_message(err))
+                    return
+                failures = went_on
             finally:
                 call.cancel()
                 self.call, self.widen_now = None, False
@@ -350,7 +360,8 @@ class Feed:
         that came together, one new subscription); until then their views are read."""
         self.widening = None
         behind = not set(self.audiences) <= self.asked or self.chat_asked != (
-            self.chat, self.chat_token
+            self.chat,
+            self.chat_token,
         )
         if self.call is not None and behind and not self.widen_now:
             self.widen_now = True

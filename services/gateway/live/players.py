@@ -32,12 +32,12 @@ from metro.v1 import engine_pb2
 
 from services.gateway.live.hub import (
     LINGER_S,
-    RESUBSCRIBE_S,
     BufferLimits,
     Hub,
     Key,
     Watcher,
     failure_message,
+    resubscribe_after,
 )
 from services.gateway.live.wire import RECONNECT, format_event, id_key
 
@@ -84,14 +84,11 @@ class PlayerFeed:
                     self.publish(event)
                 # The engine ends a player's stream only at its deadline: as one, resubscribe.
             except grpc.aio.AioRpcError as err:
-                if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                    continue
-                if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
-                    await asyncio.sleep(RESUBSCRIBE_S[failures])
-                    failures += 1
-                    continue
-                self.close_all("failure", failure_message(err))
-                return
+                went_on = await resubscribe_after(err, failures)
+                if went_on is None:
+                    self.close_all("failure", failure_message(err))
+                    return
+                failures = went_on
             finally:
                 call.cancel()
 

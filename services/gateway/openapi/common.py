@@ -7,7 +7,7 @@ from typing import Any
 
 JSON = dict[str, Any]
 OPENAPI_VERSION = "3.1.0"
-MAX_NAME = 40  # the engine's limit on a seat's name (services/engine/validation.py)
+MAX_NAME = 40  # the engine's limit on a seat's name (services/engine/core/validation.py)
 API_VERSION = "1"
 
 # What each error status means in this API (docs/gateway.md "The HTTP API", API.md's error list).
