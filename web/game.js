@@ -159,7 +159,7 @@ export class GameScreen {
     this.legalVersion = null;
     this.copy = new LiveCopy();
     this.feed.reset();
-    this.busy = false;
+    this.sentAt = null; // the version a move in flight was sent from (null: none)
     this.hints.reset();
     this.after.reset();
     this.seatControls.reset();
@@ -364,6 +364,15 @@ export class GameScreen {
 
   // ---- playing -------------------------------------------------------------------------------
 
+  /** Whether a move sent from the view shown still awaits its answer. The page then takes no
+   *  other move from that view (a double click); but when the stream brings a newer view first
+   *  (the move's event, the AI's replies, the player's turn again) before the answer, the player's
+   *  next move from it goes at once: on a loaded server the answer can come seconds after its
+   *  event, and a click on a turn the page shows must never be dropped. */
+  get busy() {
+    return Number.isInteger(this.sentAt) && this.view !== null && this.view.version <= this.sentAt;
+  }
+
   async #send(move) {
     if (!this.mine || !this.view) {
       this.message(
@@ -380,21 +389,25 @@ export class GameScreen {
       this.message(waitingParty ? t("turn.party_not_started") : turnSentence(this.view, this.seat) || t("turn.not_yours"), "error");
       return false;
     }
-    this.busy = true;
+    const sentAt = this.view.version;
+    this.sentAt = sentAt;
     this.message("");
     const id = this.id;
     const body = { ...move, expected_version: this.view.version, move_id: newMoveId() };
     try {
       const answer = await api.move(id, this.mine.token, body, this.copy.view ? this.copy.version : null);
-      this.busy = false;
+      if (this.sentAt === sentAt) this.sentAt = null;
       if (this.id === id) {
-        // The answer (a delta against the copy, or the whole view) moves the copy on.
-        if (this.copy.answer(answer) === "gap") await this.refresh();
-        else await this.apply(this.copy.view, true);
+        // The answer (a delta against the copy, or the whole view) moves the copy on. When the
+        // stream got here first and the AI's replies wait to be shown one at a time, the feed
+        // shows them in turn: the copy's newest view now would show them all at once.
+        const step = this.copy.answer(answer);
+        if (step === "gap") await this.refresh();
+        else if (step === "applied" || !this.feed.pacing) await this.apply(this.copy.view, true);
       }
       return true;
     } catch (err) {
-      this.busy = false;
+      if (this.sentAt === sentAt) this.sentAt = null;
       if (this.id !== id) return false;
       if (err.status === 404 || err.code === "game_not_found") {
         this.missing(id);

@@ -217,6 +217,11 @@ export class GameFeed {
     this.paceTimer = timer;
   }
 
+  /** Whether AI moves are waiting to be shown (or one is being shown) in turn. */
+  get pacing() {
+    return Boolean(this.paceTimer) || Boolean(this.paceQueue?.length);
+  }
+
   stopPacing() {
     clearTimeout(this.paceTimer);
     this.paceTimer = null;

@@ -161,8 +161,7 @@ def test_a_reply_that_arrives_before_the_answer_to_ones_own_move_stays_outlined(
     page.wait_for_function(
         f"() => document.querySelectorAll('[data-tile]').length >= {before + 2}", timeout=60_000
     )
-    assert page.is_disabled("#draw-button"), "the move's answer is still held"
-    assert len(held) == 1
+    assert len(held) == 1  # the move's answer is still held (the page takes the turn it shows)
     route, answer = held[0]
     route.fulfill(response=answer)
     # The answer handled: the page is no longer waiting on its move and the draw button is back.

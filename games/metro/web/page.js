@@ -39,7 +39,7 @@ class MetroPage {
     this.parts = parts;
     this.host = host;
     this.state = new MetroState(host); // the view, the choice in the hand, hints, a proposed move
-    this.pending = false; // a move in flight
+    this.pendingAt = null; // the version a move in flight was made from (null: none)
     this.hovered = null; // the square under the mouse {r, c}
     this.confirm = confirmMoves();
 
@@ -351,15 +351,22 @@ class MetroPage {
     }
   }
 
+  /** A move made from the view shown is on its way (the hand waits). A newer view that the
+   *  stream brings before the move's answer (the player's turn again) takes moves at once. */
+  get pending() {
+    return Number.isInteger(this.pendingAt) && this.pendingAt === this.state.view?.version;
+  }
+
   async #send(move) {
     if (this.pending) return false;
-    this.pending = true;
+    const at = this.state.view?.version;
+    this.pendingAt = at;
     this.panel.drawButton.disabled = true;
     let ok = false;
     try {
       ok = await this.host.send(move);
     } finally {
-      this.pending = false;
+      if (this.pendingAt === at) this.pendingAt = null;
       if (this.state.view) this.#renderHand();
     }
     if (ok && move.action !== "draw" && this.state.view) {

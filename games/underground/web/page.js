@@ -212,13 +212,14 @@ class UndergroundPage {
   async #send(move, note = null) {
     const s = this.s;
     if (s.busy) return false;
-    s.busy = true;
+    const at = s.view?.version;
+    s.busyAt = at;
     this.#render();
     let ok = false;
     try {
       ok = await this.host.send(move);
     } finally {
-      s.busy = false;
+      if (s.busyAt === at) s.busyAt = null;
     }
     if (ok && note) this.host.notify(note, "ok");
     this.#render();

@@ -18,7 +18,7 @@ export class PlayState {
     this.analysis = null;
     this.sel = { colour: null, from: null };
     this.hints = [];
-    this.busy = false;
+    this.busyAt = null; // the version a move in flight was made from (null: none)
     this.replayScene = null; // a replay position shown instead of the live view
     this.lastSent = null; // the rail just sent: where the next one may continue
     this.arrive = new Set(); // rails to fade in ("colour|a|b")
@@ -40,6 +40,12 @@ export class PlayState {
       railGains: v.rail_gains || [],
       breakdown: (v.seats || []).map((s, i) => ({ seat: i, ...(s.score_from || {}), total: s.score })),
     };
+  }
+
+  /** A move made from the view shown is on its way. A newer view that the stream brings before
+   *  the move's answer (the player's turn again) takes moves at once: a click is never dropped. */
+  get busy() {
+    return Number.isInteger(this.busyAt) && this.busyAt === this.view?.version;
   }
 
   get mySeat() {
