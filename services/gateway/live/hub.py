@@ -34,6 +34,7 @@ from metro.v1 import engine_pb2, engine_pb2_grpc
 from services.common.grpc_util import aio_insecure_channel, bearer
 from services.gateway.errors import ApiError, from_rpc_error
 from services.gateway.live import wire
+from services.gateway.live.resubscribe import resubscribe_after
 from services.gateway.live.wire import Snapshot, format_event, id_key, snapshot_of, with_delta
 
 log = logging.getLogger(__name__)
@@ -41,21 +42,7 @@ log = logging.getLogger(__name__)
 RING = 512  # recent events a feed keeps for streams that resume (a whole Metro game fits)
 WIDEN_AFTER_S = 0.25  # a new audience's views are asked for this long after it came
 LINGER_S = 5.0  # a feed outlives its last watcher this long (a page reloading comes back)
-RESUBSCRIBE_S = (0.2, 0.5, 1.0, 2.0, 4.0)  # waits before a lost subscription is made again
 Key = tuple[int, int]
-
-
-async def resubscribe_after(err: grpc.aio.AioRpcError, failures: int) -> int | None:
-    """How a subscription to the engine that broke goes on, for a game's feed and a player's
-    alike: at once after its deadline, after a wait while the engine is unreachable (one
-    failure more, up to RESUBSCRIBE_S), else not at all (None: its watchers get the failure).
-    Answers the failures in a row so far."""
-    if err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return failures
-    if err.code() == grpc.StatusCode.UNAVAILABLE and failures < len(RESUBSCRIBE_S):
-        await asyncio.sleep(RESUBSCRIBE_S[failures])
-        return failures + 1
-    return None
 
 
 @dataclass(frozen=True)
@@ -360,9 +347,8 @@ class Feed:
         that came together, one new subscription); until then their views are read."""
         self.widening = None
         behind = not set(self.audiences) <= self.asked or self.chat_asked != (
-            self.chat,
-            self.chat_token,
-        )
+            self.chat, self.chat_token
+        )  # fmt: skip
         if self.call is not None and behind and not self.widen_now:
             self.widen_now = True
             self.call.cancel()

@@ -37,8 +37,8 @@ from services.gateway.live.hub import (
     Key,
     Watcher,
     failure_message,
-    resubscribe_after,
 )
+from services.gateway.live.resubscribe import resubscribe_after
 from services.gateway.live.wire import RECONNECT, format_event, id_key
 
 log = logging.getLogger(__name__)
