@@ -211,8 +211,7 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
         wins = 0.0
         scores: list[float] = []
         margins: list[float] = []
-        think, moves = 0.0, 0
-        times: list[float] = []
+        times: list[float] = []  # each decision's milliseconds
         for r in results:
             for seat, who in enumerate(r["entrants"]):
                 if who != e:
@@ -223,9 +222,7 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
                 scores.append(score)
                 others = [s for k, s in enumerate(r["scores"]) if k != seat]
                 margins.append(score - max(others) if others else 0.0)
-                think += r["think_s"][seat]
-                moves += r["moves"][seat]
-                times.extend(r.get("move_ms", [[]] * len(r["entrants"]))[seat])
+                times.extend(r["move_ms"][seat])
         n = len(scores)
         mean, half = mean_ci(scores)
         row: dict[str, Any] = {"entrant": name, "games": n}
@@ -240,9 +237,9 @@ def summarise(specs: Sequence[str], results: Sequence[dict[str, Any]]) -> list[d
         if not solo:
             row["mean_margin"] = round(sum(margins) / n, 2) if n else 0.0
         row.update(
-            ms_per_move=round(1000 * think / moves, 1) if moves else 0.0,
+            ms_per_move=round(sum(times) / len(times), 1) if times else 0.0,
             p95_ms=percentile(times, 0.95),
-            moves=moves,
+            moves=len(times),
         )
         out.append(row)
     return out
