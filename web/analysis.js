@@ -219,9 +219,10 @@ export class AnalysisPanel {
   renderGraph(moves, seatCount) {
     const n = Math.max(1, moves.length - 1);
     const values = moves.map((m) => m.value);
-    const lo = Math.min(0, ...values);
-    const hi = Math.max(0, ...values);
-    const span = hi - lo || 1;
+    let lo = Math.min(0, ...values);
+    let hi = Math.max(0, ...values);
+    if (hi - lo < 1e-9) [lo, hi] = [-1, 1]; // every move even: a scale around zero, not one tick
+    const span = hi - lo;
     const x = (i) => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
     const y = (v) => PAD.top + ((H - PAD.top - PAD.bottom) * (hi - v)) / span;
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "an-graph", role: "img", "aria-label": t("analysis.graph") });
@@ -307,7 +308,9 @@ function axes(x, y, lo, hi, n) {
     node.textContent = text;
     return node;
   };
-  const vStep = niceStep(hi - lo || 1, 4);
+  // At most six steps over the range: a nice step is then at most 0.42 of it, so at least two
+  // labelled values always fall inside (with four, -45..40 got a step of 50 and only "0").
+  const vStep = niceStep(hi - lo || 1, 6);
   for (let v = Math.ceil(lo / vStep) * vStep; v <= hi + 1e-9; v += vStep) {
     const at = y(v).toFixed(1);
     parts.push(svg("line", { x1: left - 4, x2: right, y1: at, y2: at, class: Math.abs(v) < 1e-9 ? "an-zero" : "an-grid" }));
