@@ -317,7 +317,9 @@ def test_malformed_is_said_only_of_a_key_not_of_the_documented_form(gateway_proc
     form = re.compile(doc["paths"]["/api/players/me"]["get"]["parameters"][0]["schema"]["pattern"])
     real, _ = new_bot(url)
     assert form.fullmatch(real), real
-    unknown = [real.split(".")[0] + ".A" + real.split(".")[1][1:], "B" * 12 + "." + "C" * 20]
+    player, secret = real.split(".")
+    other = "B" if secret[0] == "A" else "A"  # a secret that differs from the real one
+    unknown = [f"{player}.{other}{secret[1:]}", "B" * 12 + "." + "C" * 20]
     for key in unknown:
         assert form.fullmatch(key)
         status, answer = call(url, "GET", "/api/players/me", key=key)

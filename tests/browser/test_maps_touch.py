@@ -121,9 +121,15 @@ def zoom_in_until(page: Any, found: Callable[[], Any], steps: int = 5) -> Any:
     return hit
 
 
-def confirm_if_asked(page: Any) -> None:
-    """On a touch screen a chosen rail waits for Confirm (issue 11): press it."""
-    page.wait_for_selector("#confirm-button, .ug-controls[data-busy='true']", state="attached")
+def confirm_if_asked(page: Any, before: int) -> None:
+    """On a touch screen a chosen rail waits for Confirm (issue 11): press it. Without a Confirm
+    the rail went at once: the page is sending it, or has already laid it (the move's event can
+    end the sending before this looks, so the laid rail counts too)."""
+    page.wait_for_function(
+        f"""() => document.querySelector('#confirm-button') !== null ||
+                 document.querySelector(".ug-controls[data-busy='true']") !== null ||
+                 Number(document.querySelector('.ug-map').dataset.rails) > {before}"""
+    )
     if page.locator("#confirm-button").count():
         page.locator("#confirm-button").tap()
 
@@ -151,7 +157,7 @@ def test_a_first_rail_laid_on_a_phone_by_tapping_near_stations(
     target, x, y, away = zoom_in_until(page, lambda: near_miss(page, ".target", ".ug-station"))
     assert 14.5 <= away <= 20.5
     page.touchscreen.tap(x, y)
-    confirm_if_asked(page)
+    confirm_if_asked(page, before)
     wait_rails_above(page, before)
     laid = page.eval_on_selector_all(".ug-rail", "els => els.map(e => e.dataset.rail)")
     assert any({start, target} == set(r.split("|")[1:]) for r in laid), (start, target, laid)
@@ -230,7 +236,7 @@ def test_a_first_rail_laid_by_typing_station_names(
     chosen = str(page.get_attribute("#ug-find-list [aria-selected=true]", "data-id"))
     assert field.get_attribute("aria-activedescendant") == f"ug-find-opt-{chosen}"
     page.keyboard.press("Enter")
-    confirm_if_asked(page)
+    confirm_if_asked(page, before)
     wait_rails_above(page, before)
     laid = page.eval_on_selector_all(".ug-rail", "els => els.map(e => e.dataset.rail)")
     assert any({start, chosen} == set(r.split("|")[1:]) for r in laid), (start, chosen, laid)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -123,8 +124,15 @@ def test_a_hint_is_drawn_on_the_board_with_its_values(
 def rotated_hint(api: GatewayApi, game: str, token: str) -> dict[str, Any]:
     """A legal placement whose tile is turned from every tile in hand (so the unturned selection
     cannot be it), as a suggestion of the hint answer's shape."""
-    _, view = api.get(f"/api/games/{game}", token=token)
-    _, legal = api.get(f"/api/games/{game}/legal", token=token)
+    # The page may show the turn from the stream a moment before this client reads it: the
+    # legal moves are [] until the server has the turn too.
+    deadline = time.monotonic() + 60
+    while True:
+        _, view = api.get(f"/api/games/{game}", token=token)
+        _, legal = api.get(f"/api/games/{game}/legal", token=token)
+        if legal["moves"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     hand = set(view["hand"])
     move = next(
         m for m in legal["moves"] if m["action"] == "place" and m["placement"][:4] not in hand
