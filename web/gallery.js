@@ -2,54 +2,69 @@
 // is; each game is now a button with a small picture of its board and its name, pressed for the
 // game picked. The drop-down stays in the form (out of sight) as the form's value.
 
-import { html } from "./dom.js";
+import { SAFE_SHADES, html } from "./dom.js";
 import { gameName } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+const INK = "#1f2a44";
 
-// Small pictures drawn from shapes: [tag, attributes] each, on a 64x48 view.
+// Small pictures on a 64x48 view: the ground ([tag, attributes] shapes), the lines (path data,
+// stroked in the game's own colours, first to last: see lineColours) and the stops on them.
 const PICTURES = {
-  metro: [
-    ["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#f3ead2", stroke: "#1f2a44" }],
-    ...[0, 1, 2].flatMap((r) => [0, 1, 2, 3].map((c) => ["rect", { x: 6 + c * 14, y: 6 + r * 13, width: 12, height: 11, fill: "#fffdf6", stroke: "#c9bfa4" }])),
-    ["path", { d: "M6 17 C 20 17, 20 30, 34 30 S 48 43, 58 43", fill: "none", stroke: "#e0007a", "stroke-width": 3 }],
-    ["path", { d: "M20 6 C 20 20, 46 14, 46 30", fill: "none", stroke: "#0072b2", "stroke-width": 3 }],
-  ],
-  metrox: [
-    ["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#fffdf6", stroke: "#1f2a44" }],
-    ["path", { d: "M6 38 L26 24 L58 24", fill: "none", stroke: "#d55e00", "stroke-width": 3 }],
-    ["path", { d: "M14 6 L26 24 L34 42", fill: "none", stroke: "#009e73", "stroke-width": 3 }],
-    ["path", { d: "M8 12 L44 12 L50 40", fill: "none", stroke: "#0072b2", "stroke-width": 3 }],
-    ...[[26, 24], [44, 12], [14, 6], [58, 24], [34, 42], [8, 12]].map(([cx, cy]) => ["circle", { cx, cy, r: 3, fill: "#fff", stroke: "#1f2a44", "stroke-width": 1.5 }]),
-  ],
-  underground: [
-    ["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#e8f1f8", stroke: "#1f2a44" }],
-    ["path", { d: "M6 30 L22 14 L42 14 L58 30", fill: "none", stroke: "#dc241f", "stroke-width": 3 }],
-    ["path", { d: "M10 42 L32 28 L54 10", fill: "none", stroke: "#0019a8", "stroke-width": 3 }],
-    ["path", { d: "M4 22 L60 22", fill: "none", stroke: "#00782a", "stroke-width": 3, "stroke-dasharray": "6 3" }],
-    ...[[22, 14], [42, 14], [32, 28], [32, 22]].map(([cx, cy]) => ["circle", { cx, cy, r: 3.2, fill: "#fff", stroke: "#1f2a44", "stroke-width": 1.5 }]),
-  ],
+  metro: {
+    ground: [
+      ["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#f3ead2", stroke: INK }],
+      ...[0, 1, 2].flatMap((r) => [0, 1, 2, 3].map((c) => ["rect", { x: 6 + c * 14, y: 6 + r * 13, width: 12, height: 11, fill: "#fffdf6", stroke: "#c9bfa4" }])),
+    ],
+    lines: ["M6 17 C 20 17, 20 30, 34 30 S 48 43, 58 43", "M20 6 C 20 20, 46 14, 46 30"],
+    stops: [],
+  },
+  metrox: {
+    ground: [["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#fffdf6", stroke: INK }]],
+    lines: ["M6 38 L26 24 L58 24", "M14 6 L26 24 L34 42", "M8 12 L44 12 L50 40"],
+    stops: [[26, 24], [44, 12], [14, 6], [58, 24], [34, 42], [8, 12]],
+  },
+  underground: {
+    ground: [["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#e8f1f8", stroke: INK }]],
+    lines: ["M6 30 L22 14 L42 14 L58 30", "M10 42 L32 28 L54 10", "M4 22 L60 22"],
+    stops: [[22, 14], [42, 14], [32, 28], [32, 22]],
+  },
 };
 
-function picture(kind) {
+/** A game's colours as its catalogue entry (GET /api/meta) gives them, in its own order: its
+ *  lines' (`constants.colours`, their shades in `constants.line_hex`) where it has them, else its
+ *  seats' (`colours`: a shade, or a name the kit's safe shades draw). Typed nowhere here. */
+export function lineColours(game) {
+  const shade = game?.constants?.line_hex ?? {};
+  const names = game?.constants?.colours ?? game?.colours ?? [];
+  return names.map((name) => shade[name] ?? SAFE_SHADES[name] ?? name);
+}
+
+function shape(svg, tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  svg.append(node);
+}
+
+function picture(game) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 64 48");
   svg.setAttribute("class", "game-tile-picture");
   svg.setAttribute("aria-hidden", "true");
-  const shapes = PICTURES[kind] || [
-    ["rect", { x: 2, y: 2, width: 60, height: 44, rx: 4, fill: "#f3ead2", stroke: "#1f2a44" }],
-  ];
-  for (const [tag, attrs] of shapes) {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    svg.append(el);
-  }
+  const { ground, lines, stops } = PICTURES[game.game] ?? { ground: PICTURES.metrox.ground, lines: [], stops: [] };
+  for (const [tag, attrs] of ground) shape(svg, tag, attrs);
+  const colours = lineColours(game);
+  lines.forEach((d, i) => {
+    const colour = colours[i % Math.max(colours.length, 1)] ?? INK;
+    shape(svg, "path", { d, fill: "none", stroke: colour, "stroke-width": 3, class: "game-tile-line" });
+  });
+  for (const [cx, cy] of stops) shape(svg, "circle", { cx, cy, r: 3, fill: "#fff", stroke: INK, "stroke-width": 1.5 });
   return svg;
 }
 
-/** The gallery of `kinds` after `select`'s label (made once; remade when the kinds change).
- *  `onPick(kind)` is called on a click. */
-export function gameGallery(select, kinds, onPick) {
+/** The gallery of `games` (GET /api/meta's entries) after `select`'s label (made once; remade
+ *  when the games change). `onPick(kind)` is called on a click. */
+export function gameGallery(select, games, onPick) {
   const label = select.closest("label");
   let gallery = document.getElementById("game-gallery");
   if (!gallery) {
@@ -64,10 +79,11 @@ export function gameGallery(select, kinds, onPick) {
     if (title?.textContent) gallery.setAttribute("aria-label", title.textContent);
   }
   gallery.replaceChildren(
-    ...kinds.map((kind) => {
+    ...games.map((game) => {
+      const kind = game.game;
       const button = html("button", { type: "button", className: "game-tile", "aria-pressed": "false" });
       button.dataset.game = kind;
-      button.append(picture(kind));
+      button.append(picture(game));
       html("span", { className: "game-tile-name" }, button, gameName(kind));
       button.addEventListener("click", () => onPick(kind));
       return button;

@@ -89,7 +89,7 @@ async function showRules(section, me, kinds) {
   let sections = [];
   try {
     const module = await import(`/games/${kind}/learn.js`);
-    sections = typeof module.rules === "function" ? module.rules() : [];
+    sections = typeof module.rules === "function" ? await module.rules() : [];
   } catch (err) {
     console.warn(err);
   }

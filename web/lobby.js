@@ -138,7 +138,7 @@ async function loadCatalogue() {
   const pick = $("game-pick");
   pick.replaceChildren();
   for (const g of games) pick.add(new Option(gameName(g.game), g.game));
-  gameGallery(pick, games.map((g) => g.game), (kind) => pickGame(kind)); // (issue 35)
+  gameGallery(pick, games, (kind) => pickGame(kind)); // (issue 35)
   if (games.length) pickGame(games[0].game);
   const draft = takeDraft();
   if (draft) restoreDraft(draft);

@@ -80,14 +80,6 @@ export function trackPath(a, b, scale = 1, x0 = 0, y0 = 0) {
   );
 }
 
-/** Where connector x of (r, c) leads: the neighbour square and the connector entered there. */
-export function step(row, col, x) {
-  if (x <= 1) return [row - 1, col, 5 - x];
-  if (x <= 3) return [row, col + 1, 9 - x];
-  if (x <= 5) return [row + 1, col, 5 - x];
-  return [row, col - 1, (9 - x) % 8];
-}
-
 /** Station s (1..32): the border square it faces, its departure connector, and its side. */
 export function station(s) {
   if (s <= 8) return { row: 0, col: 8 - s, depart: 0, side: "top" };
