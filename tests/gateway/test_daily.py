@@ -22,7 +22,7 @@ from services.engine.daily import daily
 from tests.fixtures.engine import RunningEngine
 from tests.fixtures.gateway import GatewayApi
 from tests.fixtures.gateway import api_error as error
-from tests.fixtures.waits import assert_stays
+from tests.fixtures.waits import assert_stays, wait_until
 from tests.live.sse import open_stream
 
 _ADDRESSES = itertools.count(1)
@@ -287,8 +287,10 @@ def test_a_scored_attempt_takes_no_hints_a_practice_game_does(api: GatewayApi) -
 
 
 def test_an_attempt_the_ai_moved_in_is_not_a_result(api: GatewayApi) -> None:
-    """The player leaves after one move and the AI plays the attempt out for them (`by: ai`):
-    it ends, but it is not the player's result: out of the histogram, the rank and the streak."""
+    """The player leaves after one move, the AI plays a turn for them (`by: ai`), and they come
+    back and finish: the attempt ends, but it is not the player's result: out of the histogram,
+    the rank and the streak. (Coming back keeps the test short: the AI on an away seat plays at
+    a person's pace, a minute before it may end the game: ai/test_away_pace.py.)"""
     finn = player(api, "Finn")
     before = results(api)
     status, made = start(api, finn)
@@ -300,6 +302,14 @@ def test_an_attempt_the_ai_moved_in_is_not_a_result(api: GatewayApi) -> None:
     assert status == 200, moved
     status, left = api.post(f"/api/games/{game_id}/leave", None, token)
     assert status == 200, left
+    wait_until(
+        lambda: api.get(f"/api/games/{game_id}", token=token)[1]["turn_index"] >= 2,
+        "the AI's turn on the away seat",
+        timeout=120,
+    )
+    status, back = api.post(f"/api/games/{game_id}/return", None, token)
+    assert status == 200, back
+    play_out(api, game_id, token)
     view = wait_over(api, game_id, token)
     score = view["seats"][0]["score"]
 
