@@ -22,7 +22,7 @@ from tests.browser.test_metrox import confirm, new_metrox_game, pick_move, wait_
 from tests.browser.test_two_players import start_two, token_of
 from tests.browser.test_underground import lay_rail_by_clicking, wait_mine_or_over, wait_settled
 
-MOVE_EVENTS = 24  # at least 20 move events, as the issue asks
+MOVE_EVENTS = 20  # the 20 move events the issue asks for (24 cost ~15 s a kind under load)
 MOST_FETCHES_PER_MOVE_EVENT = 0.25
 
 
