@@ -170,3 +170,22 @@ def page_stays(page: Any, check: Callable[[], Any], what: str, seconds: float) -
     """check() holds for `seconds` while the page runs (its events reach the test meanwhile):
     the one bounded wait, named, for a test that something does NOT happen."""
     assert_stays(check, what, seconds, every=0.1, pause=lambda s: page.wait_for_timeout(s * 1000))
+
+
+PACE_LINE = "export const AI_PACE_MS = 900;"
+
+
+def ai_unpaced(page: Any) -> None:
+    """From now on this page shows the AI's moves as they come, without the 0.9 s pause between
+    two (web/gamefeed.js AI_PACE_MS, which is for people: tests/browser/test_ai_pace.py checks
+    it). For a test that plays a whole game against the AI to check something else; it reloads
+    the page so that the module is fetched again through the route."""
+
+    def serve(route: Any) -> None:
+        reply = route.fetch()
+        text = reply.text()
+        assert PACE_LINE in text, "web/gamefeed.js no longer says " + PACE_LINE
+        route.fulfill(response=reply, body=text.replace(PACE_LINE, "export const AI_PACE_MS = 0;"))
+
+    page.route(re.compile(r"/gamefeed\.js(\?.*)?$"), serve)
+    page.reload()

@@ -18,6 +18,7 @@ from typing import Any
 from games.metrox.cards import CODES as CARD_CODES
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
 from tests.browser.steps import (
+    ai_unpaced,
     create_game,
     legal_squares,
     message,
@@ -163,6 +164,7 @@ def test_underground_shows_stations_by_name(
 ) -> None:
     tab = open_tab(gateway_process)
     page = tab.page
+    ai_unpaced(page)  # a whole game: the AI's pace for people would add half a minute
     patterns = station_id_patterns(gateway_process)
     page.wait_for_selector("#game-pick option[value='underground']", state="attached")
     page.select_option("#game-pick", "underground")

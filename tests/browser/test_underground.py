@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
-from tests.browser.steps import create_game, resized, settled
+from tests.browser.steps import ai_unpaced, create_game, resized, settled
 
 CONTROLS = ".ug-controls"
 
@@ -145,6 +145,7 @@ def test_an_underground_game_against_a_random_ai_played_to_the_end(
 ) -> None:
     tab = open_tab(gateway_process)
     page = tab.page
+    ai_unpaced(page)  # a whole game: the AI's pace for people would add minutes
     page.wait_for_selector("#game-pick option[value='underground']", state="attached")
     page.select_option("#game-pick", "underground")
     game = create_game(page, "Ada", [("ai", "random")])
