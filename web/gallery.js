@@ -2,10 +2,9 @@
 // is; each game is now a button with a small picture of its board and its name, pressed for the
 // game picked. The drop-down stays in the form (out of sight) as the form's value.
 
-import { SAFE_SHADES, html } from "./dom.js";
+import { SAFE_SHADES, html, svg } from "./dom.js";
 import { gameName } from "./words.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const INK = "#1f2a44";
 
 // Small pictures on a 64x48 view: the ground ([tag, attributes] shapes), the lines (path data,
@@ -40,26 +39,17 @@ export function lineColours(game) {
   return names.map((name) => shade[name] ?? SAFE_SHADES[name] ?? name);
 }
 
-function shape(svg, tag, attrs) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  svg.append(node);
-}
-
 function picture(game) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 64 48");
-  svg.setAttribute("class", "game-tile-picture");
-  svg.setAttribute("aria-hidden", "true");
+  const root = svg("svg", { viewBox: "0 0 64 48", class: "game-tile-picture", "aria-hidden": "true" });
   const { ground, lines, stops } = PICTURES[game.game] ?? { ground: PICTURES.metrox.ground, lines: [], stops: [] };
-  for (const [tag, attrs] of ground) shape(svg, tag, attrs);
+  for (const [tag, attrs] of ground) svg(tag, attrs, root);
   const colours = lineColours(game);
   lines.forEach((d, i) => {
     const colour = colours[i % Math.max(colours.length, 1)] ?? INK;
-    shape(svg, "path", { d, fill: "none", stroke: colour, "stroke-width": 3, class: "game-tile-line" });
+    svg("path", { d, fill: "none", stroke: colour, "stroke-width": 3, class: "game-tile-line" }, root);
   });
-  for (const [cx, cy] of stops) shape(svg, "circle", { cx, cy, r: 3, fill: "#fff", stroke: INK, "stroke-width": 1.5 });
-  return svg;
+  for (const [cx, cy] of stops) svg("circle", { cx, cy, r: 3, fill: "#fff", stroke: INK, "stroke-width": 1.5 }, root);
+  return root;
 }
 
 /** The gallery of `games` (GET /api/meta's entries) after `select`'s label (made once; remade
