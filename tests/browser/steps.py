@@ -187,5 +187,9 @@ def ai_unpaced(page: Any) -> None:
         assert PACE_LINE in text, "web/gamefeed.js no longer says " + PACE_LINE
         route.fulfill(response=reply, body=text.replace(PACE_LINE, "export const AI_PACE_MS = 0;"))
 
-    page.route(re.compile(r"/gamefeed\.js(\?.*)?$"), serve)
-    page.reload()
+    gamefeed = re.compile(r"/gamefeed\.js(\?.*)?$")
+    page.route(gamefeed, serve)
+    # The shell imports gamefeed.js at every load (app.js -> game.js): a renamed module fails here
+    # rather than leaving the test at the people's pace without a word.
+    with page.expect_response(gamefeed):
+        page.reload()
