@@ -25,9 +25,12 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from typing import Any
 
 from gunicorn import glogging, util
+
+from services.gateway.drain import drain_seconds, flag_path
 
 
 def _int(name: str, default: int) -> int:
@@ -60,7 +63,7 @@ accesslog = "-"
 errorlog = "-"
 # Health checks every few seconds would bury the access log: a passing check on one of these paths
 # is not logged (a failing one is).
-QUIET_PATHS = frozenset({"/healthz"})
+QUIET_PATHS = frozenset({"/healthz", "/readyz"})
 
 
 class QuietHealthLogger(glogging.Logger):
@@ -98,3 +101,29 @@ def _json_write_error(sock: socket.socket, status_int: int, reason: str, mesg: s
 
 # Workers are forked from the arbiter that read this file, so they all use it.
 util.write_error = _json_write_error
+
+
+# GATEWAY_DRAIN_S (services/gateway/drain.py): on SIGTERM the arbiter first marks itself draining
+# (/readyz answers 503) and keeps every worker serving that long, so the proxy in front stops
+# sending requests here before the listening socket closes. The graceful stop follows as usual.
+DRAIN_S = drain_seconds()
+
+
+def on_starting(server: Any) -> None:
+    if DRAIN_S <= 0:
+        return
+    stop = server.handle_term
+
+    def drain_then_stop() -> None:
+        flag = flag_path(os.getpid())
+        flag.touch()
+        server.log.info("draining: not ready for %.1f s, then stopping", DRAIN_S)
+        time.sleep(DRAIN_S)
+        stop()
+
+    # The arbiter looks its signal handlers up on itself (`handle_term` for SIGTERM).
+    server.handle_term = drain_then_stop
+
+
+def on_exit(server: Any) -> None:
+    flag_path(os.getpid()).unlink(missing_ok=True)

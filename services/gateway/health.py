@@ -1,5 +1,6 @@
 """/healthz: is this gateway able to serve? It asks the engine and the AI (grpc.health.v1) over the
-process's own channels, so the answer also proves those channels work.
+process's own channels, so the answer also proves those channels work. /readyz: does this gateway
+take new requests? It asks nothing else (services/gateway/drain.py).
 
 It reads and feeds the backends' circuits (backends.Circuit): a backend whose circuit is open is
 reported down at once, without a check; a check that cannot reach it opens the circuit, one that
@@ -13,6 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.gateway.backends import Circuit
 from services.gateway.calls import clients, unreachable
+from services.gateway.drain import draining
 
 bp = Blueprint("health", __name__)
 
@@ -61,3 +63,14 @@ def healthz() -> tuple[Response, int]:
     if down:
         body["error"] = {"code": "unavailable", "message": f"Down: {', '.join(down)}."}
     return jsonify(body), 503 if down else 200
+
+
+@bp.get("/readyz")
+def readyz() -> tuple[Response, int]:
+    """What the proxy in front checks (deploy/Caddyfile): this gateway alone, never the engine or
+    the AI, whose outage every gateway answers by itself with the API's JSON 503 (a proxy that
+    took every gateway out would answer an empty error instead). 503 while it drains."""
+    if draining():
+        message = "This gateway is stopping; another one takes new requests."
+        return jsonify({"ready": False, "error": {"code": "draining", "message": message}}), 503
+    return jsonify({"ready": True}), 200

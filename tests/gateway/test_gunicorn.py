@@ -9,8 +9,10 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ import pytest
 
 from services.common.healthcheck import check_http
 from tests.fixtures.processes import ServiceProcess, free_port
+from tests.fixtures.waits import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,3 +114,37 @@ def test_gunicorn_named_the_flask_app_stops_at_boot_and_names_the_asgi_app() -> 
     assert proc.returncode == 4, output[-2000:]
     assert "services.gateway.live.asgi:create_asgi()" in output, output[-2000:]
     assert "services.gateway.app:create_app()" in output, output[-2000:]
+
+
+def test_a_stopping_gateway_drains_before_it_stops_listening(
+    start_service: Callable[..., ServiceProcess], engine: Any, ai: Any
+) -> None:
+    """GATEWAY_DRAIN_S (issue 32): after SIGTERM, /readyz answers 503 `draining` while the API is
+    still served, so a proxy's check takes the gateway out before it refuses a connection; then
+    it stops on its own. Before SIGTERM /readyz is 200 and asks neither backend."""
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy/gunicorn.conf.py"),
+            "services.gateway.live.asgi:create_asgi()"]  # fmt: skip
+    gateway = start_service(
+        "gunicorn", argv, port=port,
+        env={"GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port), "WEB_CONCURRENCY": "2",
+             "GATEWAY_THREADS": "4", "ENGINE_TARGET": engine.address, "AI_TARGET": ai.target,
+             "GATEWAY_DRAIN_S": "15"},
+        ready=lambda: check_http(f"http://127.0.0.1:{port}/readyz", timeout=2.0) is None,
+    )  # fmt: skip
+    assert call(port, "GET", "/readyz") == (200, {"ready": True})
+    assert gateway.proc is not None
+    gateway.proc.send_signal(signal.SIGTERM)
+    wait_until(lambda: call(port, "GET", "/readyz")[0] == 503, timeout=30, what="draining")
+    status, body = call(port, "GET", "/readyz")
+    assert body["ready"] is False and body["error"]["code"] == "draining", body
+    # Still serving everything else, over fresh connections (three calls: well inside 15 s).
+    for _ in range(3):
+        status, made = call(port, "POST", "/api/games", {
+            "game": "metro", "rules": {"players": 2},
+            "seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}],
+        })  # fmt: skip
+        assert status == 201, made
+    gateway.proc.wait(timeout=120)  # the rest of the drain, then the graceful stop
+    flags = list(Path(tempfile.gettempdir()).glob(f"metro-gateway-{gateway.proc.pid}.draining"))
+    assert flags == []  # the arbiter removed its flag on the way out

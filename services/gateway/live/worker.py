@@ -20,7 +20,7 @@ from gunicorn.errors import AppImportError
 from services.gateway.live.uvicorn_internals import UvicornWorker
 
 ASGI_APP = "services.gateway.live.asgi:create_asgi()"  # what gunicorn is to be given
-QUIET_PATHS = frozenset({"/healthz"})
+QUIET_PATHS = frozenset({"/healthz", "/readyz"})
 GRACEFUL_S = 5  # open streams get this long at shutdown; their pages reconnect elsewhere
 
 

@@ -415,4 +415,20 @@ def game_paths() -> JSON:
                 },
             }
         },
+        "/readyz": {
+            "get": {
+                "operationId": "readyz",
+                "summary": "Whether this gateway takes new requests: it asks nothing else. What a "
+                "proxy in front checks; 503 `draining` while a stopping gateway drains.",
+                "tags": ["meta"],
+                "responses": {
+                    "200": {
+                        "description": "Taking requests.",
+                        "content": json_content(ref("Ready")),
+                    },
+                    "503": {"description": "Draining.", "content": json_content(ref("Ready"))},
+                    **{str(s): error_response(s) for s in ALWAYS},
+                },
+            }
+        },
     }

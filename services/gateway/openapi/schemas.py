@@ -258,4 +258,12 @@ def game_schemas() -> JSON:
             },
             ["ok", "engine", "ai"],
         ),
+        "Ready": obj(
+            {
+                "ready": {"type": "boolean"},
+                "error": ref("Error/properties/error"),
+            },
+            ["ready"],
+            description="Whether this gateway takes new requests (false while it drains).",
+        ),
     }
