@@ -74,13 +74,13 @@ class Settings:
             idle_ttl_s=_int("GAME_TTL_IDLE_S", 7 * 24 * 3600),
             # A game waiting for players that nobody joins is gone far sooner than a running one.
             waiting_ttl_s=_int("GAME_TTL_WAITING_S", 3600),
-            rpc_deadline_s=float(os.environ.get("RPC_DEADLINE_S", "10")),
+            rpc_deadline_s=_seconds("RPC_DEADLINE_S", 10.0),
             daily_secret=os.environ.get("DAILY_SECRET", ""),
             public_url=_public_url(gateway_host, gateway_port),
             database_url=_database_url(),
             archive_hold_s=max(60, _int("ARCHIVE_HOLD_S", 30 * 24 * 3600)),
             chat_after_end_s=max(0, _int("CHAT_AFTER_END_S", 600)),
-            clock_catch_up_s=max(0.0, float(os.environ.get("CLOCK_CATCH_UP_S", "5"))),
+            clock_catch_up_s=max(0.0, _seconds("CLOCK_CATCH_UP_S", 5.0)),
         )
 
 
