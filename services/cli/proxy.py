@@ -10,12 +10,14 @@ proxy alone (GATEWAY_PROXIES=1). A request that cannot reach a gateway (refused:
 is tried on another for up to LB_TRY_S. Live streams are passed on unbuffered.
 
 The rolling upgrade (SIGHUP to `metro up`, or `roll()`), one gateway at a time:
-1. drain: SIGTERM; the gateway stops listening at once, so every new request is refused there
-   and the proxy takes it to another (the proxy opens a connection per request, `keepalive off`:
-   a request never rides a kept-alive connection that the stopping gateway is closing, the
-   one way a request could be lost); requests under way finish; open live streams end after a
-   few seconds (the gateway's graceful shutdown) and each page resumes on another gateway with
-   Last-Event-ID (every stream opens with a `retry:` hint), so no event is missed;
+1. drain: SIGTERM; the gateway answers 503 on /readyz for GATEWAY_DRAIN_S while it still serves
+   (services/gateway/drain.py), so the proxy's check (every second) takes it out before it
+   stops listening: no request meets a refused connection, which Caddy 2.6 cannot retry for an
+   HTTP/1.1 POST. Then it stops listening (the proxy opens a connection per request, `keepalive
+   off`: a request never rides a kept-alive connection that the stopping gateway is closing);
+   requests under way finish; open live streams end after a few seconds (the gateway's graceful
+   shutdown) and each page resumes on another gateway with Last-Event-ID (every stream opens
+   with a `retry:` hint), so no event is missed;
 2. replace: the gateway is started again (new code, if it changed on disk);
 3. health gate: it must pass its health check, and the proxy's own check must have seen it
    (HEALTH_SETTLE_S), before the next one is drained.
@@ -40,6 +42,7 @@ from services.common.healthcheck import check_http
 # A drained gateway's stop: requests under way end in milliseconds; live streams get the
 # gateway's own grace (services/gateway/live/worker.py GRACEFUL_S) and are then ended.
 DRAIN_GRACE_S = 15.0
+DRAIN_S = 3  # GATEWAY_DRAIN_S behind the proxy: three of its checks (health_interval 1s)
 GUNICORN_CONF = Path(__file__).resolve().parents[2] / "deploy" / "gunicorn.conf.py"
 GATEWAY_STOP_GRACE_S = 5
 HEALTH_SETTLE_S = 2.5  # the proxy checks each gateway every second
@@ -85,7 +88,7 @@ def caddyfile(host: str, port: int, upstreams: list[int], tls: bool) -> str:
         "\t\tlb_policy round_robin\n"
         f"\t\tlb_try_duration {LB_TRY_S}s\n"
         "\t\tlb_try_interval 100ms\n"
-        "\t\thealth_uri /healthz\n"
+        "\t\thealth_uri /readyz\n"  # this gateway alone: not the engine, not the AI
         "\t\thealth_interval 1s\n"
         "\t\thealth_timeout 2s\n"
         "\t\tfail_duration 2s\n"
@@ -165,7 +168,7 @@ class Front:
             port = free_port()
             healthz = f"http://127.0.0.1:{port}/healthz"
             env = {**base, "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": str(port),
-                   "GATEWAY_PROXIES": "1"}  # fmt: skip
+                   "GATEWAY_PROXIES": "1", "GATEWAY_DRAIN_S": str(DRAIN_S)}  # fmt: skip
             part = stack.add(f"gateway-{i + 1}", argv, env, _http_check(healthz))
             part.needs = [engine]
             self.gateways.append((part, port))
@@ -186,7 +189,9 @@ class Front:
         assert self.proxy is not None
 
         def replace(part: Any) -> str | None:
-            part.stop(grace=DRAIN_GRACE_S)
+            # The arbiter alone: it drains, then stops its workers (a SIGTERM to every worker
+            # would close them at once, before the proxy has taken the gateway out).
+            part.stop(grace=DRAIN_GRACE_S, group=False)
             part.start()
             try:
                 stack.wait_healthy([part])

@@ -189,13 +189,19 @@ class Part:
     def log_tail(self, lines: int = 25) -> str:
         return log_tail(self.log_path, lines, self.log_offset)
 
-    def stop(self, grace: float = GRACE_S) -> None:
-        """SIGTERM its process group, SIGKILL after `grace` seconds; the group is emptied."""
+    def stop(self, grace: float = GRACE_S, group: bool = True) -> None:
+        """SIGTERM its process group (or, `group=False`, its leader alone: a gunicorn arbiter
+        that drains, services/gateway/drain.py, and stops its workers itself), SIGKILL after
+        `grace` seconds; the group is emptied."""
         proc = self.proc
         if proc is None:
             return
         if proc.poll() is None:
-            _killpg(proc.pid, signal.SIGTERM)
+            if group:
+                _killpg(proc.pid, signal.SIGTERM)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(grace)
             except subprocess.TimeoutExpired:

@@ -21,7 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "token-for-compose-test"
 PASSWORD = "0123abcd" * 4
-PYTHON_SERVICES = ("engine", "ai", "gateway", "archiver")
+GATEWAYS = ("gateway-1", "gateway-2")  # two, named: the proxy checks each (deploy/Caddyfile)
+PYTHON_SERVICES = ("engine", "ai", *GATEWAYS, "archiver")
 PG_PASSWORD = "4567cdef" * 4
 
 
@@ -107,17 +108,17 @@ def test_services_and_healthchecks(config: dict[str, Any]) -> None:
     process importing grpc every 2 s (an idle stack spent ~40% of a core on them); now bash
     alone asks the service's own HTTP health answer."""
     services = config["services"]
-    assert set(services) == {"redis", "engine", "ai", "gateway", "postgres", "archiver", "proxy"}
+    assert set(services) == {"redis", "engine", "ai", *GATEWAYS, "postgres", "archiver", "proxy"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
         assert "container_name" not in service, f"{name}: a fixed name prevents scaling"
         test = service["healthcheck"]["test"]
         assert test[0] == "CMD" and test[1] in ("bash", "redis-cli", "pg_isready", "wget"), name
         assert "python" not in " ".join(test), f"{name}: a check must not start Python"
-    ports = {"engine": "8081", "ai": "8082", "gateway": "8000", "archiver": "8083"}
+    ports = {"engine": "8081", "ai": "8082", "archiver": "8083"} | dict.fromkeys(GATEWAYS, "8000")
     for name, port in ports.items():
         assert f"/dev/tcp/127.0.0.1/{port}" in services[name]["healthcheck"]["test"][-1], name
-        if name != "gateway":
+        if name not in GATEWAYS:
             assert services[name]["environment"]["HEALTH_PORT"] == port, name
     assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
 
@@ -126,19 +127,19 @@ def test_ports_and_addresses(config: dict[str, Any]) -> None:
     services = config["services"]
     # Only the proxy is reachable from outside; no other service has a host port, so the AI
     # workers and the gateways scale (issue 32: the gateways sit behind the proxy).
-    for name in ("redis", "engine", "ai", "postgres", "archiver", "gateway"):
+    for name in ("redis", "engine", "ai", "postgres", "archiver", *GATEWAYS):
         assert "ports" not in services[name], f"{name} must not publish a host port"
     assert [str(p) for p in services["ai"]["expose"]] == ["50052"]
-    assert [str(p) for p in services["gateway"]["expose"]] == ["8000"]
+    assert [str(p) for p in services["gateway-1"]["expose"]] == ["8000"]
     published = json.dumps(services["proxy"]["ports"])
     assert len(services["proxy"]["ports"]) == 2
     assert '"443"' in published or ":443" in published, published
     env = {name: service.get("environment", {}) for name, service in services.items()}
-    assert env["gateway"]["AI_TARGET"] == "dns:///ai:50052"
-    assert env["gateway"]["ENGINE_TARGET"] == "dns:///engine:50051"
+    assert env["gateway-1"]["AI_TARGET"] == "dns:///ai:50052"
+    assert env["gateway-1"]["ENGINE_TARGET"] == "dns:///engine:50051"
     assert env["ai"]["ENGINE_TARGET"] == "dns:///engine:50051"
     assert env["engine"]["REDIS_URL"] == f"redis://:{PASSWORD}@redis:6379/0"
-    assert env["gateway"]["RATE_LIMIT_STORAGE_URL"] == f"redis://:{PASSWORD}@redis:6379/0"
+    assert env["gateway-1"]["RATE_LIMIT_STORAGE_URL"] == f"redis://:{PASSWORD}@redis:6379/0"
     assert env["ai"]["AI_PORT"] == "50052"
     assert env["engine"]["ENGINE_PORT"] == "50051"
     for name in ("engine", "ai"):
@@ -220,7 +221,7 @@ def test_postgres_keeps_the_archive_on_a_volume_behind_a_password(
     assert "postgres-data" in config["volumes"]
     assert postgres["environment"]["POSTGRES_PASSWORD"] == PG_PASSWORD
     url = f"postgresql://postgres:{PG_PASSWORD}@postgres:5432/metro"
-    for name in ("engine", "gateway", "archiver"):
+    for name in ("engine", *GATEWAYS, "archiver"):
         assert services[name]["environment"]["DATABASE_URL"] == url, name
     assert "DATABASE_URL" not in services["ai"]["environment"]
     assert "postgres" not in services["engine"].get("depends_on", {})
@@ -234,11 +235,11 @@ def test_start_order_waits_for_health(config: dict[str, Any]) -> None:
     assert services["engine"]["depends_on"]["redis"]["condition"] == "service_healthy"
     assert services["ai"]["depends_on"]["engine"]["condition"] == "service_healthy"
     for dep in ("engine", "ai"):
-        assert services["gateway"]["depends_on"][dep]["condition"] == "service_healthy"
+        assert services["gateway-1"]["depends_on"][dep]["condition"] == "service_healthy"
 
 
 def test_gateway_runs_gunicorn_with_uvicorn_workers(config: dict[str, Any], monkeypatch) -> None:
-    command = config["services"]["gateway"]["command"]
+    command = config["services"]["gateway-1"]["command"]
     assert command[:3] == ["gunicorn", "-c", "deploy/gunicorn.conf.py"]
     assert command[3] == "services.gateway.live.asgi:create_asgi()"
     monkeypatch.setenv("GATEWAY_PORT", "8123")
@@ -332,9 +333,13 @@ def readme_settings() -> dict[str, set[str]]:
         if len(cells) < 4 or not cells[0].startswith("`"):
             continue
         readers = cells[2].lower().replace("`metro up`", "")
-        services = {s for s in PYTHON_SERVICES if re.search(rf"\b{s}\b", readers)}
+        services = {
+            s for s in ("engine", "ai", "gateway", "archiver") if re.search(rf"\b{s}\b", readers)
+        }
         if "gunicorn" in readers:
             services.add("gateway")
+        if "gateway" in services:
+            services = (services - {"gateway"}) | set(GATEWAYS)
         for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", cells[0]):
             settings[name] = services
     assert len(settings) > 20, "docs/deploy.md's configuration table was not found"
@@ -367,7 +372,7 @@ def test_every_documented_setting_reaches_the_services_that_read_it(tmp_path: Pa
 
 def test_the_gateway_has_no_service_token_and_listens_on_loopback(tmp_path: Path) -> None:
     services = resolved(tmp_path)["services"]
-    assert "AI_SERVICE_TOKEN" not in services["gateway"].get("environment", {})
+    assert "AI_SERVICE_TOKEN" not in services["gateway-1"].get("environment", {})
     published = json.dumps(services["proxy"]["ports"])
     assert "127.0.0.1" in published and "0.0.0.0" not in published
     services = resolved(tmp_path, "PROXY_HTTPS_PUBLISH=0.0.0.0:443\n")["services"]
@@ -396,7 +401,7 @@ def test_one_image_is_built_once_for_every_python_service(config: dict[str, Any]
     assert built == ["engine"]
     images = {services[name]["image"] for name in PYTHON_SERVICES}
     assert images == {"metro-platform:latest"}
-    for name in ("ai", "gateway"):
+    for name in ("ai", *GATEWAYS):
         assert services[name].get("pull_policy") == "never", name
         assert "engine" in services[name]["depends_on"] or "ai" in services[name]["depends_on"]
 

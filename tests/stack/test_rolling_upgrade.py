@@ -1,5 +1,6 @@
 """The gateways' rolling upgrade under load (issue 32): `metro up --gateways 2 --proxy` puts Caddy
-in front of two gateways; SIGHUP replaces them one at a time (drain, stop, start, health gate)
+in front of two gateways; SIGHUP replaces them one at a time (drain: /readyz says 503 while the
+gateway still serves, then stop, start, health gate)
 while a client plays moves and live streams listen. Counted: 0 failed requests, and every
 stream, resuming with Last-Event-ID when its gateway goes, sees every event exactly once.
 
@@ -191,6 +192,9 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
               f"{resumed} times")  # fmt: skip
         assert player.failed == [], player.failed
         assert said().count("replaced and healthy") == 2, said()
+        for name in ("gateway-1", "gateway-2"):  # each drained before it stopped listening
+            log = (tmp_path / "run" / "logs" / f"{name}.log").read_text(errors="replace")
+            assert "draining: not ready for 3.0 s" in log, log[-2000:]
         for listener in listeners:
             seen = listener.versions
             assert seen == list(range(seen[0], seen[0] + len(seen))), seen  # no gap, no twice
