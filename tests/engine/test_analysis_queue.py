@@ -1,6 +1,10 @@
 """The engine's side of post-game analysis (services/engine/play/analysis.py) on a real engine and
-Redis, the test standing in for an AI worker (no AI process here): who may ask, the queue, the
-lease held by one worker, progress, a bad result refused, the result kept and never queued twice.
+Redis, the test standing in for an AI worker: who may ask, the queue, the lease held by one
+worker, progress, a bad result refused, the result kept and never queued twice.
+
+Each test has an engine on a Redis of its own: the session's AI process (started by whichever
+earlier test asked for `ai`) polls the session engine's queue every second, and once claimed this
+file's games (seen 'done' where 'queued' was asserted) and drained its fillers.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from metro.v1 import engine_pb2
 
 from services.common.grpc_util import bearer, error_details
 from services.engine.play.analysis import MAX_QUEUED, QUEUE_KEY
-from tests.fixtures.engine import EngineClient
+from tests.fixtures.engine import EngineClient, RunningEngine
 
 
 def finished_metro(client: EngineClient) -> str:
@@ -28,6 +32,17 @@ def finished_metro(client: EngineClient) -> str:
         move = rng.choice(list(client.legal(game, token).moves))
         view = client.move(game, token, json.loads(move))
     return game
+
+
+@pytest.fixture
+def quiet_engine(redis_server_factory: Any, engine_factory: Any) -> RunningEngine:
+    """An engine on a Redis of its own: no AI worker claims its analyses (this test does)."""
+    return engine_factory(redis_server_factory(appendonly=False).url)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def engine_client(quiet_engine: RunningEngine) -> EngineClient:
+    return quiet_engine.client()
 
 
 def test_a_worker_claims_reports_and_the_result_is_kept(engine_client: EngineClient) -> None:
@@ -51,9 +66,7 @@ def test_a_worker_claims_reports_and_the_result_is_kept(engine_client: EngineCli
     with pytest.raises(grpc.RpcError) as err:
         stub.ClaimAnalysis(claim)
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    claimed = stub.ClaimAnalysis(claim, metadata=ai)
-    while claimed.game_id and claimed.game_id != game:  # another test's leftover, if any
-        claimed = stub.ClaimAnalysis(claim, metadata=ai)
+    claimed = stub.ClaimAnalysis(claim, metadata=ai)  # this Redis's queue holds only this game
     assert claimed.game_id == game and claimed.attempt == 1
     assert stub.GetAnalysis(request).status == "running"
 
@@ -82,14 +95,16 @@ def test_a_worker_claims_reports_and_the_result_is_kept(engine_client: EngineCli
     assert stub.ClaimAnalysis(claim, metadata=ai).game_id != game
 
 
-def test_a_full_analysis_queue_refuses_new_analyses(redis_url: str, engine_client: Any) -> None:
+def test_a_full_analysis_queue_refuses_new_analyses(
+    quiet_engine: RunningEngine, engine_client: EngineClient
+) -> None:
     """With MAX_QUEUED analyses waiting (other games' stand-ins here), a new one is refused with
     RESOURCE_EXHAUSTED rate_limited (the gateway's 429); one already asked for is still
     answered. Before, the queue had no bound: one address queued 196 in 1.5 s."""
     stub = engine_client.stub
     asked, fresh = finished_metro(engine_client), finished_metro(engine_client)
     assert stub.RequestAnalysis(engine_pb2.AnalysisRequest(game_id=asked)).status == "queued"
-    r = redis.Redis.from_url(redis_url)
+    r = redis.Redis.from_url(quiet_engine.redis_url)
     fillers = {f"filler-{i}": 0 for i in range(MAX_QUEUED)}
     try:
         r.zadd(QUEUE_KEY, fillers)
