@@ -6,6 +6,7 @@ dropped with its buffer bounded, and the stream caps."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import socket
@@ -175,6 +176,58 @@ def test_resuming_from_an_old_event_gets_every_event_once(
     # Ring 3: the keeper (from the start) and the resumed stream each caught up on their own.
     assert catch_ups == (2 if ring == 3 else 0), catch_ups
     assert s.asgi.hub.stats()["subscriptions"] == 1
+
+
+def test_a_seat_stream_opened_as_a_player_joins_shows_the_join(
+    stack_factory: Callable[..., Stack], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ada's stream reads its opening view, then Bob joins and the game's feed (live for a
+    spectator) publishes the join before Ada's stream is added to it: her stream must still bring
+    her copy to the join. Before, the join went out as "no change since the opening view" and
+    her page showed the waiting table until the next event (its Resign button never came)."""
+    s = stack_factory()
+    seats = [{"kind": "human", "name": "Ada"}, {"kind": "open"}]
+    status, made = s.api.post("/api/games", {"game": "metro", "rules": {"players": 2},
+                                             "seats": seats})  # fmt: skip
+    assert status == 201, made
+    game, ada = made["game_id"], made["token"]
+    hub = s.asgi.hub
+    real_snapshot = hub.snapshot
+    joined: list[Any] = []
+
+    def join_bob() -> Any:
+        status, body = s.api.post(f"/api/games/{game}/join", {"name": "Bob"})
+        assert status == 200, body
+        return body
+
+    async def snapshot_then_join(*args: Any, **kwargs: Any) -> Any:
+        snap = await real_snapshot(*args, **kwargs)
+        if args[1] == 0 and not joined:  # Ada's opening view: Bob joins just after its read
+            joined.append(await asyncio.to_thread(join_bob))
+            assert snap is not None
+            feed = hub.feeds[game]
+            deadline = time.monotonic() + WAIT_S
+            while feed.last_version <= snap.version:  # until the feed has published the join
+                assert time.monotonic() < deadline, "the feed never published the join"
+                await asyncio.sleep(0.01)
+        return snap
+
+    with open_stream(s.url, game) as spectator:  # the game's feed is live
+        assert spectator.status == 200
+        monkeypatch.setattr(hub, "snapshot", snapshot_then_join)
+        with open_stream(s.url, game, token=ada, query="?delta=1") as stream:
+            assert stream.status == 200 and joined
+            opening = stream.next()
+            assert opening.kind == "view"
+            copy = opening.data["view"]
+            for _ in range(2):  # the creation and the join
+                delta = stream.next_event().data["delta"]
+                if delta["version"] > copy["version"]:
+                    assert delta["since"] == copy["version"], delta
+                    copy = apply(copy, delta["patch"])
+            _, truth = s.api.get(f"/api/games/{game}", token=ada)
+            assert truth["status"] == "playing"
+            assert exact(copy) == exact(truth)
 
 
 def test_a_client_that_stops_reading_is_dropped_and_memory_stays_bounded(

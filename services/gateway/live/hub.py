@@ -148,6 +148,7 @@ class Feed:
         self.ring: deque[tuple[Key, str, str]] = deque(maxlen=RING)
         self.ring_floor: Key = (0, 0)  # the ring holds every event the feed saw after this
         self.last_id = "0-0"
+        self.last_version = 0  # the game's version after the last event published
         self.task: asyncio.Task[None] | None = None
         self.linger: asyncio.TimerHandle | None = None
         self.finished = False
@@ -289,6 +290,7 @@ class Feed:
             self.ring_floor = self.ring[0][0]
         self.ring.append((key, event.event_id, event.json))
         self.last_id = event.event_id
+        self.last_version = max(self.last_version, event.version)
         if key >= self.start:
             self.ready.set()
         now = time.monotonic()
@@ -490,6 +492,17 @@ class Hub:
                 if not feed.watchers:
                     feed.stop()
                 raise
+        # The events up to the feed's last go to the watcher as "no change since the opening
+        # view" (asgi's catch-up), so that view must be at least as new as they are. One read
+        # before the feed had published a move made meanwhile (a player joining as the page
+        # opened) left the page at the older view until the next event: read it again.
+        try:
+            while first is not None and first.version < feed.last_version and not feed.finished:
+                first = await self.snapshot(watcher.game_id, watcher.seat, token)
+        except BaseException:
+            if not feed.watchers:
+                feed.stop()
+            raise
         opening = feed.add(watcher, token, first)
         upto = feed.last_id
         watcher.floor = max(watcher.floor, id_key(upto))
