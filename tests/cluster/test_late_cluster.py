@@ -24,7 +24,7 @@ def test_an_engine_waits_for_its_cluster(tmp_path: Path, engine_factory: Any) ->
 
     def start_later() -> None:
         try:
-            time.sleep(CLUSTER_AFTER_S)
+            time.sleep(CLUSTER_AFTER_S)  # the cluster comes up late: what the engine must wait out
             begun.append(time.monotonic())
             cluster.start()
             started.append(time.monotonic())

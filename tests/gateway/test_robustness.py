@@ -267,7 +267,7 @@ def test_views_and_moves_with_a_move_id_ride_out_an_engine_restart(
         running.process.kill()
 
         def start() -> None:
-            time.sleep(gap_s)
+            time.sleep(gap_s)  # the engine stays down this long: the outage the gateway rides out
             running.process.start()
 
         thread = threading.Thread(target=start)

@@ -148,7 +148,7 @@ def test_resuming_from_an_old_event_gets_every_event_once(
         def mover() -> None:
             while not stop.is_set() and len(played) < 10:
                 played.append(play_one(s.api, game, tokens, rng)["last_event_id"])
-                time.sleep(0.05)
+                time.sleep(0.05)  # a pace: moves keep coming while the resumed stream catches up
 
         thread = threading.Thread(target=mover)
         thread.start()
