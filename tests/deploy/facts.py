@@ -53,6 +53,9 @@ def service_of(container: Object) -> str | None:
 # ---- what the code reads -------------------------------------------------------------------
 
 
+READERS = ("os.environ.get", "os.getenv", "_int", "_rate", "_redis_url", "_seconds")
+
+
 def _env_names(tree: ast.AST) -> set[str]:
     """Names passed as a string to os.environ.get, os.getenv or one of config.py's readers."""
     names: set[str] = set()
@@ -62,7 +65,7 @@ def _env_names(tree: ast.AST) -> set[str]:
         first = node.args[0]
         if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
             continue
-        if ast.unparse(node.func) in ("os.environ.get", "os.getenv", "_int", "_rate", "_redis_url"):
+        if ast.unparse(node.func) in READERS:
             names.add(first.value)
     return names
 
