@@ -113,11 +113,15 @@ def test_two_seated_pages_fetch_at_most_once_per_four_move_events(
         # The seat to move that has not chosen yet (Metro X: both choose, one after the other).
         seat = next(s for s in view["to_move"] if not view["seats"][s].get("chosen"))
         before = len(answered)
-        play_one(kind, (ada, bob)[seat].page, view)
-        # The move's answer was counted before the next look at whose turn it is.
+        page = (ada, bob)[seat].page
+        play_one(kind, page, view)
+        # The move's answer was counted before the next look at whose turn it is. The wait is
+        # the page's own: a sync Playwright hands the pages' "response" events to `answered`
+        # only while the test is inside a Playwright call (a time.sleep would see none come).
         deadline = time.monotonic() + 30
-        while len(answered) == before and time.monotonic() < deadline:
-            time.sleep(0.05)
+        while len(answered) == before:
+            assert time.monotonic() < deadline, "the move's answer was never seen"
+            page.wait_for_timeout(50)
     assert len(answered) >= MOVE_EVENTS, f"the game ended after {len(answered)} moves"
     # Both pages show the last move: its event reached the other seat and was applied.
     last = api_view(gateway_process, game)["version"]

@@ -55,6 +55,10 @@ def test_the_host_screen_shows_the_phones_presets_live(
     assert feed(page) == ["<i>Bea</i>: Well played!", "Ada: One more?"]  # newest first, as text
     assert page.query_selector("#party-feed i") is None
     # Live on the stream: one GET read the backlog as the stream opened, and no other.
-    assert_stays(lambda: len(gets) == 1, "one GET of the chat", 1.0, pause=page.wait_for_timeout)
+    # (assert_stays pauses for seconds, Playwright's wait_for_timeout takes milliseconds.)
+    assert_stays(
+        lambda: len(gets) == 1, "one GET of the chat", 1.0,
+        pause=lambda s: page.wait_for_timeout(s * 1000),
+    )  # fmt: skip
     for tab in (host, phone_tab):
         tab.check_clean()
