@@ -473,10 +473,9 @@ class Hub:
         self, watcher: Watcher, token: str | None, first: Snapshot | None, last_event_id: str
     ) -> tuple[Feed, Snapshot | None, str]:
         """Add a watcher to its game's feed (started if need be; `last_event_id`: the game's
-        latest event as the watcher's first view said). Returns the feed, the watcher's opening
-        snapshot and the last event id the feed had published: what the watcher missed up to
-        there comes from `Feed.missed`, the rest from the feed. TimeoutError when a new feed
-        could not read the game's history within the deadline."""
+        latest event as its first view said). Returns the feed, the opening snapshot and the
+        feed's last event id: what the watcher missed up to there comes from `Feed.missed`, the
+        rest from the feed. TimeoutError when a new feed could not read the history in time."""
         feed = self.feeds.get(watcher.game_id)
         if feed is None or feed.finished:
             feed = self.feeds[watcher.game_id] = Feed(self, watcher.game_id, last_event_id)
@@ -485,18 +484,11 @@ class Hub:
             if watcher.deltas:  # its first subscription asks for this watcher's views already
                 feed.audiences[watcher.seat] = Audience(watcher.seat, token, None)
             feed.task = asyncio.get_running_loop().create_task(self._run(feed))
-        if not feed.ready.is_set():
-            try:
-                await asyncio.wait_for(feed.ready.wait(), self.deadline_s)
-            except TimeoutError:
-                if not feed.watchers:
-                    feed.stop()
-                raise
-        # The events up to the feed's last go to the watcher as "no change since the opening
-        # view" (asgi's catch-up), so that view must be at least as new as they are. One read
-        # before the feed had published a move made meanwhile (a player joining as the page
-        # opened) left the page at the older view until the next event: read it again.
         try:
+            if not feed.ready.is_set():
+                await asyncio.wait_for(feed.ready.wait(), self.deadline_s)
+            # The events up to the feed's last reach the watcher as "no change since its opening
+            # view": a view older than them (a join published meanwhile) is read again.
             while first is not None and first.version < feed.last_version and not feed.finished:
                 first = await self.snapshot(watcher.game_id, watcher.seat, token)
         except BaseException:
