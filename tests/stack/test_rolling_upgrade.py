@@ -1,27 +1,25 @@
 """The gateways' rolling upgrade under load (issue 32): `metro up --gateways 2 --proxy` puts Caddy
 in front of two gateways; SIGHUP replaces them one at a time (drain: /readyz says 503 while the
-gateway still serves, then stop, start, health gate)
-while a client plays moves and live streams listen. Counted: 0 failed requests, and every
-stream, resuming with Last-Event-ID when its gateway goes, sees every event exactly once.
+gateway still serves; then stop, start, health gate) while a client plays moves and live streams
+listen. Counted: 0 failed requests, and every stream, resuming with Last-Event-ID when its
+gateway goes, sees every event exactly once.
 
-Real processes: the supervisor, Redis, PostgreSQL, the engine, an AI worker, the archiver, two
-gunicorn gateways and Caddy (Debian's `caddy`; deploy/test-prereqs.sh installs it).
+The load is bench/upgrade_load.py's (its Listener and Player), which measures the compose stack
+the same way. Real processes: the supervisor, Redis, PostgreSQL, the engine, an AI worker, the
+archiver, two gunicorn gateways and Caddy (Debian's `caddy`; deploy/test-prereqs.sh installs it).
 """
 
 from __future__ import annotations
 
-import http.client
-import json
 import signal
 import subprocess
 import threading
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from bench.upgrade_load import Listener, Player, Site, contiguous
 from services.cli.proxy import caddy_binary
 from tests.fixtures.gateway import RELAXED_RATES
 from tests.fixtures.processes import free_port
@@ -32,95 +30,6 @@ from tests.stack.test_up import up_argv, up_env
 STREAMS = 60  # live streams listening through the upgrade (the issue measured 200 by hand)
 
 pytestmark = pytest.mark.skipif(caddy_binary() is None, reason="needs caddy (test-prereqs.sh)")
-
-
-class Listener(threading.Thread):
-    """One live stream of the game, resumed with Last-Event-ID whenever it ends; the versions of
-    every event it saw, in order."""
-
-    def __init__(self, port: int, game_id: str, stop: threading.Event) -> None:
-        super().__init__(daemon=True)
-        self.port, self.game_id, self.stop = port, game_id, stop
-        self.versions: list[int] = []
-        self.last_id: str | None = None
-        self.resumed = 0
-        self.refused: list[str] = []
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-            headers = {"Accept": "text/event-stream"}
-            if self.last_id is not None:
-                headers["Last-Event-ID"] = self.last_id
-            try:
-                conn.request("GET", f"/api/games/{self.game_id}/events", headers=headers)
-                reply = conn.getresponse()
-                if reply.status != 200:
-                    self.refused.append(f"{reply.status} {reply.read(200)!r}")
-                    time.sleep(0.5)
-                    continue
-                self.read(reply)
-            except (OSError, http.client.HTTPException):
-                pass  # the stream ended (its gateway stopped): resume, as a browser does
-            finally:
-                conn.close()
-            self.resumed += 1
-
-    def read(self, reply: http.client.HTTPResponse) -> None:
-        fields: dict[str, str] = {}
-        while not self.stop.is_set():
-            line = reply.readline().decode()
-            if line == "":
-                return
-            line = line.rstrip("\n")
-            if line == "":
-                if "data" in fields and fields.get("event", "message") == "message":
-                    self.versions.append(int(json.loads(fields["data"])["version"]))
-                    self.last_id = fields.get("id", self.last_id)
-                fields = {}
-            elif not line.startswith(":"):
-                key, _, value = line.partition(":")
-                fields[key] = value.removeprefix(" ")
-
-
-class Player(threading.Thread):
-    """Plays both seats of the game through the proxy; every answer that is not 2xx is a
-    failure (no retry hides one)."""
-
-    def __init__(self, base: str, game_id: str, tokens: list[str], stop: threading.Event) -> None:
-        super().__init__(daemon=True)
-        self.base, self.game_id, self.tokens, self.stop = base, game_id, tokens, stop
-        self.failed: list[tuple[str, int, Any]] = []
-        self.requests = 0
-        self.moves = 0
-
-    def request(self, method: str, path: str, body: Any = None, token: str = "") -> Any:
-        self.requests += 1
-        try:
-            status, answer = call(self.base, method, path, body, token or None, timeout=30)
-        except OSError as err:
-            status, answer = 0, str(err)
-        if not 200 <= status < 300:
-            self.failed.append((path, status, answer))
-            return None
-        return answer
-
-    def run(self) -> None:
-        path = f"/api/games/{self.game_id}"
-        while not self.stop.is_set():
-            view = self.request("GET", path, token=self.tokens[0])
-            if view is None or view["status"] == "over":
-                time.sleep(0.1)
-                continue
-            token = self.tokens[view["turn"]]
-            legal = self.request("GET", f"{path}/legal", token=token)
-            if not legal or not legal["moves"]:
-                continue
-            move = {**legal["moves"][0], "expected_version": view["version"],
-                    "move_id": uuid.uuid4().hex}  # fmt: skip
-            if self.request("POST", f"{path}/moves", move, token) is not None:
-                self.moves += 1
-            time.sleep(0.8)  # the game (about 60 moves) must outlast the upgrade
 
 
 @pytest.mark.timeout(600)
@@ -154,10 +63,12 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
         game_id = made["game_id"]
         status, joined = call(base, "POST", f"/api/games/{game_id}/join", {"name": "Bo"})
         assert status == 200, joined
-        listeners = [Listener(port, game_id, stop) for _ in range(STREAMS)]
+        site = Site(base, cacert=None)
+        listeners = [Listener(site, game_id, stop) for _ in range(STREAMS)]
         for listener in listeners:
             listener.start()
-        player = Player(base, game_id, [made["token"], joined["token"]], stop)
+        # A move every ~0.8 s: the game (about 60 moves) must outlast the upgrade.
+        player = Player(site, game_id, [made["token"], joined["token"]], 0.8, stop)
         player.start()
         while player.moves < 3 or any(not x.versions for x in listeners):
             assert time.monotonic() < deadline, (player.moves, player.failed)
@@ -197,7 +108,7 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
             assert "draining: not ready for 3.0 s" in log, log[-2000:]
         for listener in listeners:
             seen = listener.versions
-            assert seen == list(range(seen[0], seen[0] + len(seen))), seen  # no gap, no twice
+            assert seen == contiguous(seen), seen  # no gap, no twice
             assert not listener.refused, listener.refused
         assert resumed >= STREAMS, "the streams were never cut: was a gateway replaced?"
     finally:
