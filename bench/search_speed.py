@@ -7,6 +7,16 @@ have neither: their A and B are the same code, a control for the machine's noise
 
     .venv/bin/python bench/search_speed.py --seconds 1 --rounds 3
 
+With `--before PATH` A is instead another checkout as it is (a git worktree of the commit
+before), searching in a worker process in turn with this one, one search at a time, so both
+see the same load; B is this checkout as it is. Against 34acde4 (Metro and Metro X sped up in
+the rules core and the search), three runs at load ~1.0: Metro 13,905 -> 20,236 iterations/s
+(x1.46), Metro X 9,383 -> 12,051 (x1.28), Underground 1,834 -> 1,850 (x1.01); docs/ai.md says
+what moved the figures.
+
+    git worktree add /tmp/before 34acde4
+    nice -n 10 .venv/bin/python bench/search_speed.py --seconds 1 --rounds 2 --before /tmp/before
+
 Prints one JSON object: per game, A's and B's mean iterations/s and B/A. A measurement on a
 shared machine: quote it with the load it ran under. tests/ai/test_search_pinned.py shows that
 B's results equal A's at a fixed iteration count.
@@ -18,11 +28,20 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+
+def _root() -> Path:
+    """This checkout; with --root (the `--before` worker) another one, whose code it runs."""
+    if "--root" in sys.argv:
+        return Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
+    return Path(__file__).resolve().parents[1]
+
+
+ROOT = _root()
 sys.path.insert(0, str(ROOT))
 
 import games  # noqa: E402
@@ -62,12 +81,45 @@ def positions(kind: str, count: int) -> list[InfoSet]:
     return out
 
 
-def rate(info: InfoSet, seconds: float, cached: bool) -> float:
-    underground._best_ways = CACHED if cached else uncached  # type: ignore[assignment]
-    STATE.random_move = NEW_RANDOM_MOVE if cached else old_random_move  # type: ignore[method-assign]
+def rate(info: InfoSet, seconds: float, cached: bool | None) -> float:
+    """One search's iterations/s; `cached` None: the code as it is (the two-checkout mode)."""
+    if cached is not None:
+        underground._best_ways = CACHED if cached else uncached  # type: ignore[assignment]
+        STATE.random_move = NEW_RANDOM_MOVE if cached else old_random_move  # type: ignore[method-assign]
     CACHED.cache_clear()
     result = ISMCTSPlayer(budget_s=seconds).search(info, 1, seconds)
     return result.iterations / result.elapsed_s
+
+
+def serve() -> None:
+    """The `--before` worker: reads "game position seconds" lines, answers each search's rate."""
+    infos: dict[str, list[InfoSet]] = {}
+    count = int(sys.argv[sys.argv.index("--positions") + 1])
+    for line in sys.stdin:
+        kind, index, seconds = line.split()
+        if kind not in infos:
+            infos[kind] = positions(kind, count)
+        print(rate(infos[kind][int(index)], float(seconds), None), flush=True)
+
+
+class Before:
+    """Another checkout (a git worktree of the commit before) searching in a worker process,
+    one search at a time, in turn with this one: both see the same load."""
+
+    def __init__(self, root: str, count: int) -> None:
+        argv = [sys.executable, __file__, "--serve", "--root", root, "--positions", str(count)]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def rate(self, kind: str, index: int, seconds: float) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{kind} {index} {seconds}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def main() -> int:
@@ -76,16 +128,28 @@ def main() -> int:
     p.add_argument("--positions", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.0, help="per search")
     p.add_argument("--rounds", type=int, default=2, help="A/B pairs per position")
+    p.add_argument("--before", help="A = the checkout at this path, as it is (B: this one)")
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--root", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.serve:
+        serve()
+        return 0
+    before = Before(args.before, args.positions) if args.before else None
     report: dict[str, Any] = {"bench": "search_speed", "seconds": args.seconds}
     for kind in args.games.split(","):
         a: list[float] = []
         b: list[float] = []
-        for info in positions(kind, args.positions):
+        for i, info in enumerate(positions(kind, args.positions)):
             for r in range(args.rounds):  # ABBA: neither side always goes first
                 first, second = (False, True) if r % 2 == 0 else (True, False)
                 for cached in (first, second):
-                    (b if cached else a).append(rate(info, args.seconds, cached))
+                    if before is not None and not cached:
+                        a.append(before.rate(kind, i, args.seconds))
+                    else:
+                        (b if cached else a).append(
+                            rate(info, args.seconds, None if before else cached)
+                        )
         report[kind] = {
             "A_iterations_per_s": round(statistics.mean(a)),
             "B_iterations_per_s": round(statistics.mean(b)),
@@ -95,6 +159,8 @@ def main() -> int:
         }
     underground._best_ways = CACHED  # type: ignore[assignment]
     STATE.random_move = NEW_RANDOM_MOVE  # type: ignore[method-assign]
+    if before is not None:
+        before.close()
     print(json.dumps(report))
     return 0
 

@@ -34,19 +34,19 @@ DEFAULT_WEIGHTS = Weights()
 
 def evaluate(state: MetroPosition, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Each seat's score plus the estimated worth of its open routes; exact scores at the end."""
-    out = [float(x) for x in state.scores]
+    out = list(map(float, state.scores))
     if state.seat < 0:
         return out
     owner, ends, lengths, heads = state.owner, state.ends, state.lengths, state.heads
     wl, wc = w.length, w.near_centre
     wo = w.open_bonus + w.open_bonus_early * (60 - state.placed) / 60
     gone = state.retired_mask  # a retired seat's routes will score nothing more
-    for station in range(1, 33):
-        o = owner[station]
-        if o >= 0 and ends[station] == OPEN and not gone >> o & 1:
-            n = lengths[station]
+    # Station by station (index 0 has no owner), the lists walked together: the same sums in
+    # the same order as indexing each, at a third of the cost (this runs once per rollout).
+    for o, end, n, head in zip(owner, ends, lengths, heads, strict=True):
+        if end == OPEN and o >= 0 and not gone >> o & 1:
             v = wl * n + wo
-            if _NEAR[heads[station] >> 3]:
+            if _NEAR[head >> 3]:
                 v += wc * n
             out[o] += v
     return out

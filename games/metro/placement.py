@@ -59,6 +59,34 @@ def legal_masks(
     return [(t, base) for t in orients] if base else []
 
 
+# NTH_IN_BYTE[b][k]: the position of the k-th (from 0) set bit of the byte b, lowest first.
+NTH_IN_BYTE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(i for i in range(8) if b >> i & 1) for b in range(256)
+)
+
+
+def nth_square(mask: int, k: int) -> int:
+    """The k-th (from 0) square of `mask`, lowest first (`squares_of(mask)[k]`), found by
+    halving the mask three times instead of clearing k bits one at a time."""
+    sq = 0
+    n = (mask & 0xFFFFFFFF).bit_count()
+    if k >= n:
+        k -= n
+        mask >>= 32
+        sq = 32
+    n = (mask & 0xFFFF).bit_count()
+    if k >= n:
+        k -= n
+        mask >>= 16
+        sq += 16
+    n = (mask & 0xFF).bit_count()
+    if k >= n:
+        k -= n
+        mask >>= 8
+        sq += 8
+    return sq + NTH_IN_BYTE[mask & 0xFF][k]
+
+
 def squares_of(mask: int) -> list[int]:
     out = []
     while mask:

@@ -13,17 +13,30 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Self
 
 from games.base import Outcome
-from games.metro.board import CENTRE, DEPARTURE, EDGE, OWNER, SQUARES, STEP
+from games.metro.board import CENTRE, DEPARTURE, EDGE, NEIGHBOURS, OWNER, SQUARES, STEP
 from games.metro.moves import DRAW, MOVES, MetroMove, move_text
-from games.metro.placement import INITIAL_FRONTIER, legal_masks, next_frontier
+from games.metro.placement import (
+    INITIAL_FRONTIER,
+    OK_MASK,
+    legal_masks,
+    nth_square,
+    squares_of,
+)
+from games.metro.rollout import random_turns_classic
 from games.metro.rules import MetroRules
 from games.metro.tiles import CODES, EXIT, INDEX, ROTATION_CLASS, ROTATIONS, SET_COUNTER, TILE_SET
 
 TILE_COUNT = len(TILE_SET)
+
+# THROUGH[tile << 9 | square * 8 + entry]: where a train entering `square` by `entry` goes on
+# once `tile` lies there (STEP after EXIT; one lookup for each step of a route being extended).
+THROUGH: tuple[int, ...] = tuple(
+    STEP[(pos & ~7) | EXIT[t * 8 + (pos & 7)]] for t in range(len(CODES)) for pos in range(512)
+)
 
 OPEN, ENDS_AT_EDGE, ENDS_IN_CENTRE = 0, 1, 2
 END_NAMES = ("open", "edge", "centre")
@@ -38,6 +51,11 @@ Retirement = tuple[int, int, int, "tuple[int, ...] | None"]
 # a tile it drew (its tiles go back when that turn ends, so that the deck the drawer drew from
 # is not reshuffled under it).
 RETIRED_OTHER, RETIRED_OWN, RETIRED_OWN_DRAWN, RETIRED_DURING_DRAW = range(4)
+
+# The moves that place an oriented tile on a set of squares, by `squares << 5 | tile` (a pure
+# function of the key, remembered for `legal_moves`; emptied when it holds this many).
+_PLACEMENTS: dict[int, tuple[MetroMove, ...]] = {}
+PLACEMENTS_CACHED = 20_000
 
 
 class MetroPosition:
@@ -233,55 +251,103 @@ class MetroPosition:
             return tuple(by_shape.values())
         return tuple(dict.fromkeys(hand))
 
+    def _masks(self) -> list[tuple[int, int]]:
+        """[(oriented tile, squares)] the seat to move may place now, in `_tiles_to_place`
+        order: `legal_masks` for each tile. The classic rules (no rotation, no online
+        variant), which searches play most, read OK_MASK directly: this runs on every
+        random move of every rollout."""
+        rules = self.rules
+        if rules.rotation or rules.online:
+            extend = self.extend_mask(self.seat)
+            frontier, rotation = self.frontier, rules.rotation
+            return [
+                placement
+                for tile in self._tiles_to_place()
+                for placement in legal_masks(frontier, tile, rotation, extend)
+            ]
+        frontier = self.frontier
+        if self.drawn >= 0:
+            tiles: Iterable[int] = (self.drawn,)
+        else:
+            tiles = self.hands[self.seat]
+            if len(tiles) > 1:
+                tiles = dict.fromkeys(tiles)
+        # legal_masks with one orientation and no `extend`: rule (c) where it can hold, else (d)
+        return [(t, m) for t in tiles if (m := frontier & OK_MASK[t] or frontier)]
+
     def legal_codes(self) -> list[int]:
         """Every legal move of the seat to move, as codes (placements, then DRAW)."""
         if self.seat < 0:
             return []
-        extend = self.extend_mask(self.seat)
-        rotation = self.rules.rotation
         moves: list[int] = []
-        for tile in self._tiles_to_place():
-            for t, mask in legal_masks(self.frontier, tile, rotation, extend):
-                base = t * 64
-                while mask:
-                    low = mask & -mask
-                    moves.append(base + low.bit_length() - 1)
-                    mask ^= low
+        for t, mask in self._masks():
+            base = t * 64
+            while mask:
+                low = mask & -mask
+                moves.append(base + low.bit_length() - 1)
+                mask ^= low
         if self.drawn < 0 and self.deck_pos < len(self.deck):
             moves.append(DRAW)
         return moves
 
     def legal_moves(self, seat: int) -> list[MetroMove]:
-        if seat != self.seat:
+        """`legal_codes` as moves. A search asks again and again at the same nodes (the same
+        board, another dealt tile), so each (tile, squares) pair's moves are remembered."""
+        if seat != self.seat or seat < 0:
             return []
-        return [MOVES[c] for c in self.legal_codes()]
+        moves: list[MetroMove] = []
+        for t, mask in self._masks():
+            key = mask << 5 | t
+            placed = _PLACEMENTS.get(key)
+            if placed is None:
+                if len(_PLACEMENTS) >= PLACEMENTS_CACHED:
+                    _PLACEMENTS.clear()
+                placed = _PLACEMENTS[key] = tuple(MOVES[t * 64 + sq] for sq in squares_of(mask))
+            moves += placed
+        if self.drawn < 0 and self.deck_pos < len(self.deck):
+            moves.append(MOVES[DRAW])
+        return moves
 
     def random_code(self, rand: Any) -> int:
         """A uniformly random legal move code of the seat to move, without listing them all:
-        count the squares of each placement mask and pick the k-th set bit."""
-        extend = self.extend_mask(self.seat)
-        rotation = self.rules.rotation
-        options = []
-        total = 0
-        for tile in self._tiles_to_place():
-            for oriented, mask in legal_masks(self.frontier, tile, rotation, extend):
-                count = mask.bit_count()
-                options.append((oriented, mask, count))
-                total += count
+        count the squares of each placement mask and pick the k-th set bit (the k-th move of
+        `legal_codes`, so the same `rand()` picks the same move)."""
+        options = self._masks()
+        if len(options) == 1:  # one tile to place (the usual hand of one): no list to walk
+            oriented, mask = options[0]
+            total = mask.bit_count()
+            can_draw = self.drawn < 0 and self.deck_pos < len(self.deck)
+            pick = int(rand() * (total + can_draw))
+            return DRAW if pick >= total else oriented * 64 + nth_square(mask, pick)
+        counts = [mask.bit_count() for _, mask in options]
+        total = sum(counts)
         can_draw = self.drawn < 0 and self.deck_pos < len(self.deck)
         pick = int(rand() * (total + can_draw))
         if pick >= total:
             return DRAW
-        for oriented, mask, count in options:
+        for (oriented, mask), count in zip(options, counts, strict=True):
             if pick < count:
-                for _ in range(pick):
-                    mask &= mask - 1  # drop the lowest set square
-                return oriented * 64 + (mask & -mask).bit_length() - 1
+                return oriented * 64 + nth_square(mask, pick)
             pick -= count
         raise AssertionError("unreachable: pick < total")
 
     def random_move(self, seat: int, rand: Any) -> MetroMove:
         return MOVES[self.random_code(rand)]
+
+    def random_turns(self, turns: int, max_moves: int, rand: Any) -> None:
+        """Up to `turns` turns of uniformly random moves: exactly the moves that as many
+        `random_move` and `apply` calls would make from the same `rand()` draws, without the
+        calls between (a search's rollout: ismcts.py `_rollout`). One seat moves per turn, so
+        `max_moves` (the rollout's cap on moves, >= `turns`) never cuts a Metro rollout short."""
+        rules = self.rules
+        if rules.online or rules.rotation or self.retired_mask or rules.hand_size != 1:
+            random_code, apply_code = self.random_code, self.apply_code
+            for _ in range(turns):
+                if self.seat < 0:
+                    return
+                apply_code(random_code(rand))
+            return
+        random_turns_classic(self, turns, rand)
 
     # ---- chance -----------------------------------------------------------------------------
 
@@ -353,7 +419,11 @@ class MetroPosition:
         else:
             physical, from_draw = self._take_from_hand(seat, tile), False
         self._place(tile, sq)
-        redeck = self._end_turn()
+        if self.rules.online or self.retired_mask:
+            redeck = self._end_turn()
+        else:  # `_end_turn` with nobody out and no tiles to put back
+            redeck = None
+            self._pass_turn()
         self.history = (self.history, (seat, move, physical, from_draw, redeck))
 
     def put(self, tile: int, sq: int, physical: int | None = None) -> None:
@@ -371,7 +441,16 @@ class MetroPosition:
 
     def _take_from_hand(self, seat: int, tile: int) -> int:
         """Remove the physical tile that `tile` (as oriented) came from; refill the hand."""
-        hand = list(self.hands[seat])
+        held = self.hands[seat]
+        if len(held) == 1 and held[0] == tile:  # the usual hand of one: refill it
+            deck, pos = self.deck, self.deck_pos
+            if pos < len(deck):
+                self.hands[seat] = (deck[pos],)
+                self.deck_pos = pos + 1
+            else:
+                self.hands[seat] = ()
+            return tile
+        hand = list(held)
         # A rotated placement comes from the hand tile it is an orientation of.
         physical = tile if tile in hand else next(h for h in hand if tile in ROTATIONS[h])
         hand.remove(physical)
@@ -385,8 +464,8 @@ class MetroPosition:
         """Put a tile on the board and run every route waiting at that square onward."""
         board = self.board
         board[sq] = tile
-        self.occupied |= 1 << sq
-        self.frontier = next_frontier(self.frontier, self.occupied, sq)
+        occupied = self.occupied = self.occupied | 1 << sq
+        self.frontier = (self.frontier | NEIGHBOURS[sq]) & ~occupied  # next_frontier, inline
         waiting = self.waiting
         stations = waiting[sq]
         waiting[sq] = ()
@@ -403,7 +482,7 @@ class MetroPosition:
                     waiting[at] = (*waiting[at], station)
                     break
                 n += 1
-                pos = STEP[(pos & ~7) | EXIT[t * 8 + (pos & 7)]]
+                pos = THROUGH[t << 9 | pos]
                 if pos < 0:
                     lengths[station] = n
                     self._complete(station, n, pos)

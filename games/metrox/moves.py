@@ -23,6 +23,9 @@ class LineMove:
 
     line: str
 
+    def __hash__(self) -> int:  # the id's own hash: a search hashes moves all the time
+        return hash(self.line)
+
     def to_json(self) -> JSON:
         return {"line": self.line}
 
@@ -32,6 +35,9 @@ class StationMove:
     """A free card: the station `station` is filled."""
 
     station: str
+
+    def __hash__(self) -> int:  # as LineMove's
+        return hash(self.station)
 
     def to_json(self) -> JSON:
         return {"station": self.station}

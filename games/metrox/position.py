@@ -31,7 +31,7 @@ from games.metrox.cards import (
 )
 from games.metrox.maps import MetroXMap
 from games.metrox.moves import PASS, LineMove, MapMoves, MetroXMove, StationMove, moves_for
-from games.metrox.rules import normalise
+from games.metrox.rules import MAX_PLAYERS, normalise
 
 # the one-character mark each card writes in a window (the free card writes none)
 MARK = {
@@ -39,6 +39,46 @@ MARK = {
     for c, (k, n, _) in INFO.items()
     if k != FREE
 }
+
+
+def window_effect(m: MetroXMap, li: int, f: int, kind: int, num: int) -> tuple[int, int, int]:
+    """What a window card (`kind`, `num`) played on line `li` does to a sheet whose filled
+    stations are `f` (§3): (the stations it fills, the lines through them, the station a
+    transfer fills or -1). Only the line's own stations of `f` matter."""
+    bits, sl = m.line_bits[li], m.line_slines[li]
+    size = len(bits)
+    i = 0
+    while i < size and f & bits[i]:
+        i += 1
+    fill = touched = 0
+    if i == size:
+        return 0, 0, -1
+    if kind == NUMBER:
+        stop = min(size, i + num)
+        while i < stop and not f & bits[i]:
+            fill |= bits[i]
+            touched |= sl[i]
+            i += 1
+    elif kind == SKIP:
+        k = 0
+        while i < size and k < num:
+            if not f & bits[i]:
+                fill |= bits[i]
+                touched |= sl[i]
+                k += 1
+            i += 1
+    else:
+        return bits[i], sl[i], m.line_stations[li][i]
+    return fill, touched, -1
+
+
+# per map: window_effect by `((filled stations of the line) << 8 | line) << 5 | kind << 3 | num`
+# (a pure function of the key, remembered: `_resolve` plays one for every seat of every turn)
+_effects: dict[str, dict[int, tuple[int, int, int]]] = {}
+EFFECTS_CACHED = 100_000
+
+# SEATS[n]: every seat of an n-seat game, the usual `to_move()`
+SEATS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(MAX_PLAYERS + 1))
 
 
 def mark_text(ch: str) -> str:
@@ -176,6 +216,8 @@ class MetroXPosition:
         if self.over:
             return ()
         p, gone = self.pending, self.retired_mask
+        if not self.nchosen and not gone:  # a fresh turn, everyone in: every seat
+            return SEATS[self.n]
         return tuple(s for s in range(self.n) if p[s] is None and not gone >> s & 1)
 
     @property
@@ -199,8 +241,49 @@ class MetroXPosition:
         return list(self.avail[seat])
 
     def random_move(self, seat: int, rand: Any) -> Any:
-        moves = self.legal_moves(seat)
-        return moves[int(rand() * len(moves))]
+        """`legal_moves(seat)[int(rand() * len(...))]`, without building the list."""
+        if self.over or not 0 <= seat < self.n or self.retired_mask >> seat & 1:
+            moves = self.legal_moves(seat)
+            return moves[int(rand() * len(moves))]
+        if INFO[self.card][0] != FREE:  # type: ignore[index]
+            lines = self.avail[seat]
+            return lines[int(rand() * len(lines))]
+        stations = self.mv.stations
+        empty = ((1 << len(stations)) - 1) & ~self.filled[seat]
+        k = int(rand() * (empty.bit_count() or 1))
+        if not empty:
+            return PASS
+        for _ in range(k):  # the k-th empty station, in map order
+            empty &= empty - 1
+        return stations[(empty & -empty).bit_length() - 1]
+
+    def random_turns(self, turns: int, max_moves: int, rand: Any) -> None:
+        """Up to `turns` turns of `random_move` for every seat to move, stopping before a turn
+        once `max_moves` moves are made (a search's rollout, ismcts.py `_rollout`): the same
+        moves, applied as `apply` does, without a call per move."""
+        for _ in range(turns):
+            movers = self.to_move()
+            if not movers or max_moves <= 0:
+                return
+            max_moves -= len(movers)
+            random_move = self.random_move
+            if not self.nchosen and not self.retired_mask:  # a fresh turn: everyone chooses
+                if INFO[self.card][0] == FREE:  # type: ignore[index]
+                    self.pending = [random_move(seat, rand) for seat in movers]
+                else:  # `random_move` of a window card: one of the seat's open lines
+                    avail = self.avail
+                    self.pending = [avail[s][int(rand() * len(avail[s]))] for s in movers]
+                self.nchosen = self.need
+                self._resolve()
+                continue
+            for seat in movers:
+                move = random_move(seat, rand)
+                pending = self.pending
+                if pending[seat] is None:
+                    self.nchosen += 1
+                pending[seat] = move
+                if self.nchosen == self.need:
+                    self._resolve()
 
     def apply(self, seat: int, move: Any) -> None:
         """Store `seat`'s choice; the last choice of the turn resolves it at once."""
@@ -217,7 +300,11 @@ class MetroXPosition:
         kind, num, shuffle = INFO[code]
         choices: tuple[MetroXMove | None, ...] = tuple(self.pending)
         filled, wins, done, avail = self.filled, self.wins, self.done, self.avail
-        line_index, line_bits, line_slines = m.line_index, m.line_bits, m.line_slines
+        line_index, line_mask = m.line_index, m.line_mask
+        effects = _effects.get(m.id)
+        if effects is None:
+            effects = _effects[m.id] = {}
+        card_key = kind << 3 | num
         mark = MARK.get(code, "")
         completed: list[tuple[int, int, int, bool]] = []
         done_now = 0
@@ -236,36 +323,22 @@ class MetroXPosition:
                 li = line_index[move.line]  # type: ignore[union-attr]
                 w = wins[seat]
                 w[li] += mark
-                if len(w[li]) == m.windows[li]:
-                    avail[seat] = tuple(x for x in avail[seat] if x.line != move.line)  # type: ignore[union-attr]
-                bits = line_bits[li]
-                size = len(bits)
-                i = 0
-                while i < size and f & bits[i]:
-                    i += 1
-                if i < size:
-                    sl = line_slines[li]
-                    if kind == NUMBER:
-                        stop = min(size, i + num)
-                        while i < stop and not f & bits[i]:
-                            f |= bits[i]
-                            touched |= sl[i]
-                            i += 1
-                    elif kind == SKIP:
-                        k = 0
-                        while i < size and k < num:
-                            if not f & bits[i]:
-                                f |= bits[i]
-                                touched |= sl[i]
-                                k += 1
-                            i += 1
-                    else:
-                        st = m.line_stations[li][i]
-                        f |= bits[i]
-                        touched = sl[i]
-                        value = 2 * m.degree[st]
-                        self.tnums[seat] += ((st, value),)
-                        self.ttotal[seat] += value
+                if len(w[li]) == m.windows[li]:  # the line is full: drop it (moves are interned)
+                    full = self.mv.lines[li]
+                    avail[seat] = tuple([x for x in avail[seat] if x is not full])
+                key = ((f & line_mask[li]) << 8 | li) << 5 | card_key
+                effect = effects.get(key)
+                if effect is None:
+                    if len(effects) >= EFFECTS_CACHED:
+                        effects.clear()
+                    effect = effects[key] = window_effect(m, li, f, kind, num)
+                f |= effect[0]
+                touched = effect[1]
+                st = effect[2]
+                if st >= 0:  # a transfer: its number is twice the station's degree
+                    value = 2 * m.degree[st]
+                    self.tnums[seat] += ((st, value),)
+                    self.ttotal[seat] += value
             filled[seat] = f
             cand = touched & ~done[seat]
             while cand:
@@ -291,8 +364,12 @@ class MetroXPosition:
         if self.windows_left == 0:
             self.over = True
             self.card = None
-        else:
+        elif shuffle:
             self._reveal(shuffle)
+        else:  # `_reveal` without a shuffle: the next card of the deck
+            self.pos += 1
+            self.card = self.deck[self.pos]
+            self.cards.append(self.card)
         self.last = (code, choices, completed, shuffle and not self.over)
 
     def _reveal(self, reshuffle: bool) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ class ISMCTSPlayer:
             deadline = start + self.budget_s
         tree = _Search(info.game, info.seat, order, self.params, rng)
         if len(order) > 1:
-            sample = info.sample
+            sample = info.sampler.sample  # InfoSet.sample without the call between
             while limit is None or tree.iterations < limit:
                 if (
                     deadline is not None
@@ -117,12 +118,14 @@ class ISMCTSPlayer:
 class _Search:
     """One search's tree and running statistics."""
 
-    __slots__ = ("evaluate", "iterations", "me", "n", "order", "p", "rng", "root", "s1", "s2")
+    __slots__ = (
+        "evaluate", "iterations", "me", "n", "order", "p", "rng", "root", "s1", "s2", "widened"
+    )  # fmt: skip
 
     def __init__(
         self, game: Game, me: int, order: list[Any], p: SearchParams, rng: random.Random
     ) -> None:
-        self.evaluate = game.evaluate
+        self.evaluate = game.parts.evaluate  # Game.evaluate's own, one call fewer each time
         self.me = me
         self.order = order
         self.p = p
@@ -132,6 +135,7 @@ class _Search:
         self.n = 0  # the searcher's backed-up margins: count, sum, sum of squares
         self.s1 = 0.0
         self.s2 = 0.0
+        self.widened: list[Any] = []  # order[:widen], kept while widen stays the same
 
     def exploration(self) -> float:
         p = self.p
@@ -143,8 +147,13 @@ class _Search:
 
     def iterate(self, world: GameState) -> None:
         p, me, root, rand = self.p, self.me, self.root, self.rng.random
+        if len(_LOG) < self.iterations + 2:  # an edge is available at most once an iteration
+            _grow_log(self.iterations + 2)
         c = self.exploration()
         widen = min(len(self.order), p.widen_base + int(self.iterations**p.widen_power))
+        widened = self.widened
+        if len(widened) != widen:
+            widened = self.widened = self.order[:widen]
         path: list[tuple[_Edge, int]] = []
         node = root
         while True:
@@ -157,13 +166,18 @@ class _Search:
                 if stats is None:
                     stats = node.stats[seat] = {}
                 if node is root and seat == me:
-                    move = _choose(stats, self.order[:widen], c, None, path, seat)
+                    move = _choose(stats, widened, c, None, path, seat)
                 else:
                     move = _choose(stats, world.legal_moves(seat), c, rand, path, seat)
                 joint.append(move)
-            for seat, move in zip(movers, joint, strict=True):
-                world.apply(seat, move)
-            key: Hashable = joint[0] if len(joint) == 1 else tuple(joint)
+            key: Hashable
+            if len(joint) == 1:
+                key = joint[0]
+                world.apply(movers[0], key)
+            else:
+                for seat, move in zip(movers, joint, strict=True):
+                    world.apply(seat, move)
+                key = tuple(joint)
             child = node.children.get(key)
             if child is None:
                 node.children[key] = _Node()
@@ -181,6 +195,20 @@ class _Search:
             edge.total += values[seat]
 
 
+# _LOG[n] is math.log(n), the same float: UCB takes the log of every available edge's count at
+# every node it passes, and a list lookup costs a third of the call. Grown as searches need it
+# (at most one entry per iteration of the longest search, small beside its tree), under a lock
+# (searches may run in threads) and in one extend, so a reader never sees a misplaced entry.
+_LOG: list[float] = [-math.inf]
+_LOG_LOCK = threading.Lock()
+
+
+def _grow_log(size: int) -> None:
+    with _LOG_LOCK:
+        start = len(_LOG)
+        _LOG.extend([math.log(n) for n in range(start, max(size, 2 * start, 1024))])
+
+
 def _choose(
     stats: dict[Any, _Edge],
     legal: Sequence[Any],
@@ -190,26 +218,36 @@ def _choose(
     seat: int,
 ) -> Any:
     """One seat's choice at a node: an untried move if any (the first in `legal` when `rand` is
-    None, else a random one), else UCB over the available moves; counts availability."""
-    fresh = []
-    for m in legal:
-        edge = stats.get(m)
-        if edge is None:
-            fresh.append(m)
-        else:
-            edge.avail += 1
-    if fresh:
-        move = fresh[0] if rand is None else fresh[int(rand() * len(fresh))]
-        edge = stats[move] = _Edge()
-        path.append((edge, seat))
-        return move
-    best, best_edge, best_score = legal[0], stats[legal[0]], -math.inf
-    log, sqrt = math.log, math.sqrt
-    for m in legal:
-        e = stats[m]
-        score = e.total / e.visits + c * sqrt(log(e.avail) / e.visits)
+    None, else a random one), else UCB over the available moves; counts availability.
+
+    One pass over `legal` (the search's hottest loop): UCB scores are taken as availability is
+    counted, until an untried move turns up; from there on only availability is counted."""
+    best, best_edge, best_score = None, None, -math.inf
+    log, sqrt = _LOG, math.sqrt
+    get = stats.get
+    moves = iter(legal)
+    for m in moves:
+        e = get(m)
+        if e is None:
+            fresh = [m]
+            for m in moves:
+                e = get(m)
+                if e is None:
+                    fresh.append(m)
+                else:
+                    e.avail += 1
+            move = fresh[0] if rand is None else fresh[int(rand() * len(fresh))]
+            edge = stats[move] = _Edge()
+            path.append((edge, seat))
+            return move
+        avail = e.avail = e.avail + 1
+        visits = e.visits
+        score = e.total / visits + c * sqrt(log[avail] / visits)
         if score > best_score:
             best, best_edge, best_score = m, e, score
+    if best_edge is None:  # every score NaN: the first move, as a strict max over them gives
+        best = legal[0]
+        best_edge = stats[best]
     path.append((best_edge, seat))
     return best
 
@@ -219,6 +257,10 @@ def _rollout(world: GameState, turns: int, rand: Any) -> None:
     many seats move at once: about 4 x `turns` moves at most); cheap, and the evaluation
     corrects for the short horizon."""
     moves_left = 4 * turns
+    fast = getattr(world, "random_turns", None)  # the same turns by the game's own loop
+    if fast is not None:
+        fast(turns, moves_left, rand)
+        return
     for _ in range(turns):
         movers = world.to_move()
         if not movers or moves_left <= 0:
