@@ -10,8 +10,8 @@ have neither: their A and B are the same code, a control for the machine's noise
 With `--before PATH` A is instead another checkout as it is (a git worktree of the commit
 before), searching in a worker process in turn with this one, one search at a time, so both
 see the same load; B is this checkout as it is. Against 34acde4 (Metro and Metro X sped up in
-the rules core and the search), three runs at load ~1.0: Metro 13,905 -> 20,236 iterations/s
-(x1.46), Metro X 9,383 -> 12,051 (x1.28), Underground 1,834 -> 1,850 (x1.01); docs/ai.md says
+the rules core and the search), six runs at load 0.7-1.0: Metro 12,221 -> 16,878 iterations/s
+(x1.38), Metro X 7,539 -> 10,590 (x1.40), Underground 1,615 -> 1,621 (x1.00); docs/ai.md says
 what moved the figures.
 
     git worktree add /tmp/before 34acde4

@@ -75,10 +75,15 @@ def window_effect(m: MetroXMap, li: int, f: int, kind: int, num: int) -> tuple[i
 # per map: window_effect by `((filled stations of the line) << 8 | line) << 5 | kind << 3 | num`
 # (a pure function of the key, remembered: `_resolve` plays one for every seat of every turn)
 _effects: dict[str, dict[int, tuple[int, int, int]]] = {}
+_free: dict[str, dict[int, tuple[MetroXMove, ...]]] = {}  # per map: `_free_moves` by sheet
 EFFECTS_CACHED = 100_000
 
 # SEATS[n]: every seat of an n-seat game, the usual `to_move()`
 SEATS: tuple[tuple[int, ...], ...] = tuple(tuple(range(n)) for n in range(MAX_PLAYERS + 1))
+
+
+# CARD[code]: (kind, number, shuffle icon, window_effect's part of the key, mark), for _resolve
+CARD = {c: (k, n, sh, k << 3 | n, MARK.get(c, "")) for c, (k, n, sh) in INFO.items()}
 
 
 def mark_text(ch: str) -> str:
@@ -234,11 +239,20 @@ class MetroXPosition:
         if self.over or not 0 <= seat < self.n or self.retired_mask >> seat & 1:
             return []
         if INFO[self.card][0] == FREE:  # type: ignore[index]
-            f = self.filled[seat]
-            st = self.mv.stations
-            empties = [st[i] for i in range(len(st)) if not f >> i & 1]
-            return empties if empties else [PASS]
+            return list(self._free_moves(self.filled[seat]))
         return list(self.avail[seat])
+
+    def _free_moves(self, f: int) -> tuple[MetroXMove, ...]:
+        """A free card's moves on a sheet whose filled stations are `f`: every empty station, in
+        map order, or the pass. Remembered (a search lists them at the same sheets again)."""
+        cache = _free.get(self.m.id)
+        if cache is None or len(cache) >= EFFECTS_CACHED:
+            cache = _free[self.m.id] = {}
+        moves = cache.get(f)
+        if moves is None:
+            st = self.mv.stations
+            moves = cache[f] = tuple(st[i] for i in range(len(st)) if not f >> i & 1) or (PASS,)
+        return moves
 
     def random_move(self, seat: int, rand: Any) -> Any:
         """`legal_moves(seat)[int(rand() * len(...))]`, without building the list."""
@@ -297,15 +311,13 @@ class MetroXPosition:
         """Apply every choice (§3), settle bonuses (§4), end (§5) or reveal the next card."""
         m = self.m
         code: str = self.card  # type: ignore[assignment]
-        kind, num, shuffle = INFO[code]
+        kind, num, shuffle, card_key, mark = CARD[code]
         choices: tuple[MetroXMove | None, ...] = tuple(self.pending)
         filled, wins, done, avail = self.filled, self.wins, self.done, self.avail
-        line_index, line_mask = m.line_index, m.line_mask
+        line_index, line_mask, windows = m.line_index, m.line_mask, m.windows
         effects = _effects.get(m.id)
         if effects is None:
             effects = _effects[m.id] = {}
-        card_key = kind << 3 | num
-        mark = MARK.get(code, "")
         completed: list[tuple[int, int, int, bool]] = []
         done_now = 0
         for seat in range(self.n):
@@ -323,7 +335,7 @@ class MetroXPosition:
                 li = line_index[move.line]  # type: ignore[union-attr]
                 w = wins[seat]
                 w[li] += mark
-                if len(w[li]) == m.windows[li]:  # the line is full: drop it (moves are interned)
+                if len(w[li]) == windows[li]:  # the line is full: drop it (moves are interned)
                     full = self.mv.lines[li]
                     avail[seat] = tuple([x for x in avail[seat] if x is not full])
                 key = ((f & line_mask[li]) << 8 | li) << 5 | card_key

@@ -1,8 +1,9 @@
 """The search's fast paths (issue 34 item 4) do exactly what the plain protocol calls do: a game's
 `random_turns` plays the moves that `random_move` + `apply` would from the same random draws, to
 the same state; Metro's remembered `legal_moves` and `random_code` agree with `legal_codes`;
-Metro X's `random_move` indexes its legal moves; `nth_square` is `squares_of(...)[k]`; Metro X's
-remembered window effects are the rules' own."""
+Metro X's `random_move` indexes its legal moves, and a free card's remembered moves are the empty
+stations; `nth_square` is `squares_of(...)[k]`; Metro X's remembered window effects are the
+rules' own."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import games
 from games.metro.moves import MOVES
 from games.metro.placement import nth_square, squares_of
 from games.metro.state import MetroState
-from games.metrox.cards import NUMBER, SKIP, TRANSFER
+from games.metrox.cards import FREE, INFO, NUMBER, SKIP, TRANSFER
 from games.metrox.maps import shipped
+from games.metrox.moves import PASS
 from games.metrox.position import window_effect
 
 VARIANTS = [
@@ -96,6 +98,22 @@ def test_metrox_random_move_indexes_the_legal_moves(kind: str, rules: dict[str, 
                 continue
             for x in (0.0, 0.3, 0.7, 0.999999):
                 assert state.random_move(seat, lambda x=x: x) == moves[int(x * len(moves))]
+
+
+def test_metrox_free_card_moves_are_the_empty_stations() -> None:
+    seen = 0
+    for state in _states("metrox", {"players": 3}, 60):
+        if state.is_over or INFO[state.card][0] != FREE:
+            continue
+        for seat in range(state.seat_count):
+            if seat in state.retired:
+                continue
+            stations = state.mv.stations
+            empty = [st for i, st in enumerate(stations) if not state.filled[seat] >> i & 1]
+            for _ in range(2):  # the second time remembered
+                assert state.legal_moves(seat) == (empty or [PASS])
+            seen += 1
+    assert seen
 
 
 def test_nth_square_is_the_kth_square() -> None:
