@@ -84,7 +84,10 @@ def _template(view: Mapping[str, Any], seat: int) -> tuple[MetroXState, list[int
     }
     state = MetroXState.from_dict(data)
     others = [p for p in range(n) if p != seat and view["seats"][p]["chosen"]]
-    state.nchosen = sum(1 for p in range(n) if view["seats"][p]["chosen"])
-    if state.nchosen >= state.need and not over:
+    if sum(1 for p in range(n) if view["seats"][p]["chosen"]) >= state.need and not over:
         raise ValueError("every seat has chosen, yet the turn is open")
+    # The choices a world holds: the others' (dealt by `sample`), never the seat's own, which
+    # was left out above. Counting it too resolved the turn at the seat's new choice, without
+    # the choices of the seats still to choose.
+    state.nchosen = len(others)
     return state, others
