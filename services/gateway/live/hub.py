@@ -9,11 +9,10 @@ watcher whose buffer passes its bounds (a client that stopped reading) is ended,
 
 A view read is skipped when the audience's last snapshot is already at or past the event's
 version (history replayed at a feed's start, or a catch-up): the message then carries an empty
-patch from and to that snapshot, which is the truth for a client holding it.
-
-A watcher that resumes from an older event id gets what it missed first (from the feed's ring of
-recent events, else from a short WatchGame of its own that stops at the event the feed had
-published when the watcher joined), then the shared feed: every event once, in order.
+patch from and to that snapshot, which is the truth for a client holding it. A watcher that
+resumes from an older event id gets what it missed first (from the feed's ring of recent events,
+else from a short WatchGame of its own that stops at the event the feed had published when the
+watcher joined), then the shared feed: every event once, in order.
 """
 
 from __future__ import annotations
@@ -487,9 +486,10 @@ class Hub:
         try:
             if not feed.ready.is_set():
                 await asyncio.wait_for(feed.ready.wait(), self.deadline_s)
-            # The events up to the feed's last reach the watcher as "no change since its opening
-            # view": a view older than them (a join published meanwhile) is read again.
-            while first is not None and first.version < feed.last_version and not feed.finished:
+            # A view older than the feed's events (sent as "no change since" it) is read again.
+            for _ in range(3):
+                if first is None or first.version >= feed.last_version or feed.finished:
+                    break
                 first = await self.snapshot(watcher.game_id, watcher.seat, token)
         except BaseException:
             if not feed.watchers:
