@@ -15,6 +15,7 @@ import requests
 
 from tests.browser.conftest import Tab, shot
 from tests.browser.steps import create_game
+from tests.fixtures.waits import wait_until
 
 TIMEOUT_S = 10
 
@@ -37,6 +38,12 @@ def play_out(url: str, game: str, tokens: dict[int, str]) -> None:
         )
         assert reply.status_code in (200, 409), reply.text
     raise AssertionError("the game did not end in time")
+
+
+def rated(url: str, player_id: str) -> bool:
+    board = requests.get(f"{url}/api/leaderboard/metro", timeout=TIMEOUT_S)
+    board.raise_for_status()
+    return any(p.get("player_id") == player_id for p in board.json()["players"])
 
 
 def test_a_bot_is_marked_in_the_scores_the_lobby_and_the_leaderboard(
@@ -92,12 +99,12 @@ def test_a_bot_is_marked_in_the_scores_the_lobby_and_the_leaderboard(
     mine.wait_for()
     assert f"{name} (bot)" in mine.inner_text()
 
+    # Rated just after the game ends, by another process: wait for the rating itself (on a busy
+    # machine it took longer than a page's wait), then open the leaderboard once.
+    wait_until(lambda: rated(url, bot["player_id"]), "the bot on the leaderboard", timeout=120)
     ada.page.goto(f"{url}/#/leaderboard/metro")
     row = ada.page.locator(f"#board-table tr[data-player='{bot['player_id']}']")
-    deadline = time.monotonic() + 30
-    while row.count() == 0 and time.monotonic() < deadline:  # rated just after the game ends
-        ada.page.reload()
-        ada.page.wait_for_selector("#leaderboard:not([hidden]) #board-table tbody tr")
+    row.wait_for()
     assert row.locator(".bot-badge").inner_text() == "bot"
     shot(ada.page, artifacts, "bot-on-leaderboard")
     ada.page.check("#board-hide-bots")
