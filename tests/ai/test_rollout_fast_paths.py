@@ -20,6 +20,7 @@ from games.metrox.cards import FREE, INFO, NUMBER, SKIP, TRANSFER
 from games.metrox.maps import shipped
 from games.metrox.moves import PASS
 from games.metrox.position import window_effect
+from services.ai.players.ismcts import protocol_turns
 
 VARIANTS = [
     ("metro", {"players": 2}),
@@ -32,17 +33,6 @@ VARIANTS = [
     ("metrox", {"players": 4}),
     ("metrox", {"players": 12}),
 ]
-
-
-def _plain_rollout(world: Any, turns: int, max_moves: int, rand: Any) -> None:
-    """ismcts.py's `_rollout` through the protocol alone, as before the fast paths."""
-    for _ in range(turns):
-        movers = world.to_move()
-        if not movers or max_moves <= 0:
-            return
-        max_moves -= len(movers)
-        for seat in movers:
-            world.apply(seat, world.random_move(seat, rand))
 
 
 def _states(kind: str, rules: dict[str, Any], count: int) -> list[Any]:
@@ -65,13 +55,13 @@ def _states(kind: str, rules: dict[str, Any], count: int) -> list[Any]:
 
 
 @pytest.mark.parametrize(("kind", "rules"), VARIANTS)
-def test_random_turns_play_the_plain_rollout(kind: str, rules: dict[str, Any]) -> None:
+def test_random_turns_play_theprotocol_turns(kind: str, rules: dict[str, Any]) -> None:
     for state in _states(kind, rules, 40):
         for turns in (1, 8, 30):
             fast, plain = state.copy(), state.copy()
             a, b = random.Random(turns), random.Random(turns)
             fast.random_turns(turns, 4 * turns, a.random)
-            _plain_rollout(plain, turns, 4 * turns, b.random)
+            protocol_turns(plain, turns, 4 * turns, b.random)
             assert fast.to_dict() == plain.to_dict()
             assert a.random() == b.random()  # as many draws
 

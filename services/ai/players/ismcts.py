@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from games.base import Game, GameState
@@ -256,16 +257,18 @@ def _rollout(world: GameState, turns: int, rand: Any) -> None:
     """Uniformly random moves for every seat to move, `turns` times (whole turns, fewer when
     many seats move at once: about 4 x `turns` moves at most); cheap, and the evaluation
     corrects for the short horizon."""
-    moves_left = 4 * turns
     fast = getattr(world, "random_turns", None)  # the same turns by the game's own loop
-    if fast is not None:
-        fast(turns, moves_left, rand)
-        return
+    (fast or partial(protocol_turns, world))(turns, 4 * turns, rand)
+
+
+def protocol_turns(world: GameState, turns: int, max_moves: int, rand: Any) -> None:
+    """`_rollout` through the game protocol alone: what a game's own `random_turns` must equal
+    (tests/ai/test_rollout_fast_paths.py)."""
     for _ in range(turns):
         movers = world.to_move()
-        if not movers or moves_left <= 0:
+        if not movers or max_moves <= 0:
             return
-        moves_left -= len(movers)
+        max_moves -= len(movers)
         for seat in movers:
             world.apply(seat, world.random_move(seat, rand))
 
