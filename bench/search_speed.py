@@ -50,7 +50,8 @@ from games.underground.passenger import best_ways  # noqa: E402
 from services.ai.players import InfoSet  # noqa: E402
 from services.ai.players.ismcts import ISMCTSPlayer  # noqa: E402
 
-CACHED = underground._best_ways
+# None in a checkout from before the routes were remembered (f8c7083^, as a `--before` worker)
+CACHED = getattr(underground, "_best_ways", None)
 STATE = underground.UndergroundPosition
 NEW_RANDOM_MOVE = STATE.random_move
 
@@ -86,7 +87,8 @@ def rate(info: InfoSet, seconds: float, cached: bool | None) -> float:
     if cached is not None:
         underground._best_ways = CACHED if cached else uncached  # type: ignore[assignment]
         STATE.random_move = NEW_RANDOM_MOVE if cached else old_random_move  # type: ignore[method-assign]
-    CACHED.cache_clear()
+    if CACHED is not None:
+        CACHED.cache_clear()
     result = ISMCTSPlayer(budget_s=seconds).search(info, 1, seconds)
     return result.iterations / result.elapsed_s
 

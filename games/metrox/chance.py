@@ -34,12 +34,26 @@ class MetroXSampler:
             return s
         s.source = f"sample:{rng.getrandbits(64)}"
         rest = s.deck[s.pos + 1 :]
-        rng.shuffle(rest)
+        shuffle(rest, rng.getrandbits)
         s.deck[s.pos + 1 :] = rest
         for p in self.others:
             moves = s.legal_moves(p)
             s.pending[p] = moves[rng.randrange(len(moves))]
         return s
+
+
+def shuffle(cards: list[str], getrandbits: Any) -> None:
+    """`random.Random.shuffle(cards)` with the same draws and swaps (CPython 3.11's: Fisher-Yates,
+    each index drawn by `getrandbits` of its bit length, a draw past the range drawn again),
+    without a call per card: a sample shuffles the deck's rest in every search iteration.
+    tests/ai/test_metrox_search_speed.py holds it to `Random.shuffle`."""
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _template(view: Mapping[str, Any], seat: int) -> tuple[MetroXState, list[int]]:

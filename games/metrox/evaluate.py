@@ -170,9 +170,16 @@ def sheet_value(
 def evaluate(state: MetroXState) -> list[float]:
     if state.over:
         return [float(s) for s in state.scores]
-    gone = state.retired_mask
-    return [
-        float(state.score(seat)) if gone >> seat & 1 else seat_value(state, seat)
+    gone, m, left, taken = state.retired_mask, state.m, state.windows_left, state.first_taken
+    filled, wins, btotal, ttotal, done = (
+        state.filled, state.wins, state.btotal, state.ttotal, state.done
+    )  # fmt: skip
+    return [  # seat_value of each seat in, without the call between (once per search iteration)
+        float(state.score(seat))
+        if gone >> seat & 1
+        else sheet_value(
+            m, filled[seat], wins[seat], btotal[seat] + ttotal[seat], done[seat], taken, left
+        )
         for seat in range(state.n)
     ]
 

@@ -1,43 +1,70 @@
 """Move values (RULES-METROX.md §3): a line, a station, or a pass.
 
 Moves compare by their ids only, so the value `parse_move` reads from JSON equals the one
-`legal_moves` hands out. Each map interns its moves once (`moves_for`), so listing the legal
-moves of a turn allocates nothing but the list.
+`legal_moves` hands out: a line or station move is interned when it is made (one value per id
+while any is alive), so equal moves are the same object and compare and hash by identity, in C
+(a search hashes moves at every node: a `__hash__` written in Python cost 8% of a Metro X
+search). Each map's moves are made once (`moves_for`), so listing the legal moves of a turn
+allocates nothing but the list.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from games.base import JSON
 from games.errors import InvalidMoveError
 from games.metrox.maps import MetroXMap
 
+_Move = TypeVar("_Move", "LineMove", "StationMove")
+# (class, id) -> the one live move: weak, so ids read from bad requests are not kept
+_interned: weakref.WeakValueDictionary[tuple[type, str], Any] = weakref.WeakValueDictionary()
+_intern_lock = threading.Lock()  # two threads making the same new move get the same value
 
-@dataclass(frozen=True, slots=True)
+
+def _intern(cls: type[_Move], field: str, value: str) -> _Move:
+    """The live `cls` move of id `value`, or a new one (its field set before anyone sees it)."""
+    with _intern_lock:
+        move = _interned.get((cls, value))
+        if move is None:
+            move = object.__new__(cls)
+            object.__setattr__(move, field, value)
+            _interned[cls, value] = move
+        return move  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class LineMove:
-    """A number, skip or transfer card played on line `line`."""
+    """A number, skip or transfer card played on line `line`. Interned: equal is identical."""
 
     line: str
 
-    def __hash__(self) -> int:  # the id's own hash: a search hashes moves all the time
-        return hash(self.line)
+    def __new__(cls, line: str) -> LineMove:
+        return _intern(cls, "line", line)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a copy or an unpickled move is the live one
+        return LineMove, (self.line,)
 
     def to_json(self) -> JSON:
         return {"line": self.line}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class StationMove:
-    """A free card: the station `station` is filled."""
+    """A free card: the station `station` is filled. Interned as LineMove."""
 
     station: str
 
-    def __hash__(self) -> int:  # as LineMove's
-        return hash(self.station)
+    def __new__(cls, station: str) -> StationMove:
+        return _intern(cls, "station", station)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return StationMove, (self.station,)
 
     def to_json(self) -> JSON:
         return {"station": self.station}

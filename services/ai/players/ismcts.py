@@ -37,13 +37,15 @@ from services.ai.players.simple import greedy_values
 
 
 class _Edge:
-    """One seat's statistics for one of its moves at one node."""
+    """One seat's statistics for one of its moves at one node; `mean` is total / visits, kept
+    as they change (UCB reads it for every available move, far more often than they change)."""
 
-    __slots__ = ("avail", "total", "visits")
+    __slots__ = ("avail", "mean", "total", "visits")
 
     def __init__(self) -> None:
         self.visits = 0
         self.total = 0.0
+        self.mean = 0.0
         self.avail = 1
 
 
@@ -138,19 +140,17 @@ class _Search:
         self.s2 = 0.0
         self.widened: list[Any] = []  # order[:widen], kept while widen stays the same
 
-    def exploration(self) -> float:
-        p = self.p
-        if self.n < 2:
-            return max(p.min_exploration, 10.0)
-        mean = self.s1 / self.n
-        var = max(0.0, self.s2 / self.n - mean * mean)
-        return max(p.min_exploration, p.exploration * math.sqrt(var))
-
     def iterate(self, world: GameState) -> None:
         p, me, root, rand = self.p, self.me, self.root, self.rng.random
         if len(_LOG) < self.iterations + 2:  # an edge is available at most once an iteration
             _grow_log(self.iterations + 2)
-        c = self.exploration()
+        n = self.n  # the exploration constant, from the spread of the margins so far
+        if n < 2:
+            c = max(p.min_exploration, 10.0)
+        else:
+            mean = self.s1 / n
+            var = max(0.0, self.s2 / n - mean * mean)
+            c = max(p.min_exploration, p.exploration * math.sqrt(var))
         widen = min(len(self.order), p.widen_base + int(self.iterations**p.widen_power))
         widened = self.widened
         if len(widened) != widen:
@@ -192,8 +192,9 @@ class _Search:
         self.s1 += v
         self.s2 += v * v
         for edge, seat in path:
-            edge.visits += 1
-            edge.total += values[seat]
+            visits = edge.visits = edge.visits + 1
+            total = edge.total = edge.total + values[seat]
+            edge.mean = total / visits
 
 
 # _LOG[n] is math.log(n), the same float: UCB takes the log of every available edge's count at
@@ -243,7 +244,7 @@ def _choose(
             return move
         avail = e.avail = e.avail + 1
         visits = e.visits
-        score = e.total / visits + c * sqrt(log[avail] / visits)
+        score = e.mean + c * sqrt(log[avail] / visits)
         if score > best_score:
             best, best_edge, best_score = m, e, score
     if best_edge is None:  # every score NaN: the first move, as a strict max over them gives
