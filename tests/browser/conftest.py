@@ -66,7 +66,10 @@ def open_tab(browser: Any) -> Iterator[Callable[..., Tab]]:
 
     def open_(url: str, viewport: dict[str, int] | None = None, **context_args: Any) -> Tab:
         context = browser.new_context(viewport=viewport or WIDE, **context_args)
-        context.set_default_timeout(20_000)
+        # A deadline, not a pause: a wait returns the moment its condition holds. 60 s because
+        # a fresh-clone run on two workers of a loaded 2-core machine once took over 20 s to
+        # show a lobby (a page and a second worker's processes sharing two cores).
+        context.set_default_timeout(60_000)
         contexts.append(context)
         page = context.new_page()
         tab = Tab(page)

@@ -153,7 +153,7 @@ QUIET_JS = """(frames) => {
 }"""
 
 
-def settled(page: Any, frames: int = 5, timeout_ms: int = 20_000) -> None:
+def settled(page: Any, frames: int = 5, timeout_ms: int = 60_000) -> None:
     """Wait until the page is at rest (QUIET_JS): laid out for the viewport it has now, the map
     camera still and its names placed, nothing animating."""
     page.wait_for_function(QUIET_JS, arg=frames, polling="raf", timeout=timeout_ms)

@@ -40,7 +40,7 @@ def expect(target: Any) -> Any:
     """Playwright's waiting assertions, as patient as the suite's pages (20 s, not 5)."""
     from playwright.sync_api import expect as playwright_expect
 
-    playwright_expect.set_options(timeout=20_000)
+    playwright_expect.set_options(timeout=60_000)
     return playwright_expect(target)
 
 

@@ -37,7 +37,7 @@ NAMES = """() => {
 def check_names(page: Any, least: int) -> list[Any]:
     """At least `least` names in sight, each a Paris station, legible, none over another."""
     settled(page)  # names are placed a moment after the map rests: the map says when
-    page.wait_for_selector(".mx-map[data-names='placed']", timeout=20_000)
+    page.wait_for_selector(".mx-map[data-names='placed']", timeout=60_000)
     names = page.evaluate(NAMES)
     assert len(names) >= least, names
     assert {n[0] for n in names} <= PARIS

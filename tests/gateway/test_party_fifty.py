@@ -16,6 +16,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from tests.fixtures.waits import wait_until
+
 SEATS = 50
 TURN_S = 20
 
@@ -128,8 +130,11 @@ def test_joins_racing_the_start_each_get_a_real_seat_or_a_clear_409(gateway_serv
 
     def join(i: int) -> tuple[int, Any]:
         if i == 8:  # the host presses Start while the others are joining (after the first)
-            while http(base, "GET", f"/api/games/{game}/party")["seats_taken"] < 1:
-                time.sleep(0.01)
+            wait_until(
+                lambda: http(base, "GET", f"/api/games/{game}/party")["seats_taken"] >= 1,
+                "the first phone's seat",
+                every=0.01,
+            )
             http(base, "POST", f"/api/games/{game}/start", token=made["host_token"])
             return 0, None
         request = urllib.request.Request(
