@@ -279,20 +279,24 @@ class MetroXPosition:
         once `max_moves` moves are made (a search's rollout, ismcts.py `_rollout`): the same
         moves, applied as `apply` does, without a call per move."""
         for _ in range(turns):
+            if not self.nchosen and not self.retired_mask and not self.over:
+                # a fresh turn: everyone chooses (`to_move` is every seat)
+                if max_moves <= 0:
+                    return
+                max_moves -= self.n
+                if INFO[self.card][0] == FREE:  # type: ignore[index]
+                    random_move = self.random_move
+                    self.pending = [random_move(seat, rand) for seat in SEATS[self.n]]
+                else:  # `random_move` of a window card: one of the seat's open lines
+                    self.pending = [ln[int(rand() * len(ln))] for ln in self.avail]
+                self.nchosen = self.need
+                self._resolve()
+                continue
             movers = self.to_move()
             if not movers or max_moves <= 0:
                 return
             max_moves -= len(movers)
             random_move = self.random_move
-            if not self.nchosen and not self.retired_mask:  # a fresh turn: everyone chooses
-                if INFO[self.card][0] == FREE:  # type: ignore[index]
-                    self.pending = [random_move(seat, rand) for seat in movers]
-                else:  # `random_move` of a window card: one of the seat's open lines
-                    avail = self.avail
-                    self.pending = [avail[s][int(rand() * len(avail[s]))] for s in movers]
-                self.nchosen = self.need
-                self._resolve()
-                continue
             for seat in movers:
                 move = random_move(seat, rand)
                 pending = self.pending
@@ -375,7 +379,8 @@ class MetroXPosition:
                     self.btotal[seat] += bonus
                     completed.append((seat, li, bonus, first))
                     done_now |= low
-        self.first_taken |= done_now
+        if done_now:
+            self.first_taken |= done_now
         self.turns.append(choices)
         self.turn += 1
         self.pending = [None] * self.n
