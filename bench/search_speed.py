@@ -17,6 +17,9 @@ what moved the figures.
     git worktree add /tmp/before 34acde4
     nice -n 10 .venv/bin/python bench/search_speed.py --seconds 1 --rounds 2 --before /tmp/before
 
+A checkout from before any speed work (f8c7083^, issue 34 item 4's baseline) works as A too; the
+third round's figures against it are in docs/ai.md.
+
 Prints one JSON object: per game, A's and B's mean iterations/s and B/A. A measurement on a
 shared machine: quote it with the load it ran under. tests/ai/test_search_pinned.py shows that
 B's results equal A's at a fixed iteration count.
