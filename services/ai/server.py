@@ -104,7 +104,8 @@ def _analysts(
 
 
 async def _stop_workers(workers: list[BotWorker], tasks: list[asyncio.Task[None]]) -> None:
-    """A worker waiting for a job stops at once; one making a move finishes it first."""
+    """A worker waiting for a job stops at once; one making a move finishes it first, and so
+    do the paced moves of away seats."""
     for worker, task in zip(workers, tasks, strict=True):
         worker.stopping = True
         if not worker.busy:
@@ -114,3 +115,11 @@ async def _stop_workers(workers: list[BotWorker], tasks: list[asyncio.Task[None]
         for task in pending:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    # Away seats' moves waiting for their pace (bot.py): made within the grace, else left
+    # pending in the engine for another worker to retake.
+    paced = [task for worker in workers for task in worker.delivering]
+    if paced:
+        _, late = await asyncio.wait(paced, timeout=STOP_GRACE_S)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*paced, return_exceptions=True)
