@@ -42,7 +42,9 @@ export class ChatBox {
   show(id, token, { party = false, mySeat = null, nameOf = (seat) => `#${seat + 1}` } = {}) {
     this.nameOf = nameOf;
     this.mySeat = mySeat;
-    if (this.id === id && this.token === token && this.party === party) return;
+    // A spectator has no token: compared as "", or every render would rebuild the box (losing
+    // what they were typing) and read the chat again.
+    if (this.id === id && this.token === (token || "") && this.party === party) return;
     this.id = id;
     this.token = token || "";
     this.party = party;

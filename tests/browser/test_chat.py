@@ -157,3 +157,38 @@ def test_lines_come_on_the_game_stream_not_by_polling(
     assert texts(spectator.page) == ["the stands say hi"]
     for tab in (ada, bob, spectator):
         tab.check_clean()
+
+
+def test_a_spectators_unsent_line_survives_a_move(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """A spectator (no token) half-way through a line keeps it when a move arrives: the box is
+    not built again, nor the chat read again, at each render (it was: "" !== undefined)."""
+    ada, _bob, game = start_two(open_tab, gateway_process)
+    spectator = open_tab(f"{gateway_process}/#/game/{game}")
+    page = spectator.page
+    open_chat(page)
+    page.wait_for_selector(f"{LINES} .chat-empty")
+    gets, opens = chat_gets(page)
+    page.fill("#chat-box .chat-input", "half a thou")
+    before = page.locator(".move-log-list li").count()
+    path = f"/api/games/{game}"
+    token = token_of(ada, game)
+
+    def call(method: str, url: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{gateway_process}{url}", data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        request.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return json.load(reply)
+
+    legal = call("GET", f"{path}/legal")["moves"]
+    call("POST", f"{path}/moves", legal[0])
+    page.wait_for_function(
+        "([sel, n]) => document.querySelectorAll(sel).length > n",
+        arg=[".move-log-list li", before],
+    )
+    assert page.input_value("#chat-box .chat-input") == "half a thou"
+    assert len(gets) <= len(opens), (gets, len(opens))
+    spectator.check_clean()
