@@ -110,16 +110,17 @@ async def _stop_workers(workers: list[BotWorker], tasks: list[asyncio.Task[None]
         worker.stopping = True
         if not worker.busy:
             task.cancel()
-    if tasks:
-        _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE_S)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    await _finish(tasks)
     # Away seats' moves waiting for their pace (bot.py): made within the grace, else left
     # pending in the engine for another worker to retake.
-    paced = [task for worker in workers for task in worker.delivering]
-    if paced:
-        _, late = await asyncio.wait(paced, timeout=STOP_GRACE_S)
-        for task in late:
-            task.cancel()
-        await asyncio.gather(*paced, return_exceptions=True)
+    await _finish([task for worker in workers for task in worker.delivering])
+
+
+async def _finish(tasks: list[asyncio.Task[None]]) -> None:
+    """Let `tasks` end within STOP_GRACE_S, then cancel the rest."""
+    if not tasks:
+        return
+    _, late = await asyncio.wait(tasks, timeout=STOP_GRACE_S)
+    for task in late:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

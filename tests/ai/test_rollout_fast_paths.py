@@ -55,7 +55,7 @@ def _states(kind: str, rules: dict[str, Any], count: int) -> list[Any]:
 
 
 @pytest.mark.parametrize(("kind", "rules"), VARIANTS)
-def test_random_turns_play_theprotocol_turns(kind: str, rules: dict[str, Any]) -> None:
+def test_random_turns_play_the_protocol_turns(kind: str, rules: dict[str, Any]) -> None:
     for state in _states(kind, rules, 40):
         for turns in (1, 8, 30):
             fast, plain = state.copy(), state.copy()
