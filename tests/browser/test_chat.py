@@ -142,6 +142,7 @@ def test_lines_come_on_the_game_stream_not_by_polling(
     say(ada.page, "see you on the stream")
     shows(bob.page, "see you on the stream")
     say(spectator.page, "the stands say hi")
+    shows(spectator.page, "the stands say hi")  # the server's answer to the spectator came
     say(bob.page, "and back")
     shows(ada.page, "and back")
     assert "the stands say hi" not in texts(ada.page) + texts(bob.page)
