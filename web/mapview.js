@@ -12,8 +12,9 @@ const DRAG_PX = { mouse: 4, pen: 6, touch: 8 }; // movement before a press becom
  * map unit; the viewBox always has the element's own aspect, so one unit is `s` pixels both ways.
  *
  * options: bounds {x, y, w, h} (the whole map, map units), maxScale (px per unit), onChange(view)
- * after every camera change (once per frame), onTap(event, point) for a press that did not move:
- * true when the page used it (the element's own click listeners then do not run), onReady(view)
+ * after every camera change (once per frame), onTap(event, at) for a press that did not move, `at`
+ * the point {x, y} (client pixels) where the finger or the pointer was lifted: true when the page
+ * used it (the element's own click listeners then do not run), onReady(view)
  * once the element first has a size (the place to choose the first view); cooperative: on a touch
  * screen one finger scrolls the page (a map filling most of a phone's screen must not trap the
  * page, as mapping sites do it) and two fingers pan and zoom the map; onOneFinger() when a finger
@@ -35,6 +36,7 @@ export class MapView {
     this.pointers = new Map(); // pointerId -> {x, y}
     this.gesture = null; // {kind: "press" | "pan" | "pinch", ...}
     this.moved = false; // the last press became a drag or a pinch: its click is not a tap
+    this.lifted = null; // where the last press that did not move ended: {id, x, y, t}
     this.frame = 0;
     this.anim = 0;
     this.pending = false;
@@ -291,6 +293,10 @@ export class MapView {
 
   #up(ev, cancelled = false) {
     if (!this.pointers.has(ev.pointerId)) return;
+    const g = this.gesture;
+    if (!cancelled && g?.kind === "press" && g.id === ev.pointerId) {
+      this.lifted = { id: ev.pointerId, x: ev.clientX, y: ev.clientY, t: ev.timeStamp };
+    }
     this.pointers.delete(ev.pointerId);
     if (cancelled) this.moved = true;
     if (this.gesture?.kind === "pinch" && this.pointers.size === 1) {
@@ -314,6 +320,8 @@ export class MapView {
   }
 
   #click(ev) {
+    const lifted = this.lifted;
+    this.lifted = null;
     if (this.moved) {
       // the end of a drag or a pinch is not a tap
       this.moved = false;
@@ -321,10 +329,20 @@ export class MapView {
       ev.preventDefault();
       return;
     }
-    if (this.onTap && this.onTap(ev, this.toMap(ev.clientX, ev.clientY))) {
+    if (this.onTap && this.onTap(ev, this.#tapPoint(ev, lifted))) {
       ev.stopPropagation();
       ev.preventDefault();
     }
+  }
+
+  /** Where a tap was: where its press was lifted, not the click's own point, which a touch
+   *  screen's browser moves onto a nearby element it thinks clickable (Chrome's touch
+   *  adjustment: often another station than the one the page would snap to). A click from
+   *  the keyboard, or one with no press of ours before it, keeps its own point. */
+  #tapPoint(ev, lifted) {
+    const same = lifted && (ev.pointerId === lifted.id || (ev.pointerId === undefined && ev.detail > 0));
+    if (same && ev.timeStamp - lifted.t < 1000) return { x: lifted.x, y: lifted.y };
+    return { x: ev.clientX, y: ev.clientY };
   }
 }
 

@@ -159,7 +159,7 @@ export class MetroXBoard {
         this.labelBoxes = pinLabels(v, this.labelEls, this.labelHome, map.lines, v.size.w < NARROW_PX);
         this.#scheduleNames();
       },
-      onTap: (ev) => this.#onTap(ev),
+      onTap: (ev, at) => this.#onTap(at),
       onReady: (v) => {
         if (v.size.w >= NARROW_PX || v.fitScale >= PHONE_SCALE) return;
         const focus = this.#focusBox();
@@ -202,10 +202,9 @@ export class MetroXBoard {
 
   /** A tap on the map: a free card's nearest empty station, else the nearest line the card may
    *  go on, within a finger's reach; other taps go to what lies under them. */
-  #onTap(ev) {
+  #onTap(at) {
     const v = this.mapView;
     if (!v || !this.state?.choosing) return false;
-    const at = { x: ev.clientX, y: ev.clientY };
     let best = null;
     let bd = REACH_PX;
     for (const m of this.state.moves) {

@@ -104,7 +104,7 @@ export class Board {
       bounds: { x: 0, y: 0, w: d.w, h: d.h },
       maxScale: MAX_SCALE,
       onChange: () => this.#onCamera(),
-      onTap: (ev) => this.#onTap(ev),
+      onTap: (ev, at) => this.#onTap(at),
       onReady: () => this.#firstView(),
       cooperative: true,
       onOneFinger: () => this.#nudge(),
@@ -260,10 +260,10 @@ export class Board {
   }
 
   /** A tap on the map: the nearest station that can be chosen within a finger's reach. */
-  #onTap(ev) {
+  #onTap(at) {
     const st = this.ctl.now();
     if (st.phase !== "build" || st.busy || !this.mapView) return false;
-    const id = this.#snap(st, ev.clientX, ev.clientY);
+    const id = this.#snap(st, at.x, at.y);
     if (!id) return false; // a candidate rail's own listener may take it
     this.ctl.pick(id);
     return true;
