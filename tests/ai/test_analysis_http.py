@@ -4,8 +4,9 @@ small fixed budget, ANALYSIS_ITERATIONS=40: tests/fixtures/ai.py).
 
 Seat 0 plays deliberately poor moves (always the legal move one-move greedy ranks last), seat 1
 is the AI at `medium` (greedy: cheap, and far better than the poor seat; `hard` would only make
-the game slower). The analysis must find more mistakes and blunders and a higher mean loss for
-seat 0; the same record analysed again here, in this process, gives the same labels.
+the game slower). The analysis must find more moves below `good` and a higher mean loss for
+seat 0 (over three games in Metro X: POOLED); the same record analysed again here, in this
+process, gives the same labels.
 """
 
 from __future__ import annotations
@@ -65,7 +66,28 @@ def wait_done(api: GatewayApi, game: str, timeout: float = 900) -> dict[str, Any
     raise AssertionError(f"the analysis of {game} was not done in time")
 
 
-@pytest.mark.timeout(1800)  # a whole game and its analysis on a loaded 2-core machine
+# Games pooled per kind before the seats are compared. In one Metro X game the poor seat's judged
+# mean loss and share of moves below `good` stand above the medium seat's by z ~ 2.3-2.4 (100
+# seeded games at these 40 iterations: one failed; the spread is between games, not the judge's:
+# 120 iterations give z ~ 2.6); three games pooled give z ~ 4. One game of Metro gives z ~ 4.3-4.5
+# (60 games), of On the Underground 4.5-5.6 (25 games). Mistakes and blunders alone would be
+# z ~ 2.2 in On the Underground, whose poor moves are mostly inaccuracies.
+POOLED = {"metrox": 3}
+
+
+def seat_totals(results: list[dict[str, Any]]) -> dict[int, dict[str, float]]:
+    """Per seat over all `results`: moves, moves judged below `good`, and the summed loss."""
+    out: dict[int, dict[str, float]] = {}
+    for result in results:
+        for s in result["seats"]:
+            t = out.setdefault(s["seat"], {"moves": 0, "bad": 0, "loss": 0.0})
+            t["moves"] += s["moves"]
+            t["bad"] += sum(s["labels"][k] for k in ("inaccuracy", "mistake", "blunder"))
+            t["loss"] += s["mean_loss"] * s["moves"]
+    return out
+
+
+@pytest.mark.timeout(1800)  # whole games and their analyses on a loaded 2-core machine
 @pytest.mark.parametrize("kind", games.kinds())
 def test_analysis_finds_the_poor_seat_and_is_reproducible(api: GatewayApi, kind: str) -> None:
     game, _ = play_poor_against_medium(api, kind)
@@ -90,12 +112,19 @@ def test_analysis_finds_the_poor_seat_and_is_reproducible(api: GatewayApi, kind:
         assert m["loss"] == 0 or abs(m["best_value"] - m["value"] - m["loss"]) < 0.02
     poor, medium = result["seats"]
     assert poor["seat"] == 0 and medium["seat"] == 1
-    # More mistakes per move: the seats do not make as many moves (in On the Underground the AI
-    # seat made 75 to the poor seat's 23 in one run, so raw counts said nothing).
-    bad = {s["seat"]: (s["labels"]["mistake"] + s["labels"]["blunder"]) / s["moves"]
-           for s in result["seats"]}  # fmt: skip
-    assert bad[0] > bad[1], result["seats"]
-    assert poor["mean_loss"] > medium["mean_loss"], result["seats"]
+    # More moves below `good`, per move: the seats do not make as many moves (in On the
+    # Underground the AI seat made 75 to the poor seat's 23 in one run, so counts say nothing).
+    results = [result]
+    for _ in range(POOLED.get(kind, 1) - 1):
+        more, _ = play_poor_against_medium(api, kind)
+        status, _ = api.post(f"/api/games/{more}/analysis")
+        assert status == 202
+        results.append(wait_done(api, more))
+    totals = seat_totals(results)
+    bad = {seat: t["bad"] / t["moves"] for seat, t in totals.items()}
+    mean_loss = {seat: t["loss"] / t["moves"] for seat, t in totals.items()}
+    assert bad[0] > bad[1], [r["seats"] for r in results]
+    assert mean_loss[0] > mean_loss[1], [r["seats"] for r in results]
 
     # The same record analysed again, here and not by the worker: the same figures and labels
     # (its first and last decisions: the whole of an Underground game takes minutes here).
