@@ -192,12 +192,12 @@ def test_a_first_rail_laid_on_a_phone_by_tapping_near_stations(
 # then the click at a point of the browser's own choosing (Chrome moves it onto a nearby element
 # it thinks clickable: "touch adjustment", seen moving a test's tap 10 px onto another station).
 ADJUSTED_TAP = """([x, y, cx, cy]) => {
-  const at = (t, px, py) => ({pointerId: 91, pointerType: 'touch', isPrimary: true, bubbles: true,
-                              cancelable: true, composed: true, clientX: px, clientY: py, detail: 1});
+  const at = (px, py) => ({pointerId: 91, pointerType: 'touch', isPrimary: true, bubbles: true,
+                           cancelable: true, composed: true, clientX: px, clientY: py, detail: 1});
   const under = document.elementFromPoint(x, y);
-  under.dispatchEvent(new PointerEvent('pointerdown', at('down', x, y)));
-  under.dispatchEvent(new PointerEvent('pointerup', at('up', x, y)));
-  document.elementFromPoint(cx, cy).dispatchEvent(new PointerEvent('click', at('click', cx, cy)));
+  under.dispatchEvent(new PointerEvent('pointerdown', at(x, y)));
+  under.dispatchEvent(new PointerEvent('pointerup', at(x, y)));
+  document.elementFromPoint(cx, cy).dispatchEvent(new PointerEvent('click', at(cx, cy)));
 }"""
 
 
