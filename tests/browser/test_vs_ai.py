@@ -121,23 +121,37 @@ def test_a_hint_is_drawn_on_the_board_with_its_values(
     tab.check_clean()
 
 
-def rotated_hint(api: GatewayApi, game: str, token: str) -> dict[str, Any]:
+def rotated_hint(api: GatewayApi, game: str, token: str, page: Any) -> dict[str, Any]:
     """A legal placement whose tile is turned from every tile in hand (so the unturned selection
-    cannot be it), as a suggestion of the hint answer's shape."""
-    # The page may show the turn from the stream a moment before this client reads it: the
-    # legal moves are [] until the server has the turn too.
-    deadline = time.monotonic() + 60
-    while True:
-        _, view = api.get(f"/api/games/{game}", token=token)
-        _, legal = api.get(f"/api/games/{game}/legal", token=token)
-        if legal["moves"] or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    hand = set(view["hand"])
-    move = next(
-        m for m in legal["moves"] if m["action"] == "place" and m["placement"][:4] not in hand
-    )
-    return {**move, "move": move, "value": 4.5, "visits": 100}
+    cannot be it), as a suggestion of the hint answer's shape. A turn whose legal placements
+    offer none (the deal's chance: it failed a run once) is played over HTTP (its first legal
+    move) and the next turn tried."""
+    for _ in range(20):
+        assert wait_my_turn_or_end(page)
+        # The page may show the turn from the stream a moment before this client reads it: the
+        # legal moves are [] until the server has the turn too.
+        deadline = time.monotonic() + 60
+        while True:
+            _, view = api.get(f"/api/games/{game}", token=token)
+            _, legal = api.get(f"/api/games/{game}/legal", token=token)
+            if legal["moves"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert legal["moves"], legal
+        hand = set(view["hand"])
+        turned = [
+            m for m in legal["moves"] if m["action"] == "place" and m["placement"][:4] not in hand
+        ]
+        if turned:
+            return {**turned[0], "move": turned[0], "value": 4.5, "visits": 100}
+        body = {**legal["moves"][0], "expected_version": view["version"]}
+        status, answer = api.post(f"/api/games/{game}/moves", body, token=token)
+        assert status in (200, 409), answer
+        page.wait_for_function(
+            "(v) => Number(document.querySelector('#game').dataset.version) > v",
+            arg=view["version"],
+        )
+    raise AssertionError("no turn offered a turned placement")
 
 
 def test_a_hint_under_rotation_selects_and_places_exactly_that_move(
@@ -162,8 +176,7 @@ def test_a_hint_under_rotation_selects_and_places_exactly_that_move(
 
     # Clicking the suggestion in the list selects its tile turned as it is: the preview and the
     # legal squares are then those of the suggested code, and the square places exactly it.
-    assert wait_my_turn_or_end(page)
-    answer["s"] = rotated_hint(api, game, token)
+    answer["s"] = rotated_hint(api, game, token, page)
     placement = answer["s"]["placement"]
     page.click("#hint-button")
     page.wait_for_selector(f'[data-hint="{placement}"]')
@@ -174,8 +187,7 @@ def test_a_hint_under_rotation_selects_and_places_exactly_that_move(
     page.wait_for_selector(f'[data-tile="{placement}"]')
 
     # Clicking the hinted square straight away, with another tile selected, plays the hint too.
-    assert wait_my_turn_or_end(page)
-    answer["s"] = rotated_hint(api, game, token)
+    answer["s"] = rotated_hint(api, game, token, page)
     placement = answer["s"]["placement"]
     assert selected_code(page) != placement[:4]
     page.click("#hint-button")
