@@ -322,6 +322,10 @@ class Game:
     parts: Parts = field(compare=False, repr=False)
     order: int = 100  # place in listings; the lowest is the default game
     web_dir: Path | None = field(default=None, compare=False)  # the page's module for this game
+    # The named AI levels this game offers, weakest first (services/common/levels.py names them
+    # all); None: every one. A level measured no stronger here than the one below it is left out
+    # rather than offered under a name that promises more (docs/ai.md, the level table).
+    ai_levels: tuple[str, ...] | None = None
 
     @property
     def package(self) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import games
+
 NAMED_LEVELS = ("random", "easy", "medium", "hard", "expert")
 DEFAULT_LEVEL = "medium"
 MAX_ITERATIONS = 100_000
@@ -41,12 +43,23 @@ def job_lease_ms(level: str) -> int:
 MAX_LEASE_MS = job_lease_ms(f"mcts-{MAX_ITERATIONS}")
 
 
-def is_level(name: str) -> bool:
-    return name in NAMED_LEVELS or fixed_iterations(name) is not None
+def offered_levels(kind: str | None = None) -> tuple[str, ...]:
+    """The named levels game `kind` offers, weakest first: its `ai_levels` (a game leaves out a
+    level measured no stronger there than the one below), else every one; None: every one."""
+    if kind is None:
+        return NAMED_LEVELS
+    own = games.get(kind).ai_levels
+    return NAMED_LEVELS if own is None else tuple(n for n in NAMED_LEVELS if n in own)
 
 
-def describe() -> str:
-    return ", ".join([*NAMED_LEVELS, f"mcts-N (N 1-{MAX_ITERATIONS})"])
+def is_level(name: str, kind: str | None = None) -> bool:
+    """A level a new AI seat or hint may ask for: a named one the game offers, or mcts-N. Every
+    named level stays known to the workers, so a seat stored before a game left one out plays on."""
+    return name in offered_levels(kind) or fixed_iterations(name) is not None
+
+
+def describe(kind: str | None = None) -> str:
+    return ", ".join([*offered_levels(kind), f"mcts-N (N 1-{MAX_ITERATIONS})"])
 
 
 # What each named level means, for people (GET /api/meta, the lobby, the hint picker).
@@ -59,6 +72,6 @@ LEVEL_DESCRIPTIONS = {
 }
 
 
-def level_table() -> list[dict[str, str]]:
-    """The named levels in order, with their descriptions."""
-    return [{"name": n, "description": LEVEL_DESCRIPTIONS[n]} for n in NAMED_LEVELS]
+def level_table(kind: str | None = None) -> list[dict[str, str]]:
+    """The named levels game `kind` offers, in order, with their descriptions."""
+    return [{"name": n, "description": LEVEL_DESCRIPTIONS[n]} for n in offered_levels(kind)]

@@ -70,11 +70,14 @@ def meta() -> Response:
     """Every game, its options, AI levels and seat colours: the lobby is built from this.
     `daily`: whether the game offers a daily puzzle (the lobby asked each game's /api/daily/
     to find out, and each game without one answered 404 on every load)."""
-    levels = level_table()
     return json_answer(
         {
             "games": [
-                {**g.meta(), "levels": levels, "daily": g.daily_rules(bytes(32)) is not None}
+                {
+                    **g.meta(),
+                    "levels": level_table(g.kind),
+                    "daily": g.daily_rules(bytes(32)) is not None,
+                }
                 for g in games.all_games()
             ]
         }

@@ -25,6 +25,8 @@ from tests.fixtures.engine import EngineClient, RunningEngine, doc
 from tests.fixtures.processes import ServiceProcess
 
 EXPERT_LEASE_S = job_lease_ms("expert") / 1000  # a killed expert worker's job waits this long
+SLOW_METROX_LEVEL = "mcts-10000"  # exactly 10,000 iterations: ~1 s a Metro X move
+SLOW_METROX_LEASE_S = job_lease_ms(SLOW_METROX_LEVEL) / 1000
 
 
 @pytest.fixture
@@ -197,7 +199,8 @@ def test_a_killed_worker_does_not_stall_a_simultaneous_turn(  # type: ignore[no-
     c = own_engine.client()
     seats = [
         engine_pb2.SeatSpec(kind="human", name="Ada"),
-        engine_pb2.SeatSpec(kind="ai", name="slow-bot", level="expert"),  # 3 s a move
+        # ~1 s a move (Metro X offers no `expert`), far longer than the kill takes after the claim
+        engine_pb2.SeatSpec(kind="ai", name="slow-bot", level=SLOW_METROX_LEVEL),
     ]
     created = c.create({"players": 2}, seats, game="metrox")
     game, token = created.game_id, created.token
@@ -208,10 +211,10 @@ def test_a_killed_worker_does_not_stall_a_simultaneous_turn(  # type: ignore[no-
     second: ServiceProcess = ai_factory(own_engine, "ai-2")
     legal = c.legal(game, token)
     c.move(game, token, json.loads(legal.moves[0]), expected_version=start.version)
-    wait_for(lambda: doc(c.view(game))["turn_index"] == 1, EXPERT_LEASE_S + 15.0,
+    wait_for(lambda: doc(c.view(game))["turn_index"] == 1, SLOW_METROX_LEASE_S + 15.0,
              "the turn to resolve")  # fmt: skip
     log = second.log_path.read_text()
-    assert re.search(rf"claimed: game {game} v{start.version} seat 1 level 'expert' attempt [2-9]",
-                     log)  # fmt: skip
+    assert re.search(rf"claimed: game {game} v{start.version} seat 1 level '{SLOW_METROX_LEVEL}' "
+                     r"attempt [2-9]", log)  # fmt: skip
     events = [doc(e) for e in c.events_until(game, c.view(game).version)]
     assert [e["action"] for e in events].count("resolve") == 1

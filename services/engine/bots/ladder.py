@@ -234,7 +234,7 @@ class Ladder:
         `ladder: true`), an AI level on the other seat when one bot plays alone."""
         game = games.get(kind)
         rules = game.normalise_rules({"players": 2})
-        levels = [x for x in self.settings.ladder_levels if is_level(x)] or ["easy"]
+        levels = [x for x in self.settings.ladder_levels if is_level(x, kind)] or ["easy"]
         seats: list[SeatInfo] = []
         for player_id in bots:
             name = await self.players.name_of(player_id)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from services.common.levels import DEFAULT_LEVEL, NAMED_LEVELS, is_level
+from services.common.levels import DEFAULT_LEVEL, describe, is_level
 
 REAL_TIME, CORRESPONDENCE = "realtime", "correspondence"
 MODES = (REAL_TIME, CORRESPONDENCE)
@@ -52,8 +52,9 @@ class ClockRules:
     ai_level: str = DEFAULT_LEVEL
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any] | None) -> ClockRules | None:
-        """The clock a create request asks for (None: no clock); ClockError naming a bad field."""
+    def parse(cls, data: Mapping[str, Any] | None, kind: str | None = None) -> ClockRules | None:
+        """The clock a create request for game `kind` asks for (None: no clock); ClockError
+        naming a bad field."""
         if data is None or data == {} or data.get("mode") in (None, "none"):
             extra = set(data or {}) - {"mode"}
             if extra:
@@ -86,9 +87,10 @@ class ClockRules:
         if on_timeout not in ON_TIMEOUT:
             raise ClockError("clock.on_timeout", "clock.on_timeout must be 'ai' or 'lose'")
         level = data.get("ai_level", DEFAULT_LEVEL)
-        if not isinstance(level, str) or not is_level(level):
+        if not isinstance(level, str) or not is_level(level, kind):
             raise ClockError(
-                "clock.ai_level", f"clock.ai_level must be one of {', '.join(NAMED_LEVELS)}"
+                "clock.ai_level",
+                f"clock.ai_level must be one of {describe(kind)}; got {level!r}",
             )
         return cls(mode, move_s, bank_s, on_timeout, level)
 

@@ -84,10 +84,13 @@ def name(value: str, field: str = "name") -> str:
     return value
 
 
-def level(value: str, field: str = "level") -> str:
-    """An AI level every AI worker knows (services/common/levels.py)."""
-    if not is_level(value):
-        raise invalid_argument(field, f"{field} must be one of {describe()}; got {shown(value)}")
+def level(value: str, field: str = "level", kind: str | None = None) -> str:
+    """An AI level every AI worker knows and game `kind` offers (services/common/levels.py)."""
+    if not is_level(value, kind):
+        where = f" for {games.get(kind).name}" if kind else ""
+        raise invalid_argument(
+            field, f"{field} must be one of {describe(kind)}{where}; got {shown(value)}"
+        )
     return value
 
 

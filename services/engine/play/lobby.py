@@ -52,11 +52,12 @@ def derived_token(key: str, game_id: str, seat: int) -> str:
     return base64.urlsafe_b64encode(mac.digest()[:TOKEN_BYTES]).decode().rstrip("=")
 
 
-def _clock_rules(clock_json: str) -> ClockRules | None:
-    """The table's clock from a create request; INVALID_ARGUMENT naming a bad setting."""
+def _clock_rules(clock_json: str, kind: str) -> ClockRules | None:
+    """The table's clock from a create request for game `kind`; INVALID_ARGUMENT naming a bad
+    setting."""
     raw = validation.json_object(clock_json, "clock") if clock_json else None
     try:
-        return ClockRules.parse(raw)
+        return ClockRules.parse(raw, kind)
     except ClockError as err:
         raise invalid_argument(err.field, str(err)) from None
 
@@ -158,7 +159,7 @@ class Lobby:
                     SeatInfo(HUMAN, name or f"Player {index + 1}", "", token_hash(game_id, token))
                 )
             elif spec.kind == AI:
-                level = validation.level(spec.level or DEFAULT_LEVEL, f"{field}.level")
+                level = validation.level(spec.level or DEFAULT_LEVEL, f"{field}.level", kind)
                 seats.append(SeatInfo(AI, name or f"AI {index + 1}", level))
             elif spec.kind == BOT_SEAT:
                 bot_id, bot_name = await self.invitations.resolve(name, f"{field}.name")
@@ -167,7 +168,7 @@ class Lobby:
             else:
                 seats.append(SeatInfo(OPEN, name))
         request_key = f"create:{_digest(key)}" if key else new_request_key()
-        clock = _clock_rules(request.clock_json)
+        clock = _clock_rules(request.clock_json, kind)
         if not await self.open_table(game_id, kind, rules, seats, clock, request_key):
             # A 72-bit id collided (vanishingly rare), or a key's id is another key's game.
             raise ServiceError(

@@ -17,7 +17,8 @@ def game_schemas() -> JSON:
         ],
         "description": "An AI level: "
         + ", ".join(NAMED_LEVELS)
-        + f", or mcts-N (N 1-{MAX_ITERATIONS} search iterations).",
+        + f", or mcts-N (N 1-{MAX_ITERATIONS} search iterations). A game may leave a named "
+        "level out where it measured no stronger: `GET /api/meta` lists each game's `levels`.",
     }
     seat_spec = obj(
         {
