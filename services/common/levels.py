@@ -58,6 +58,12 @@ def is_level(name: str, kind: str | None = None) -> bool:
     return name in offered_levels(kind) or fixed_iterations(name) is not None
 
 
+def still_offered(name: str, kind: str) -> str:
+    """`name` when game `kind` offers it, else the game's strongest level: a rematch of a table
+    made before the game left a level out gets the nearest level it still offers."""
+    return name if is_level(name, kind) else offered_levels(kind)[-1]
+
+
 def describe(kind: str | None = None) -> str:
     return ", ".join([*offered_levels(kind), f"mcts-N (N 1-{MAX_ITERATIONS})"])
 

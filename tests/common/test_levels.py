@@ -14,6 +14,7 @@ from services.common.levels import (
     is_level,
     level_table,
     offered_levels,
+    still_offered,
 )
 from services.engine.core.clocks import ClockError, ClockRules
 
@@ -43,3 +44,10 @@ def test_a_clock_s_away_level_is_checked_against_the_game() -> None:
     with pytest.raises(ClockError) as err:
         ClockRules.parse(clock, "metrox")
     assert err.value.field == "clock.ai_level" and "hard" in str(err.value)
+
+
+def test_a_rematch_of_an_older_table_gets_the_nearest_level_the_game_still_offers() -> None:
+    assert still_offered("expert", "metrox") == "hard"
+    assert still_offered("expert", "metro") == "expert"
+    assert still_offered("easy", "metrox") == "easy"
+    assert still_offered("mcts-40", "metrox") == "mcts-40"

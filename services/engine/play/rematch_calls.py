@@ -14,12 +14,14 @@ import hashlib
 import hmac
 import json
 import logging
+from dataclasses import replace
 
 import grpc
 from metro.v1 import engine_pb2
 
 from services.common.auth import TOKEN_BYTES, token_hash
 from services.common.grpc_util import ServiceError
+from services.common.levels import still_offered
 from services.engine.core import timeouts, validation
 from services.engine.core.access import Caller, own_seat, seat_if_any
 from services.engine.core.edge import failed
@@ -163,7 +165,7 @@ class Rematches:
         for old_seat in offer.order:
             info = meta.seats[old_seat]
             if info.kind == AI:
-                seats.append(SeatInfo(AI, info.name, info.level))
+                seats.append(SeatInfo(AI, info.name, still_offered(info.level, kind)))
             else:
                 seats.append(SeatInfo(HUMAN, info.name, "", offer.accepted[old_seat]))
         # The table first, so that the game never exists without its players and rating.
@@ -176,8 +178,11 @@ class Rematches:
         if table.get("rated") == "1":
             await self.players.set_table(offer.game_id, {"rated": "1", "kind": kind})
             await self.rating_book.make_due(kind, offer.game_id)
+        clock = meta.clock_rules
+        if clock is not None:
+            clock = replace(clock, ai_level=still_offered(clock.ai_level, kind))
         made = await self.lobby.open_table(
-            offer.game_id, kind, meta.rules, seats, meta.clock_rules,
+            offer.game_id, kind, meta.rules, seats, clock,
             f"rematch:{old.game_id}", rematch_of=old.game_id,
         )  # fmt: skip
         if made:
