@@ -317,7 +317,13 @@ def main() -> int:
         save()
     if "hard" in parts:
         report["hard_vs_greedy"] = tournament(
-            game, rules, args.hard_level, "medium", args.games, args.jobs, args.seed,
+            game,
+            rules,
+            args.hard_level,
+            "medium",
+            args.games,
+            args.jobs,
+            args.seed,
             args.time_limit_s,
         )
         save()

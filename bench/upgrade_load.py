@@ -69,7 +69,6 @@ class Site:
         finally:
             conn.close()
 
-
     def call_http2(self, method: str, path: str, body: Any, token: str) -> tuple[int, Any]:
         """The same request over HTTP/2, as browsers reach the proxy (the standard library
         speaks only HTTP/1.1): by curl. Caddy 2.6 retries an HTTP/2 POST with its buffered body

@@ -355,9 +355,7 @@ class Game:
         """Re-play a record; RecordError naming the first bad move."""
         return self.parts.record.replay(record)
 
-    def replay_steps(
-        self, record: Mapping[str, Any]
-    ) -> Iterator[tuple[int, GameState, int, JSON]]:
+    def replay_steps(self, record: Mapping[str, Any]) -> Iterator[tuple[int, GameState, int, JSON]]:
         """A finished record's decisions in order (post-game analysis): (the index of the
         record's entry it belongs to: a move, or a turn of simultaneous choices; the live state
         before the decision; the seat; its move JSON, one of that state's `legal_moves(seat)`

@@ -60,8 +60,7 @@ GAME = register_game(
             events={
                 "place": "a tile was placed (`placement`; `drawn`: the tile just drawn; "
                 "`completed` routes and their points)",
-                "draw": "the top tile was drawn (shown to its seat alone); the seat places it "
-                "next",
+                "draw": "the top tile was drawn (shown to its seat alone); the seat places it next",
             },
             view=view,
             view_schema=view_schema,

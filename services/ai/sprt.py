@@ -47,9 +47,7 @@ class Sprt:
 
     def llr_step(self, x: float) -> float:
         """The LLR a game adds, x being A's score in it (0..1)."""
-        return x * math.log(self.p1 / self.p0) + (1 - x) * math.log(
-            (1 - self.p1) / (1 - self.p0)
-        )
+        return x * math.log(self.p1 / self.p0) + (1 - x) * math.log((1 - self.p1) / (1 - self.p0))
 
     def llr(self, scores: Iterable[float]) -> float:
         return sum(self.llr_step(x) for x in scores)

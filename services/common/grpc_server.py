@@ -74,7 +74,8 @@ async def serve_health_http(health: RecordedHealth) -> asyncio.Server | None:
             body = b"SERVING\n" if ok else b"NOT_SERVING\n"
             writer.write(
                 f"HTTP/1.0 {word}\r\nContent-Type: text/plain\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+                f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
             )
             await writer.drain()
         writer.close()

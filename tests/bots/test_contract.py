@@ -252,6 +252,7 @@ def test_legal_out_of_turn_is_an_empty_list_never_409(gateway_process: str) -> N
 def test_a_move_on_a_finished_game_names_its_refusal(gateway_process: str) -> None:
     url = gateway_process
     _, game_id, token = bot_at_own_table(url, "metrox")
+
     # The bot plays its own seat to the end, as fast as its answers come (the AI on an away
     # seat would take a person's pace: 2 s a move and a minute's grace before the last).
     def played_to_the_end() -> bool:

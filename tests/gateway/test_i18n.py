@@ -201,8 +201,11 @@ def test_a_rule_refusal_carries_its_code_and_params(api: GatewayApi) -> None:
     the refusal's code and parameters for the page's catalogue."""
     status, made = api.post(
         "/api/games",
-        {"game": "metro", "rules": {"players": 2},
-         "seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}]},
+        {
+            "game": "metro",
+            "rules": {"players": 2},
+            "seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}],
+        },
     )
     assert status == 201, made
     game, token = made["game_id"], made["token"]

@@ -66,6 +66,8 @@ def open_stream(
     last_event_id: str | None = None, timeout: float = 60.0,
 ) -> Iterator[Stream]:  # fmt: skip
     parts = urlsplit(base)
+    if parts.hostname is None:
+        raise ValueError(f"not a URL with a host: {base!r}")
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     headers = {"Accept": "text/event-stream"}
     if token is not None:

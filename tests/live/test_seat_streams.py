@@ -81,9 +81,7 @@ def test_two_seats_and_a_spectator_each_get_their_own_view(
         assert copies[0]["seat"] == 0 and copies[1]["seat"] == 1
 
 
-def test_a_wrong_token_is_403_before_the_stream_opens(
-    api: GatewayApi, gateway_server: str
-) -> None:
+def test_a_wrong_token_is_403_before_the_stream_opens(api: GatewayApi, gateway_server: str) -> None:
     game, _ = api.new_game()
     _, other_tokens = api.new_game()
     for token in ("not-a-token-of-this-game-000000", other_tokens[0]):

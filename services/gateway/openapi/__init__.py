@@ -43,8 +43,16 @@ def document() -> JSON:
 
 @functools.cache
 def _document_text() -> str:
-    schemas = {**game_schemas(), **players_schemas(), **daily_schemas(), **party_schemas(),
-               **analysis_schemas(), **bots_schemas(), **archive_schemas(), **chat_schemas()}
+    schemas = {
+        **game_schemas(),
+        **players_schemas(),
+        **daily_schemas(),
+        **party_schemas(),
+        **analysis_schemas(),
+        **bots_schemas(),
+        **archive_schemas(),
+        **chat_schemas(),
+    }
     schemas["ServerSentEvent"] = obj(
         {
             "id": ref("EventId"),
@@ -71,9 +79,15 @@ def _document_text() -> str:
         "pattern": "^[0-9]{1,20}-[0-9]{1,20}$",
         "description": "An event id, '<ms>-<seq>', both below 2^64.",
     }
-    paths: JSON = {**with_daily_hints(with_party_create(game_paths())), **players_paths(),
-                   **daily_paths(), **party_paths(), **analysis_paths(), **bots_paths(),
-                   **chat_paths()}
+    paths: JSON = {
+        **with_daily_hints(with_party_create(game_paths())),
+        **players_paths(),
+        **daily_paths(),
+        **party_paths(),
+        **analysis_paths(),
+        **bots_paths(),
+        **chat_paths(),
+    }
     for path, operations in archive_paths().items():  # (it adds DELETE to /api/players/me)
         paths[path] = {**paths.get(path, {}), **operations}
     name_refusals(paths)
@@ -87,8 +101,14 @@ def _document_text() -> str:
             "game uses the same paths; its rules, moves and view fields are its own.",
         },
         "servers": [{"url": "/"}],
-        "tags": [{"name": "games"}, {"name": "meta"}, {"name": "players"}, {"name": "daily"},
-                 {"name": "party"}, {"name": "bots"}],
+        "tags": [
+            {"name": "games"},
+            {"name": "meta"},
+            {"name": "players"},
+            {"name": "daily"},
+            {"name": "party"},
+            {"name": "bots"},
+        ],
         "paths": paths,
         "components": {
             "schemas": schemas,

@@ -91,10 +91,13 @@ def archive_schemas() -> JSON:
                 "player_id": string,
                 "name": string,
                 "bot": {"type": "boolean"},
-                "archive": {"type": "object", "description": "the archive's rows about you: "
-                            "`player`, your `games` (seat, score, result, ratings) and `chat`, "
-                            "your own archived chat lines ({game_id, id, seat, at_ms, text | "
-                            "preset | deleted})"},
+                "archive": {
+                    "type": "object",
+                    "description": "the archive's rows about you: "
+                    "`player`, your `games` (seat, score, result, ratings) and `chat`, "
+                    "your own archived chat lines ({game_id, id, seat, at_ms, text | "
+                    "preset | deleted})",
+                },
             },
             ["player_id", "name", "bot", "archive"],
         ),
