@@ -74,6 +74,9 @@ def parse_args(argv: Sequence[str], game: Game) -> argparse.Namespace:
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: up to 2)")  # fmt: skip
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': stdout)")
+    p.add_argument("--resume", metavar="FILE", help="go on from an earlier run's --json (the "
+                   "same entrants, game, rules, seed and --tc): its whole deals count, play "
+                   "starts at the next deal and a test continues where it stopped")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     options = p.add_argument_group(f"{game.name} options")
     for opt in game.options:
@@ -185,6 +188,37 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(fmt.format(*row) for row in (head, *lines))
 
 
+def resumed(
+    path: str, header: dict[str, Any], names: list[str], seats: int
+) -> tuple[list[dict[str, Any]], float]:
+    """An earlier run's whole deals and its time, from its --json; ValueError when it was not
+    the same match (entrants, game, rules, seed, time control), so two matches never mix."""
+    with open(path) as f:
+        earlier = json.load(f)
+    for key, value in header.items():
+        if earlier.get(key) != value:
+            raise ValueError(f"{path} has {key} {earlier.get(key)!r}, this run {value!r}")
+    theirs = [row.get("entrant") for row in earlier.get("entrants", [])]
+    if theirs != names:
+        raise ValueError(f"{path} has the entrants {theirs}, this run {names}")
+    results = earlier.get("results", [])
+    whole = len(results) - len(results) % seats  # a deal cut by a time limit is played again
+    prior = sorted(results, key=lambda r: (r["deal"], r["rotation"]))[:whole]
+    expected = [(d, r) for d in range(whole // seats) for r in range(seats)]
+    if [(r["deal"], r["rotation"]) for r in prior] != expected:
+        raise ValueError(f"{path} does not hold the first {whole // seats} deals in order")
+    return prior, float(earlier.get("elapsed_s", 0.0))  # all the time it took, cut deal too
+
+
+def _with_prior(
+    bar: ProgressBar | None, prior: list[dict[str, Any]]
+) -> Callable[[int, int, list[dict[str, Any]]], None] | None:
+    """The progress bar counting an earlier run's games too."""
+    if bar is None or not prior:
+        return bar
+    return lambda done, total, new: bar(len(prior) + done, len(prior) + total, prior + new)
+
+
 def _stopper(test: Sprt, seats: int) -> Callable[[list[dict[str, Any]]], bool]:
     """Whether a sequential test is decided, looked at after each whole deal (every seat
     rotation played), so both entrants have had the same luck."""
@@ -288,20 +322,28 @@ def main(argv: Sequence[str]) -> int:
         return 2
     names = entrant_names(specs)
     todo = tasks(specs, rules, args.games, args.seed, game=game.kind, solo=solo)
+    header = {"game": game.kind, "rules": rules, "solo": solo, "seed": args.seed, "tc": args.tc}
+    prior: list[dict[str, Any]] = []
+    prior_s = 0.0
+    if args.resume:
+        try:
+            prior, prior_s = resumed(args.resume, header, names, len(specs))
+        except (OSError, ValueError) as e:
+            print(f"metro arena: --resume: {e}", file=sys.stderr)
+            return 2
     started = time.monotonic()
     stop = None if test is None else _stopper(test, len(specs))
     bar = None if args.quiet else ProgressBar(names)
-    results = run(todo, args.jobs, bar, time_limit_s=args.time_limit_s, stop=stop)
+    results = prior + run(
+        todo[len(prior) :], args.jobs, _with_prior(bar, prior), time_limit_s=args.time_limit_s,
+        stop=None if stop is None else (lambda new: stop(prior + new)),
+    )  # fmt: skip
     rows = summarise(specs, results)
     report = {
-        "game": game.kind,
-        "rules": rules,
-        "solo": solo,
-        "seed": args.seed,
+        **header,
         "games": len(results),
         "jobs": args.jobs,
-        "tc": args.tc,
-        "elapsed_s": round(time.monotonic() - started, 1),
+        "elapsed_s": round(prior_s + time.monotonic() - started, 1),
         "entrants": rows,
         "results": results,
     }

@@ -154,3 +154,36 @@ def test_a_time_control_scales_every_timed_budget() -> None:
     assert scale_spec("expert", 0.001) == "expert:10"  # the smallest budget a level takes
     assert scale_spec("medium", 0.1) == "medium" and scale_spec("mcts-50", 0.1) == "mcts-50"
     assert scale_spec("hard", 1) == "hard"
+
+
+def test_a_test_cut_short_goes_on_where_it_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--resume`: a sequential test stopped by its cap (or a time limit, mid-deal) goes on from
+    its --json: its whole deals count, play starts at the next deal, and the end is the one an
+    unbroken run reaches (medium against random: H1 in 18 games, the same games)."""
+    argv = ["medium", "random", "--sprt", "--jobs", "1", "--quiet"]
+    first, again, whole = tmp_path / "first.json", tmp_path / "again.json", tmp_path / "whole.json"
+    assert main([*argv, "--games", "6", "--json", str(first)]) == 0
+    cut = json.loads(first.read_text())
+    assert cut["sprt"]["decision"] == "none" and len(cut["results"]) == 6
+    cut["results"] = cut["results"][:5]  # a time limit came in the middle of the third deal
+    first.write_text(json.dumps(cut))
+    assert main([*argv, "--games", "60", "--resume", str(first), "--json", str(again)]) == 0
+    assert main([*argv, "--games", "60", "--json", str(whole)]) == 0
+    resumed, unbroken = json.loads(again.read_text()), json.loads(whole.read_text())
+    assert resumed["sprt"]["decision"] == "H1" and resumed["sprt"]["games"] == 18
+    assert resumed["results"][:4] == cut["results"][:4]  # the earlier run's whole deals, kept
+
+    def played(report: dict) -> list[dict]:  # type: ignore[type-arg]
+        return [{k: v for k, v in r.items() if k not in ("think_s", "move_ms")}
+                for r in report["results"]]  # fmt: skip
+
+    assert played(resumed) == played(unbroken)  # the same deals, moves and scores (times differ)
+    assert resumed["sprt"]["elapsed_s"] >= cut["elapsed_s"]
+    capsys.readouterr()
+    # Another match's file is refused, naming what differs.
+    assert main([*argv, "--seed", "2", "--resume", str(first)]) == 2
+    assert "seed" in capsys.readouterr().err
+    assert main(["easy", "random", "--sprt", "--quiet", "--resume", str(first)]) == 2
+    assert "entrants" in capsys.readouterr().err
