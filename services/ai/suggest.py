@@ -18,14 +18,13 @@ from typing import Any
 import grpc
 from metro.v1 import ai_pb2, ai_pb2_grpc
 
-import games
 from services.ai.engine_api import EngineApi, Position
 from services.ai.players import InfoSet, Level, RankedMove, UnknownLevelError, level_for
 from services.ai.players.levels import check_budget
 from services.ai.search import Searcher
 from services.common.auth import is_service_credential
 from services.common.grpc_util import REASON_KEY, ServiceError, bearer_token, invalid_argument
-from services.common.levels import describe, is_level
+from services.common.levels import level_error
 
 log = logging.getLogger("metro.ai")
 # Which worker answered, in every hint's log line (issue 32: the spread of hints over the AI
@@ -62,17 +61,6 @@ def search_budget(level: Level, budget_ms: int, spent_s: float, deadline_s: floa
         cap = deadline_s - ANSWER_MARGIN_S
         left = cap if left is None else min(left, cap)
     return None if left is None else max(left, 0.001)
-
-
-def offered_by_game(level: Level, kind: Any) -> None:
-    """INVALID_ARGUMENT `level` for a named level the game leaves out (its `ai_levels`: a level
-    measured no stronger there than the one below it)."""
-    if isinstance(kind, str) and kind in games.kinds() and not is_level(level.name, kind):
-        raise invalid_argument(
-            "level",
-            f"level {level.name!r} is not offered for {games.get(kind).name}; "
-            f"its levels: {describe(kind)}",
-        )
 
 
 def ranked_legal(ranked: list[RankedMove], legal: tuple[Any, ...]) -> list[RankedMove]:
@@ -117,7 +105,10 @@ class AiService(ai_pb2_grpc.AiServicer):
         position = await self.api.position(request.game_id, token, seat)
         if position.view.get("hints") is False and not is_service_credential(token, self.ai_token):
             raise hints_off()
-        offered_by_game(level, position.view.get("game"))
+        # Which levels a game offers is known once its view is read (Game.ai_levels).
+        error = level_error(level.name, "level", position.view["game"])
+        if error:
+            raise invalid_argument("level", error)
         seat = self._seat_to_move(position, seat)
         try:
             info = InfoSet.from_view(position.view, seat)

@@ -21,6 +21,8 @@ from services.common.postgres_server import (
     PostgresServerError,
 )
 
+# The platform's database (the product and its `metro` command), not a game's: every game's
+# archive lives in it. Existing run dirs hold their archive under this name, so it stays.
 DATABASE = "metro"
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 60.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import games
+from services.common.wording import shown
 
 NAMED_LEVELS = ("random", "easy", "medium", "hard", "expert")
 DEFAULT_LEVEL = "medium"
@@ -56,6 +57,16 @@ def is_level(name: str, kind: str | None = None) -> bool:
     """A level a new AI seat or hint may ask for: a named one the game offers, or mcts-N. Every
     named level stays known to the workers, so a seat stored before a game left one out plays on."""
     return name in offered_levels(kind) or fixed_iterations(name) is not None
+
+
+def level_error(name: str, field: str, kind: str | None = None) -> str | None:
+    """Why `name` is refused for game `kind` (the message names `field`, the game and its
+    levels), or None when it is a level a new seat, clock or hint may ask for: the one wording
+    the engine's validation, the clock and the AI's hints all answer with."""
+    if is_level(name, kind):
+        return None
+    where = f" for {games.get(kind).name}" if kind else ""
+    return f"{field} must be one of {describe(kind)}{where}; got {shown(name)}"
 
 
 def still_offered(name: str, kind: str) -> str:

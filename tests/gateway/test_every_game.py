@@ -52,6 +52,11 @@ def test_a_level_a_game_leaves_out_is_refused_naming_the_field(api: GatewayApi) 
     )
     assert status == 400 and err["error"]["field"] == "level", err
     assert "Metro X" in err["error"]["message"], err
+    status, err = api.post(  # a long level is quoted short, never echoed whole
+        f"/api/games/{made['game_id']}/hint", {"level": "x" * 5000}, token=made["token"]
+    )
+    assert status == 400 and err["error"]["field"] == "level", err
+    assert "a string of 5000 characters" in err["error"]["message"], err
     status, made = api.post(
         "/api/games", {"game": "metro", "rules": {"players": 2},
                        "seats": [{"kind": "human"}, {"kind": "ai", "level": "expert"}]},

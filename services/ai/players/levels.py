@@ -28,6 +28,7 @@ from services.common.levels import (
     describe,
     fixed_iterations,
 )
+from services.common.wording import shown
 
 MIN_BUDGET_MS = 10
 MAX_BUDGET_MS = 30_000
@@ -76,7 +77,7 @@ def level_for(name: str) -> Level:
     if n is not None:
         return Level(name, f"information-set MCTS, exactly {n} iterations",
                      lambda: ISMCTSPlayer(iterations=n, name=name), 0)  # fmt: skip
-    raise UnknownLevelError(f"unknown level {name!r}; known levels: {describe()}")
+    raise UnknownLevelError(f"unknown level {shown(name)}; known levels: {describe()}")
 
 
 def check_budget(budget_ms: int) -> None:

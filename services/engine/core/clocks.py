@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from services.common.levels import DEFAULT_LEVEL, describe, is_level
+from services.common.levels import DEFAULT_LEVEL, level_error
 
 REAL_TIME, CORRESPONDENCE = "realtime", "correspondence"
 MODES = (REAL_TIME, CORRESPONDENCE)
@@ -87,11 +87,13 @@ class ClockRules:
         if on_timeout not in ON_TIMEOUT:
             raise ClockError("clock.on_timeout", "clock.on_timeout must be 'ai' or 'lose'")
         level = data.get("ai_level", DEFAULT_LEVEL)
-        if not isinstance(level, str) or not is_level(level, kind):
-            raise ClockError(
-                "clock.ai_level",
-                f"clock.ai_level must be one of {describe(kind)}; got {level!r}",
-            )
+        error = (
+            level_error(level, "clock.ai_level", kind)
+            if isinstance(level, str)
+            else (f"clock.ai_level must be a string naming a level; got {level!r}")
+        )
+        if error:
+            raise ClockError("clock.ai_level", error)
         return cls(mode, move_s, bank_s, on_timeout, level)
 
     def to_json(self) -> dict[str, Any]:

@@ -13,7 +13,8 @@ import grpc
 
 import games
 from services.common.grpc_util import ServiceError, invalid_argument
-from services.common.levels import describe, is_level
+from services.common.levels import level_error
+from services.common.wording import shown
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MOVE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -25,13 +26,6 @@ MAX_NAME = 40
 MAX_MOVE_STRING = 64
 MAX_WAIT_MS = 30_000
 MAX_JSON = 64 * 1024
-
-
-def shown(value: str) -> str:
-    """A short, safe rendering of a client's string for an error sentence."""
-    if len(value) > 40:
-        return f"a string of {len(value)} characters"
-    return repr(value)
 
 
 def game_kind(value: str, field: str = "game") -> str:
@@ -86,11 +80,9 @@ def name(value: str, field: str = "name") -> str:
 
 def level(value: str, field: str = "level", kind: str | None = None) -> str:
     """An AI level every AI worker knows and game `kind` offers (services/common/levels.py)."""
-    if not is_level(value, kind):
-        where = f" for {games.get(kind).name}" if kind else ""
-        raise invalid_argument(
-            field, f"{field} must be one of {describe(kind)}{where}; got {shown(value)}"
-        )
+    error = level_error(value, field, kind)
+    if error:
+        raise invalid_argument(field, error)
     return value
 
 
