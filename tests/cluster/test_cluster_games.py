@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,6 +25,7 @@ from tests.cluster.helpers import (
 from tests.engine.helpers import code, moves_of
 from tests.fixtures.engine import EngineClient, RunningEngine, doc, metro_seats
 from tests.fixtures.redis_cluster import RedisClusterProcesses
+from tests.fixtures.waits import wait_until
 
 
 @pytest.mark.parametrize("kind", games.kinds())
@@ -162,11 +162,12 @@ def test_ai_seats_are_played_by_a_worker_through_every_shards_stream(
             seats = [engine_pb2.SeatSpec(kind="ai", level="random", name=f"bot-{i}")
                      for i in range(human_players(kind))]  # fmt: skip
             made.append((client.create({"players": len(seats)}, seats, game=kind).game_id, kind))
-    deadline = time.monotonic() + 90
     pending = dict(made)
-    while pending and time.monotonic() < deadline:
+
+    def all_over() -> bool:
         for game_id in list(pending):
             if client.view(game_id).status == "over":
                 check_finished(client, pending.pop(game_id), game_id, client.view(game_id))
-        time.sleep(0.2)
-    assert not pending, f"AI games not over in 90 s: {pending}"
+        return not pending
+
+    wait_until(all_over, f"all {len(made)} AI games over", timeout=90, every=0.2)

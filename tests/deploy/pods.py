@@ -21,11 +21,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from services.common.healthcheck import check_grpc
+from tests.fixtures.waits import wait_until
 
 LOGS = Path("/tmp/pod-logs")
 
@@ -149,14 +149,16 @@ class Pod:
 
 def wait(what: str, test: Any, timeout: float = 90.0) -> None:
     """Poll `test` (None or a reason) until it passes; StepFailed with the last reason."""
-    deadline = time.monotonic() + timeout
-    reason = "never tried"
-    while time.monotonic() < deadline:
-        reason = test()
-        if reason is None:
-            return
-        time.sleep(0.25)
-    raise StepFailed(f"{what}: {reason}")
+    last: list[str | None] = ["never tried"]
+
+    def passed() -> bool:
+        last[0] = test()
+        return last[0] is None
+
+    try:
+        wait_until(passed, what, timeout, every=0.25)
+    except AssertionError:
+        raise StepFailed(f"{what}: {last[0]}") from None
 
 
 def call(port: int, method: str, path: str, body: Any = None, token: str = "") -> Any:

@@ -15,7 +15,6 @@ import re
 import shutil
 import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from services.common.config import Settings
 from services.common.redis_server import find_redis_server, free_port
 from tests.deploy import facts
 from tests.deploy.kustomize import Object, object_id, pod_containers, render
+from tests.fixtures.waits import wait_until
 
 ROOT = facts.ROOT
 K8S = ROOT / "deploy/k8s"
@@ -447,19 +447,23 @@ def test_redis_probes_tell_ready_from_merely_alive(
     """Ready only when Redis answers PONG to the Secret's password; alive while it answers at
     all (a wrong password or a loading AOF is an answer); neither once it is gone."""
     env, pid, container = redis_as_in_the_manifest
-    deadline = time.monotonic() + 20
-    while _probe(container, "readinessProbe", env) != 0:
-        assert time.monotonic() < deadline, "Redis never became ready with the manifest's args"
-        time.sleep(0.1)
+    wait_until(
+        lambda: _probe(container, "readinessProbe", env) == 0,
+        "Redis ready with the manifest's args",
+        timeout=20,
+        every=0.1,
+    )
     assert _probe(container, "livenessProbe", env) == 0
     wrong = {**env, "REDISCLI_AUTH": "not-the-password"}
     assert _probe(container, "readinessProbe", wrong) != 0
     assert _probe(container, "livenessProbe", wrong) == 0
     os.kill(pid, 15)
-    deadline = time.monotonic() + 10
-    while _probe(container, "livenessProbe", env) == 0:
-        assert time.monotonic() < deadline, "the liveness probe still passes with Redis gone"
-        time.sleep(0.1)
+    wait_until(
+        lambda: _probe(container, "livenessProbe", env) != 0,
+        "the liveness probe to fail with Redis gone",
+        timeout=10,
+        every=0.1,
+    )
     assert _probe(container, "readinessProbe", env) != 0
 
 

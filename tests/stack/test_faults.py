@@ -6,6 +6,7 @@ Real processes throughout: the supervisor, Redis, the engine, two AI workers and
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -21,8 +22,9 @@ import pytest
 
 import games
 from tests.fixtures.processes import free_port
+from tests.fixtures.waits import wait_until
 from tests.stack.test_stack import call, children_of, proc_stat
-from tests.stack.test_up import up_argv, up_env, wait_none_marked
+from tests.stack.test_up import up_argv, up_env, wait_none_marked, wait_up
 
 RECOVER_S = 20.0  # a part may take this long to be back (the test's bound, not the usual)
 
@@ -43,15 +45,16 @@ FAILED: list[int] = []  # statuses of the requests that were refused, 0 for no a
 def until_ok(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
     """Retry a request that is safe to repeat while a part is down (503 or nothing answering);
     each failed try is noted in FAILED."""
-    deadline = time.monotonic() + RECOVER_S
-    while True:
+
+    def answered() -> tuple[Any, ...]:
         status, answer = request(base, method, path, body, token)
         if 200 <= status < 300:
-            return answer
+            return (answer,)  # truthy even for an empty answer
         assert status in (0, 503), (method, path, status, answer)
-        assert time.monotonic() < deadline, (method, path, status, answer)
         FAILED.append(status)
-        time.sleep(0.1)
+        return ()
+
+    return wait_until(answered, f"{method} {path} answered", RECOVER_S, every=0.1)[0]
 
 
 def part_pids(up_pid: int) -> dict[str, list[int]]:
@@ -71,6 +74,11 @@ def part_pids(up_pid: int) -> dict[str, list[int]]:
             if mark in cmdline:
                 found.setdefault(part, []).append(pid)
     return found
+
+
+def replaced(up_pid: int, part: str, victim: int, count: int) -> bool:
+    """The killed `victim` is gone and `part` has its `count` processes again."""
+    return proc_stat(victim) is None and len(part_pids(up_pid).get(part, [])) >= count
 
 
 class Game:
@@ -96,13 +104,12 @@ class Game:
 
     def our_turn(self) -> dict[str, Any]:
         """The view once seat 0 is to move or the game is over (the AI seat moves meanwhile)."""
-        deadline = time.monotonic() + 60
-        while True:
+
+        def ours() -> dict[str, Any]:
             view = self.view()
-            if view["status"] == "over" or view["turn"] == 0:
-                return view
-            assert time.monotonic() < deadline, f"the AI seat did not move: {view['version']}"
-            time.sleep(0.05)
+            return view if view["status"] == "over" or view["turn"] == 0 else {}
+
+        return wait_until(ours, f"the AI seat to move in {self.id}", timeout=60)
 
     def move(self) -> dict[str, Any]:
         """Seat 0's first legal move, sent (again, same move_id) until it is answered."""
@@ -137,12 +144,11 @@ def start_up(
     def said() -> str:
         return out_path.read_text(errors="replace")
 
-    deadline = time.monotonic() + 120
-    while "Metro is up" not in said():
-        if up.poll() is not None or time.monotonic() >= deadline:
-            up.kill()
-            raise AssertionError(said())
-        time.sleep(0.2)
+    try:
+        wait_up(up, said, timeout=120)
+    except AssertionError:
+        up.kill()
+        raise
     return up, said
 
 
@@ -169,11 +175,12 @@ def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Pa
             measured.setdefault(part, time.monotonic() - killed_at)
             game.our_turn()
             # Back, as a new process, and nothing else was restarted.
-            while proc_stat(victim) is not None or len(part_pids(up.pid).get(part, [])) < len(
-                before[part]
-            ):
-                assert time.monotonic() - killed_at < RECOVER_S, part_pids(up.pid)
-                time.sleep(0.1)
+            wait_until(
+                functools.partial(replaced, up.pid, part, victim, len(before[part])),
+                f"{part} back as a new process (pid {victim} killed; before: {before})",
+                timeout=max(0.0, killed_at + RECOVER_S - time.monotonic()),
+                every=0.1,
+            )
             after = part_pids(up.pid)
             for other in before:
                 if other != part:
@@ -200,7 +207,7 @@ def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Pa
 
         up.send_signal(signal.SIGINT)
         assert up.wait(60) == 0, said()
-        assert not wait_none_marked(tmp_path)
+        wait_none_marked(tmp_path)
     finally:
         if up.poll() is None:
             up.kill()
@@ -211,12 +218,20 @@ def test_each_part_killed_mid_game_comes_back_and_the_game_finishes(tmp_path: Pa
 def test_a_part_that_keeps_dying_stops_the_stack_with_its_log(tmp_path: Path) -> None:
     port = free_port()
     up, said = start_up(tmp_path, "--port", str(port), "--ai-workers", "1")
+
+    def back(times: int) -> bool:
+        if said().count("ai-1 is back (healthy)") >= times:
+            return True
+        assert up.poll() is None, said()
+        return False
+
     try:
         for death in range(1, 6):
-            deadline = time.monotonic() + RECOVER_S
-            while said().count("ai-1 is back (healthy)") < death - 1:
-                assert up.poll() is None and time.monotonic() < deadline, said()
-                time.sleep(0.05)
+            wait_until(
+                functools.partial(back, death - 1),
+                f"ai-1 back (healthy) {death - 1} times",
+                timeout=RECOVER_S,
+            )
             os.kill(part_pids(up.pid)["ai"][0], signal.SIGKILL)
         assert up.wait(60) == 1, said()
         assert "ai-1 exited with status -9, 5 times within 60s; stopping the rest." in said()
@@ -224,7 +239,7 @@ def test_a_part_that_keeps_dying_stops_the_stack_with_its_log(tmp_path: Path) ->
         assert "stopping engine" in said() and "stopping redis" in said()
         log = (tmp_path / "run" / "logs" / "ai-1.log").read_text()
         assert log.count("---- metro up: starting ai-1") == 5
-        assert not wait_none_marked(tmp_path)
+        wait_none_marked(tmp_path)
     finally:
         if up.poll() is None:
             up.kill()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from tests.fixtures.processes import (
     free_port,
     port_open,
 )
+from tests.fixtures.waits import wait_until
 
 
 def running(pid: int) -> bool:
@@ -25,15 +25,6 @@ def running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_gone(pid: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not running(pid):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def http_server(port: int) -> list[str]:
@@ -84,7 +75,8 @@ def test_stop_takes_grandchildren_and_sigterm_deaf_children(tmp_path: Path) -> N
     parent, grandchild = service.pid, int(pid_file.read_text())
     assert parent is not None and running(parent) and running(grandchild)
     service.stop()
-    assert wait_gone(parent) and wait_gone(grandchild)
+    wait_until(lambda: not running(parent), "the SIGTERM-deaf child gone", timeout=5.0)
+    wait_until(lambda: not running(grandchild), "its grandchild gone", timeout=5.0)
 
 
 def test_group_stops_everything_in_reverse_order(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import ssl
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from services.cli.proxy import caddy_binary
 from tests.fixtures.processes import free_port
-from tests.stack.test_up import up_argv, up_env
+from tests.stack.test_up import up_argv, up_env, wait_up
 
 pytestmark = pytest.mark.skipif(caddy_binary() is None, reason="needs caddy (test-prereqs.sh)")
 
@@ -31,10 +30,7 @@ def test_the_proxy_serves_https_from_a_local_ca_with_hsts(tmp_path: Path) -> Non
             env=up_env(tmp_path), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     try:
-        deadline = time.monotonic() + 180
-        while "Metro is up" not in out_path.read_text(errors="replace"):
-            assert up.poll() is None and time.monotonic() < deadline, out_path.read_text()
-            time.sleep(0.2)
+        wait_up(up, lambda: out_path.read_text(errors="replace"), timeout=180)
         said = out_path.read_text()
         assert f"https://localhost:{port}/" in said
         root = tmp_path / "run" / "caddy" / "data" / "caddy" / "pki" / "authorities" / "local"

@@ -25,7 +25,7 @@ from tests.fixtures.gateway import RELAXED_RATES
 from tests.fixtures.processes import free_port
 from tests.fixtures.waits import wait_until
 from tests.stack.test_stack import call
-from tests.stack.test_up import up_argv, up_env
+from tests.stack.test_up import up_argv, up_env, wait_up
 
 STREAMS = 60  # live streams listening through the upgrade (the issue measured 200 by hand)
 
@@ -54,9 +54,7 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
     stop = threading.Event()
     try:
         deadline = time.monotonic() + 180
-        while "Metro is up" not in said():
-            assert up.poll() is None and time.monotonic() < deadline, said()
-            time.sleep(0.2)
+        wait_up(up, said, timeout=180)
         seats = [{"kind": "human", "name": "Ada"}, {"kind": "open"}]
         status, made = call(base, "POST", "/api/games", {"game": "metro", "seats": seats})
         assert status == 201, made
@@ -70,23 +68,33 @@ def test_rolling_upgrade_of_the_gateways_under_load_fails_no_request(tmp_path: P
         # A move every ~0.8 s: the game (about 60 moves) must outlast the upgrade.
         player = Player(site, game_id, [made["token"], joined["token"]], 0.8, stop)
         player.start()
-        while player.moves < 3 or any(not x.versions for x in listeners):
-            assert time.monotonic() < deadline, (player.moves, player.failed)
-            time.sleep(0.2)
+        wait_until(
+            lambda: player.moves >= 3 and all(x.versions for x in listeners),
+            "3 moves played and an event on every stream",
+            timeout=max(0.0, deadline - time.monotonic()),
+            every=0.2,
+        )
 
         started = time.monotonic()
         up.send_signal(signal.SIGHUP)  # the rolling upgrade
-        while "rolling upgrade done" not in said():
+
+        def upgraded() -> bool:
+            if "rolling upgrade done" in said():
+                return True
             assert "rolling upgrade stopped" not in said(), said()
-            assert time.monotonic() - started < 180, said()
-            time.sleep(0.2)
+            return False
+
+        wait_until(upgraded, "the rolling upgrade done", timeout=180, every=0.2)
         took = time.monotonic() - started
         status, view = call(base, "GET", f"/api/games/{game_id}")
         assert status == 200 and view["status"] == "playing", view  # moves went on throughout
         requests_before = player.requests
-        while player.requests < requests_before + 10:  # play goes on on the new gateways
-            assert time.monotonic() - started < 240, player.failed
-            time.sleep(0.2)
+        wait_until(  # play goes on on the new gateways
+            lambda: player.requests >= requests_before + 10,
+            "10 more requests of the player",
+            timeout=max(0.0, started + 240 - time.monotonic()),
+            every=0.2,
+        )
         final = player.moves
         status, now = call(base, "GET", f"/api/games/{game_id}")
         assert status == 200, now

@@ -26,6 +26,7 @@ import pytest
 from services.common.healthcheck import check_grpc, check_http
 from tests.fixtures.processes import ROOT, ServiceProcess, free_port, python_module
 from tests.fixtures.waits import wait_until
+from tests.stack.test_up import wait_up
 
 # ---- HTTP helpers -------------------------------------------------------------------------
 
@@ -182,11 +183,9 @@ def test_dev_up_from_a_fresh_copy_plays_a_game_and_stops_cleanly(tmp_path: Path)
     started = time.monotonic()
     try:
         # Set-up (venv, install, codegen) then the stack: minutes on a cold machine.
-        deadline = started + 900
-        while "Metro is up: " not in log_path.read_text(errors="replace"):
-            assert up.poll() is None, f"./dev up exited {up.returncode}:\n{log_path.read_text()}"
-            assert time.monotonic() < deadline, f"not up in time:\n{log_path.read_text()}"
-            time.sleep(1)
+        wait_up(
+            up, lambda: log_path.read_text(errors="replace"), 900, every=1, text="Metro is up: "
+        )
         base = f"http://127.0.0.1:{port}"
         assert f"Metro is up: {base}/" in log_path.read_text()
         assert (copy / "gen" / "metro" / "v1").is_dir()

@@ -13,13 +13,15 @@ import signal
 import socket
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from services.cli.up import port_free, redact
 from tests.fixtures.processes import free_port
+from tests.fixtures.waits import wait_until
 
 
 def up_env(tmp_path: Path, env: dict[str, str] | None = None) -> dict[str, str]:
@@ -62,11 +64,28 @@ def marked_processes(tmp_path: Path) -> list[str]:
     return found
 
 
-def wait_none_marked(tmp_path: Path, timeout: float = 10.0) -> list[str]:
-    deadline = time.monotonic() + timeout
-    while (left := marked_processes(tmp_path)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
+def wait_none_marked(tmp_path: Path, timeout: float = 10.0) -> None:
+    """Wait until no process started under up_env(tmp_path) is left; fail naming those left."""
+    try:
+        wait_until(lambda: not marked_processes(tmp_path), "no marked process left", timeout, 0.1)
+    except AssertionError as err:
+        raise AssertionError(f"{err}: {marked_processes(tmp_path)}") from None
+
+
+def wait_up(
+    up: subprocess.Popen[Any],
+    said: Callable[[], str],
+    timeout: float,
+    every: float = 0.2,
+    text: str = "Metro is up",
+) -> None:
+    """Wait until `up` has said `text`; fail with all it said if it exits first or is not up in
+    time."""
+    try:
+        wait_until(lambda: text in said() or up.poll() is not None, repr(text), timeout, every)
+    except AssertionError as err:
+        raise AssertionError(f"{err}; it said:\n{said()}") from None
+    assert text in said(), f"it exited {up.returncode}:\n{said()}"
 
 
 def running(pid: int) -> bool:
@@ -157,10 +176,7 @@ def test_children_die_with_a_killed_supervisor(tmp_path: Path) -> None:
         assert running(server_pid)
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-        deadline = time.monotonic() + 10
-        while running(server_pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not running(server_pid)
+        wait_until(lambda: not running(server_pid), "Redis gone with its supervisor", timeout=10)
     finally:
         parent.kill()
         parent.wait()
@@ -177,7 +193,7 @@ def test_a_part_that_fails_is_named_with_its_log_and_the_rest_are_stopped(tmp_pa
     assert "AI_SEARCH_THREADS must be an integer" in done.stderr
     assert "engine is healthy" in done.stdout
     assert "stopping engine" in done.stdout and "stopping redis" in done.stdout
-    assert not wait_none_marked(tmp_path)
+    wait_none_marked(tmp_path)
 
 
 def test_ctrl_c_while_starting_stops_what_was_started(tmp_path: Path) -> None:
@@ -198,7 +214,7 @@ def test_ctrl_c_while_starting_stops_what_was_started(tmp_path: Path) -> None:
                 break
         assert up.wait(60) == 0, "".join(seen) + up.stdout.read()
         assert "Metro is up" not in "".join(seen)
-        assert not wait_none_marked(tmp_path)
+        wait_none_marked(tmp_path)
     finally:
         if up.poll() is None:
             up.kill()
