@@ -57,16 +57,6 @@ def _events(c: EngineClient, game_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def _wait_for(c: EngineClient, game_id: str, what, timeout: float) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        view = doc(c.view(game_id))
-        if what(view):
-            return view
-        assert time.monotonic() < deadline, f"not within {timeout} s; last view: {view['seats']}"
-        time.sleep(0.2)
-
-
 def test_bad_clock_settings_are_refused_naming_the_field(clock_engine: RunningEngine) -> None:
     c = clock_engine.client()
     for clock, field in (({"mode": "blitz"}, "clock.mode"), ({"mode": "realtime", "move_s": 1},
@@ -90,7 +80,12 @@ def test_time_out_hands_the_seat_to_the_ai_and_the_player_takes_it_back(
     assert view["seats"][1]["clock"]["deadline_ms"] is None
 
     # Nobody is connected; seat 0's time runs out and the AI moves for it.
-    _wait_for(c, game_id, lambda v: v["seats"][0].get("away") and v["to_move"] != [0], 20)
+    wait_until(
+        lambda: (v := doc(c.view(game_id)))["seats"][0].get("away") and v["to_move"] != [0],
+        "seat 0 timed out and the AI's move for it",
+        timeout=20,
+        every=0.2,
+    )
     events = _events(c, game_id)
     timeout = next(e for e in events if e["action"] == "timeout")
     assert timeout["seats"] == [0] and timeout["then"] == "ai"
@@ -131,7 +126,12 @@ def test_restart_mid_clock_keeps_the_deadline(clock_engine: RunningEngine) -> No
     deadline = doc(c.view(game_id))["seats"][0]["clock"]["deadline_ms"]
     clock_engine.process.restart(hard=True)  # SIGKILL, then a fresh engine process
     c = clock_engine.client()
-    _wait_for(c, game_id, lambda v: v["seats"][0].get("away"), 20)
+    wait_until(
+        lambda: doc(c.view(game_id))["seats"][0].get("away"),
+        "seat 0 timed out to the AI",
+        timeout=20,
+        every=0.2,
+    )
     timeout = next(e for e in _events(c, game_id) if e["action"] == "timeout")
     assert deadline <= int(timeout["event_id"].split("-")[0]) < deadline + 3000
 

@@ -22,6 +22,7 @@ from services.common.grpc_util import (
 )
 from tests.fixtures.engine import EngineClient, doc, metro_seats
 from tests.fixtures.gateway import GatewayApi, api_error, dead_target
+from tests.fixtures.waits import wait_until
 
 CALL_S = 10
 
@@ -83,12 +84,15 @@ def _attach_replica(primary_url: str, replica_url: str) -> None:
     host, port = primary_url.split("//")[1].split("/")[0].split(":")
     with redis.Redis.from_url(replica_url) as r, redis.Redis.from_url(primary_url) as p:
         r.replicaof(host, port)
-        deadline = time.monotonic() + 20
-        while p.info("replication").get("connected_slaves", 0) < 1 or (
-            r.info("replication").get("master_link_status") != "up"
-        ):
-            assert time.monotonic() < deadline, "the replica did not come up"
-            time.sleep(0.1)
+        wait_until(
+            lambda: (
+                p.info("replication").get("connected_slaves", 0) >= 1
+                and r.info("replication").get("master_link_status") == "up"
+            ),
+            "the replica to come up",
+            timeout=20,
+            every=0.1,
+        )
 
 
 def _unknown(call) -> None:  # type: ignore[no-untyped-def]

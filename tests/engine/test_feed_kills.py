@@ -14,6 +14,7 @@ import json
 import random
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -22,6 +23,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import bearer
 from tests.engine.helpers import choose, moves_of
 from tests.fixtures.engine import EngineClient, engine_ready, metro_seats
+from tests.fixtures.waits import wait_until
 
 TIMEOUT = 10.0
 WAIT_S = 60.0
@@ -48,11 +50,9 @@ def _turns(store: Any, player_id: str, game_id: str) -> list[int]:
     ]
 
 
-def _wait_ready(address: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not engine_ready(address):
-        assert time.monotonic() < deadline, "the engine did not come back"
-        time.sleep(0.1)
+def _fed(store: Any, player_id: str, game_id: str, version: int) -> Callable[[], bool]:
+    """A check: the player's feed has the `your_turn` of this version."""
+    return lambda: version in _turns(store, player_id, game_id)
 
 
 def _move(client: EngineClient, game_id: str, token: str, rng: random.Random) -> int:
@@ -100,13 +100,19 @@ def test_no_your_turn_is_lost_when_the_engine_is_killed_after_a_commit(
             expected.append(version)
             running.process.restart(hard=True)  # SIGKILL right after the commit's answer
             store.delete(feed)  # the store mends; the engine comes back
-            _wait_ready(running.address)
+            wait_until(
+                lambda: engine_ready(running.address),
+                "the engine to come back",
+                timeout=WAIT_S,
+                every=0.1,
+            )
             client = running.client()
-            deadline = time.monotonic() + WAIT_S
-            while version not in _turns(store, player.player_id, game_id):
-                feed_now = _feed(store, player.player_id)
-                assert time.monotonic() < deadline, f"your_turn {version} lost: {feed_now}"
-                time.sleep(0.05)
+            wait_until(
+                _fed(store, player.player_id, game_id, version),
+                f"your_turn {version} in the feed (else lost)",
+                timeout=WAIT_S,
+                every=0.05,
+            )
             _move(client, game_id, tokens[0], rng)  # the player moves; the round begins again
         seen = _turns(store, player.player_id, game_id)
         assert len(seen) == len(set(seen)), f"a your_turn came twice: {seen}"
@@ -141,14 +147,21 @@ def test_kills_at_random_moments_of_commits_lose_no_your_turn(
             time.sleep(rng.random() * 0.01)  # somewhere in the move's commit
             running.process.restart(hard=True)
             future.cancel()
-            _wait_ready(running.address)
+            wait_until(
+                lambda: engine_ready(running.address),
+                "the engine to come back",
+                timeout=WAIT_S,
+                every=0.1,
+            )
             client = running.client()
             view = client.view(game_id)
             if view.version > legal.version and 0 in view.to_move:
-                deadline = time.monotonic() + WAIT_S
-                while view.version not in _turns(store, player.player_id, game_id):
-                    assert time.monotonic() < deadline, f"your_turn {view.version} lost"
-                    time.sleep(0.05)
+                wait_until(
+                    _fed(store, player.player_id, game_id, view.version),
+                    f"your_turn {view.version} in the feed (else lost)",
+                    timeout=WAIT_S,
+                    every=0.05,
+                )
         seen = _turns(store, player.player_id, game_id)
         assert len(seen) == len(set(seen)), f"a your_turn came twice: {seen}"
     finally:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import uuid
 from typing import Any
 
@@ -20,6 +19,7 @@ import games
 from services.common.grpc_util import bearer
 from tests.engine.helpers import record_of
 from tests.fixtures.engine import EngineClient, RunningEngine, metro_seats
+from tests.fixtures.waits import wait_until
 
 TIMEOUT = 10.0
 
@@ -129,16 +129,14 @@ def test_two_player_resign_ends_the_game_and_rates_a_loss(
         assert replayed.scores == frozen
     assert 1 in replayed.retired
 
-    deadline = time.monotonic() + 20
-    while True:
+    def both_rated() -> Any:
         board = c.stub.GetLeaderboard(
             engine_pb2.GetLeaderboardRequest(game="metro"), timeout=TIMEOUT
         )
         rated = {p.player_id: p for p in board.players}
-        if ada.player_id in rated and bo.player_id in rated:
-            break
-        assert time.monotonic() < deadline, "the game was never rated"
-        time.sleep(0.2)
+        return ada.player_id in rated and bo.player_id in rated and rated
+
+    rated = wait_until(both_rated, "the game to be rated", timeout=20, every=0.2)
     assert rated[ada.player_id].rating > rated[bo.player_id].rating  # Bo's is a loss
 
 

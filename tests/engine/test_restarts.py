@@ -4,7 +4,6 @@ AOF persistence on."""
 from __future__ import annotations
 
 import random
-import time
 
 import grpc
 import pytest
@@ -12,6 +11,7 @@ import pytest
 import games
 from tests.engine.helpers import choose, moves_of, play_out, record_of
 from tests.fixtures.engine import EngineClient, doc, engine_ready
+from tests.fixtures.waits import wait_until
 
 
 def _play(client: EngineClient, game_id: str, tokens: list[str], moves: int, seed: int) -> None:
@@ -32,13 +32,6 @@ def _finish_and_check(client: EngineClient, game_id: str, tokens: list[str]) -> 
     final = play_out(client, game_id, tokens, random.Random(5))
     replayed = games.get("metro").replay(record_of(client, game_id))
     assert replayed.scores == [s["score"] for s in doc(final)["seats"]]
-
-
-def _wait_ready(address: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not engine_ready(address):
-        assert time.monotonic() < deadline, "the engine did not report SERVING again"
-        time.sleep(0.1)
 
 
 def test_engine_killed_mid_game(redis_url: str, engine_factory) -> None:
@@ -68,7 +61,12 @@ def test_redis_restarted_with_aof(redis_server_factory, engine_factory) -> None:
         client.view(game_id)
     assert down.value.code() == grpc.StatusCode.UNAVAILABLE
     server.start()  # same port, same directory: the AOF is replayed
-    _wait_ready(running.address)
+    wait_until(
+        lambda: engine_ready(running.address),
+        "the engine to report SERVING again",
+        timeout=20,
+        every=0.1,
+    )
 
     assert _views(client, game_id, tokens) == before
     _finish_and_check(client, game_id, tokens)

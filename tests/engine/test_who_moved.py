@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import uuid
 from typing import Any
 
@@ -17,6 +16,7 @@ from metro.v1 import engine_pb2
 from services.common.grpc_util import bearer
 from services.engine.players.ratings import mostly_ai
 from tests.fixtures.engine import EngineClient, RunningEngine
+from tests.fixtures.waits import wait_until
 
 TIMEOUT = 10.0
 
@@ -112,10 +112,11 @@ def test_a_player_whose_moves_the_ai_mostly_made_is_not_rated(quiet_engine: Runn
     leave(c, game, tokens[1])
     play_out(c, game, {0: tokens[0]}, {1})
 
-    deadline = time.monotonic() + 20
-    while ada.player_id not in (rated := board(c)):
-        assert time.monotonic() < deadline, "the game was never rated"
-        time.sleep(0.2)
+    def ada_rated() -> Any:
+        rated = board(c)
+        return ada.player_id in rated and rated
+
+    rated = wait_until(ada_rated, "the game to be rated", timeout=20, every=0.2)
     assert rated[ada.player_id].games == 1  # Ada played her seat: rated
     assert bo.player_id not in rated  # Bo's rating is as it was (none: no rated game yet)
     assert "ai:" not in "".join(rated)  # no AI seat sat at this table

@@ -25,6 +25,7 @@ from services.gateway.app import create_app
 from tests.fixtures.gateway import GatewayApi, api_error, gateway_config
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.processes import free_port
+from tests.fixtures.waits import wait_until
 from tests.gateway.archive_rows import add_game, add_player, new_id, random_record
 
 pytestmark = pytest.mark.timeout(600)
@@ -96,13 +97,13 @@ def expire(redis_url: str, game_id: str) -> None:
 
 def finished_analysis(api: GatewayApi, game_id: str, timeout: float = 480.0) -> dict[str, Any]:
     """The game's analysis once the AI workers are done with it (asserted: done, not failed)."""
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def settled() -> Any:
         status, analysis = api.get(f"/api/games/{game_id}/analysis")
         assert status == 200, analysis
-        if analysis["status"] in ("done", "failed") or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
+        return analysis["status"] in ("done", "failed") and analysis
+
+    analysis = wait_until(settled, f"the analysis of {game_id}", timeout=timeout, every=0.5)
     assert analysis["status"] == "done", analysis
     return dict(analysis)
 
@@ -368,9 +369,12 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
             "record": api.get(f"/api/games/{game_id}/record")[1],
         }
         store = redis.Redis.from_url(server.url)
-        deadline = time.monotonic() + 90
-        while store.exists(f"game:{{{game_id}}}") and time.monotonic() < deadline:
-            time.sleep(0.2)  # archived, released, expired
+        wait_until(  # archived, released, expired
+            lambda: not store.exists(f"game:{{{game_id}}}"),
+            "the finished game's live copy to expire",
+            timeout=90,
+            every=0.2,
+        )
         assert not store.exists(f"game:{{{game_id}}}")
         store.close()
         assert api.get(f"/api/games/{game_id}")[1] == before["view"]
@@ -389,9 +393,12 @@ def test_with_a_short_ttl_a_game_played_to_the_end_answers_for_good(
         assert analysis["moves"], analysis
         # The archiver keeps it: once the engine's copy is gone it comes from PostgreSQL.
         archive = app.extensions["metro_archive"]
-        deadline = time.monotonic() + 60
-        while archive.analysis(game_id) is None and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(
+            lambda: archive.analysis(game_id) is not None,
+            "the archiver to keep the analysis",
+            timeout=60,
+            every=0.2,
+        )
         store = redis.Redis.from_url(server.url)
         store.delete(f"game:{{{game_id}}}:analysis")
         store.close()
@@ -418,9 +425,7 @@ def test_an_erased_player_leaves_the_leaderboard_under_deleted_player(api: Gatew
         assert status == 200, board
         return next((p for p in board["players"] if p["player_id"] == ray), None)
 
-    deadline = time.monotonic() + 60
-    while ray_on_board() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_until(ray_on_board, "Rated Ray on the leaderboard", timeout=60, every=0.2)
     entry = ray_on_board()
     assert entry is not None and entry["name"] == "Rated Ray"
     assert api.call("DELETE", "/api/players/me", headers=keys[0][1])[0] == 204

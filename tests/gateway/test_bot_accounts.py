@@ -36,6 +36,7 @@ from tests.fixtures.gateway import (
     relaxed_limits,
 )
 from tests.fixtures.gateway import api_error as error
+from tests.fixtures.waits import wait_until
 
 BOT_ENV = {
     "GAME_TTL_WAITING_S": "1800",
@@ -437,28 +438,26 @@ def test_the_ladder_plays_and_rates_a_round(api: GatewayApi, server: str) -> Non
     status, table = api.get(f"/api/games/{game_id}/table")
     assert table["rated"] is True
     assert any(s["player_id"] == "ai:random" for s in table["seats"])
-    deadline = time.monotonic() + 4 * WAIT_S
-    while time.monotonic() < deadline:
-        status, view = api.get(f"/api/games/{game_id}")
+
+    def over() -> bool:
+        """Whether the ladder game is over; the bot's move made when it is the bot's turn."""
+        _, view = api.get(f"/api/games/{game_id}")
         if view["status"] == "over":
-            break
+            return True
         if seat["seat"] in view["to_move"]:
             play(api, game_id, seat["token"], seat["seat"])
-        else:
-            time.sleep(0.05)
-    else:
-        raise AssertionError("the ladder game did not end in time")
+        return False
+
+    wait_until(over, "the ladder game to end", timeout=4 * WAIT_S, every=0.05)
     stream.next("game_over", game_id=game_id)
     stream.cut()
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        status, board = api.get("/api/leaderboard/metro?limit=200")
+
+    def rated() -> Any:
+        _, board = api.get("/api/leaderboard/metro?limit=200")
         entry = next((p for p in board["players"] if p["player_id"] == bot["player_id"]), None)
-        if entry is not None:
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError("the ladder game was not rated")
+        return entry is not None and (entry, board)
+
+    entry, board = wait_until(rated, "the ladder game to be rated", timeout=WAIT_S, every=0.5)
     assert entry["bot"] is True and entry["games"] == 1 and entry["ai"] is False
     assert any(p["player_id"] == "ai:random" and not p["bot"] for p in board["players"])
     status, people = api.get("/api/leaderboard/metro?limit=200&bots=0")

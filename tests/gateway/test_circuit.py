@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 from services.gateway import calls
 from services.gateway.app import create_app
 from tests.fixtures.gateway import GatewayApi, gateway_config
+from tests.fixtures.waits import wait_until
 
 OPEN_S = 1.0
 
@@ -74,12 +75,14 @@ def test_engine_down_is_answered_at_once_then_served_again(
         assert max(view_s, move_s) < 3.0 and health_s < 3.0
 
         running.process.start()
-        deadline = time.monotonic() + 60
-        while True:
+
+        def served() -> Any:
             answer = client.get(f"/api/games/{game}", headers=seat)
-            if answer.status_code == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+            return answer.status_code == 200 and answer
+
+        answer = wait_until(
+            served, "the same gateway to serve the game again", timeout=60, every=0.2
+        )
         assert answer.status_code == 200, answer.json
         assert client.get("/healthz").status_code == 200
         assert client.get(f"/api/games/{game}/legal", headers=seat).status_code == 200

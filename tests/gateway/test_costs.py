@@ -121,9 +121,7 @@ def test_a_work_gate_lets_a_few_wait_for_a_turn() -> None:
     with gate.hold():
         waiter = threading.Thread(target=lambda: _in_turn(gate, order))
         waiter.start()
-        deadline = time.monotonic() + 10
-        while gate.waiting < 1 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: gate.waiting >= 1, "the waiter in the queue", timeout=10, every=0.01)
         assert gate.waiting == 1
         try:
             with gate.hold():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import time
 from typing import Any
 
 import grpc
@@ -75,12 +74,12 @@ def results(api: GatewayApi, headers: dict[str, str] | None = None, **args: str)
 
 def results_when(api: GatewayApi, headers: dict[str, str], timeout: float = 60) -> Any:
     """The day's results once the caller's finished attempt is counted (as its game ends)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        body = results(api, headers)
-        if body["you"] is not None or time.monotonic() > deadline:
-            return body
-        time.sleep(0.1)
+    return wait_until(
+        lambda: (body := results(api, headers))["you"] is not None and body,
+        "the caller's attempt in the day's results",
+        timeout,
+        every=0.1,
+    )
 
 
 def start(api: GatewayApi, headers: dict[str, str], date: str = "") -> tuple[int, Any]:
@@ -242,18 +241,6 @@ def test_the_openapi_document_has_the_daily_paths(api: GatewayApi) -> None:
     assert "get" in paths["/api/daily/{game}/results"]
 
 
-def wait_over(api: GatewayApi, game_id: str, token: str, timeout: float = 300) -> Any:
-    """The seat's view once the game is over (the AI playing on may take a while here)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        status, view = api.get(f"/api/games/{game_id}", token=token)
-        assert status == 200, view
-        if view["status"] == "over":
-            return view
-        assert time.monotonic() < deadline, f"{game_id} not over in {timeout} s"
-        time.sleep(0.5)
-
-
 def test_a_scored_attempt_takes_no_hints_a_practice_game_does(api: GatewayApi) -> None:
     """A shared result must be the player's own play: the engine's view of a scored attempt says
     `"hints": false` and the AI service refuses its player's hints; practice keeps them."""
@@ -310,7 +297,14 @@ def test_an_attempt_the_ai_moved_in_is_not_a_result(api: GatewayApi) -> None:
     status, back = api.post(f"/api/games/{game_id}/return", None, token)
     assert status == 200, back
     play_out(api, game_id, token)
-    view = wait_over(api, game_id, token)
+
+    def over() -> Any:
+        """The seat's view once the game is over (the AI playing on may take a while here)."""
+        status, view = api.get(f"/api/games/{game_id}", token=token)
+        assert status == 200, view
+        return view["status"] == "over" and view
+
+    view = wait_until(over, f"{game_id} to be over", timeout=300, every=0.5)
     score = view["seats"][0]["score"]
 
     status, today = api.get("/api/daily/metrox", headers=finn)

@@ -387,15 +387,6 @@ def test_a_refused_create_earns_no_free_replay(make_app: Any) -> None:
     assert bot.post("/api/games", {"seats": AI_TABLE}, headers=key)[0] == 429
 
 
-def _wait_status(call: Any, wanted: int, timeout: float = 90.0) -> tuple[int, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        status, body = call()
-        if status == wanted or time.monotonic() > deadline:
-            return status, body
-        time.sleep(0.5)
-
-
 @pytest.mark.parametrize("failure", ["down", "full"])
 def test_costly_calls_fail_closed_while_the_limits_store_fails(
     make_app: Any, redis_server_factory: Any, failure: str
@@ -430,5 +421,10 @@ def test_costly_calls_fail_closed_while_the_limits_store_fails(
             store.config_set("maxmemory", 0)
         store.close()
     # Once the store answers again, creates go on (flask-limiter looks again within ~30 s).
-    status, body = _wait_status(lambda: user.post("/api/games", {"seats": AI_TABLE}), 201)
+
+    def created() -> Any:
+        status, body = user.post("/api/games", {"seats": AI_TABLE})
+        return status == 201 and (status, body)
+
+    status, body = wait_until(created, "a create to be answered 201 again", timeout=90, every=0.5)
     assert status == 201, body

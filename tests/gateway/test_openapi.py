@@ -45,6 +45,7 @@ from services.gateway.openapi import document, view_schema_name
 from services.gateway.openapi.refusals import ARCHIVE_OPERATIONS, COSTLY_OPERATIONS
 from tests.fixtures.gateway import GatewayApi, asgi_server, gateway_config, live_limits
 from tests.fixtures.postgres import fresh_database
+from tests.fixtures.waits import wait_until
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 CHECKS = [
@@ -286,10 +287,12 @@ def targets(fuzz_url: str) -> list[Target]:
         seats = [{"kind": "ai", "level": "random"}] * 2
         made = post("/api/games", {"game": "metro", "rules": {"players": 2}, "seats": seats})
         out.append(Target(made["game_id"], None))
-        deadline = time.monotonic() + 60
-        while http.get(f"{fuzz_url}/api/games/{made['game_id']}").json()["status"] != "over":
-            assert time.monotonic() < deadline, "the AI-only game did not finish"
-            time.sleep(0.2)
+        wait_until(
+            lambda: http.get(f"{fuzz_url}/api/games/{made['game_id']}").json()["status"] == "over",
+            "the AI-only game to finish",
+            timeout=60,
+            every=0.2,
+        )
         record = http.get(f"{fuzz_url}/api/games/{made['game_id']}/record", timeout=10)
         assert record.status_code == 200, record.text
     return out

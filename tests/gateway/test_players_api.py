@@ -4,7 +4,6 @@ to the real engine and AI processes on a real Redis (tests/fixtures)."""
 from __future__ import annotations
 
 import itertools
-import time
 import uuid
 from typing import Any
 
@@ -13,6 +12,7 @@ from flask import Flask
 
 from tests.fixtures.gateway import GatewayApi
 from tests.fixtures.gateway import api_error as error
+from tests.fixtures.waits import wait_until
 
 _ADDRESSES = itertools.count(1)
 
@@ -68,15 +68,15 @@ def view(api: GatewayApi, game: str, token: str | None = None) -> dict[str, Any]
 def play_to_end(api: GatewayApi, game: str, tokens: dict[int, str]) -> dict[str, Any]:
     """The seats of `tokens` play their first legal placement (else any legal move) whenever
     they are to move; the other seats are the AI's. The last view."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
+
+    def over() -> Any:
+        """The last view once the game is over; else None, after our move if it is our turn."""
         current = view(api, game)
         if current["status"] == "over":
             return current
         mine = [s for s in current["to_move"] if s in tokens]
         if not mine:
-            time.sleep(0.05)
-            continue
+            return None
         token = tokens[mine[0]]
         status, legal = api.get(f"/api/games/{game}/legal", token=token)
         assert status == 200, legal
@@ -86,7 +86,9 @@ def play_to_end(api: GatewayApi, game: str, tokens: dict[int, str]) -> dict[str,
             f"/api/games/{game}/moves", {**move, "expected_version": legal["version"]}, token=token
         )
         assert status in (200, 409), after  # 409: the AI moved in between
-    raise AssertionError("the game did not end in time")
+        return None
+
+    return dict(wait_until(over, "the game to end", timeout=240, every=0.05))
 
 
 def board(api: GatewayApi, game: str = "metro") -> dict[str, dict[str, Any]]:
