@@ -11,7 +11,6 @@ process, gives the same labels.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from services.ai.analysis import LABELS, AnalysisParams, judge_range, label
 from services.ai.players import InfoSet
 from services.ai.players.simple import GreedyPlayer
 from tests.fixtures.gateway import GatewayApi, api_error
+from tests.fixtures.waits import wait_until
 
 ITERATIONS = 40  # as the session's AI process runs them (tests/fixtures/ai.py)
 MOVE_FIELDS = {"index", "seat", "move", "value", "best", "best_value", "loss", "label"}
@@ -52,18 +52,17 @@ def play_poor_against_medium(api: GatewayApi, kind: str) -> tuple[str, str]:
 
 def wait_done(api: GatewayApi, game: str, timeout: float = 900) -> dict[str, Any]:
     """Poll GET .../analysis until done; progress must only go forward on the way."""
-    deadline = time.monotonic() + timeout
-    seen = 0
-    while time.monotonic() < deadline:
+    seen = [0]
+
+    def done() -> dict[str, Any] | None:
         status, body = api.get(f"/api/games/{game}/analysis")
         assert status == 200, body
         assert body["status"] in ("queued", "running", "done"), body
-        assert body["progress"]["done"] >= seen
-        seen = body["progress"]["done"]
-        if body["status"] == "done":
-            return dict(body)
-        time.sleep(0.5)
-    raise AssertionError(f"the analysis of {game} was not done in time")
+        assert body["progress"]["done"] >= seen[0]
+        seen[0] = body["progress"]["done"]
+        return dict(body) if body["status"] == "done" else None
+
+    return wait_until(done, f"the analysis of {game} to be done", timeout=timeout, every=0.5)
 
 
 # Games pooled per kind before the seats are compared. In one Metro X game the poor seat's judged

@@ -23,6 +23,7 @@ from services.common.grpc_util import REPLAYED_METADATA, bearer
 from services.common.levels import job_lease_ms
 from tests.fixtures.engine import EngineClient, RunningEngine, doc
 from tests.fixtures.processes import ServiceProcess
+from tests.fixtures.waits import wait_until
 
 EXPERT_LEASE_S = job_lease_ms("expert") / 1000  # a killed expert worker's job waits this long
 SLOW_METROX_LEVEL = "mcts-10000"  # exactly 10,000 iterations: ~1 s a Metro X move
@@ -38,9 +39,7 @@ def own_engine(redis_server_factory, engine_factory) -> RunningEngine:  # type: 
 def wait_for(check: Callable[[], bool], timeout: float, what: str) -> float:
     """Poll until `check()` holds; the seconds it took."""
     start = time.monotonic()
-    while not check():
-        assert time.monotonic() - start < timeout, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    wait_until(check, what, timeout=timeout, every=0.01)
     return time.monotonic() - start
 
 

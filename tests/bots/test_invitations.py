@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -47,13 +46,16 @@ class Output:
                 self.lines.append(line.rstrip("\n"))
 
     def wait_for(self, text: str, timeout: float = GAME_TIMEOUT_S) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = next((line for line in self.lines if text in line), None)
-            if found is not None:
-                return found
-            time.sleep(0.2)
-        raise AssertionError(f"no {text!r} in {self.lines}")
+        """The first line with `text` in it, once there is one."""
+        try:
+            return waits.wait_until(
+                lambda: next((line for line in self.lines if text in line), None),
+                f"a line with {text!r}",
+                timeout,
+                every=0.2,
+            )
+        except AssertionError as err:
+            raise AssertionError(f"{err}; the lines: {self.lines}") from None
 
 
 def wait_until(test: Any, what: str, timeout: float = 120) -> None:
@@ -72,12 +74,13 @@ def stop(process: subprocess.Popen[str]) -> None:
 def play_first_moves(url: str, game_id: str, token: str) -> None:
     """The person's seat: the first legal move whenever it must move, to the end."""
     auth = {"Authorization": f"Bearer {token}"}
-    deadline = time.monotonic() + GAME_TIMEOUT_S
-    while time.monotonic() < deadline:
+
+    def over_or_moved() -> bool:
+        """Whether the game is over; if not, and the seat is to move, its move."""
         status, view = call(url, "GET", f"/api/games/{game_id}", **auth)
         assert status == 200, view
         if view["status"] == "over":
-            return
+            return True
         if view["seat"] in view["to_move"]:
             status, legal = call(url, "GET", f"/api/games/{game_id}/legal", **auth)
             if status == 200 and legal["moves"]:
@@ -85,9 +88,9 @@ def play_first_moves(url: str, game_id: str, token: str) -> None:
                 move["move_id"] = uuid.uuid4().hex
                 status, answer = call(url, "POST", f"/api/games/{game_id}/moves", move, **auth)
                 assert status in (200, 409), answer
-                continue
-        time.sleep(0.3)
-    raise AssertionError("the game did not end in time")
+        return False
+
+    waits.wait_until(over_or_moved, f"game {game_id} to end", GAME_TIMEOUT_S, every=0.1)
 
 
 def feed_heads(proxy: CutProxy) -> list[str]:

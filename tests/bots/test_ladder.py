@@ -7,11 +7,11 @@ database of its own, so its ladder sees only this module's bots."""
 from __future__ import annotations
 
 import subprocess
-import time
 import urllib.parse
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -24,6 +24,7 @@ from tests.fixtures.ai import start_ai
 from tests.fixtures.engine import start_engine
 from tests.fixtures.gateway import RELAXED_RATES
 from tests.fixtures.processes import ServiceProcess, free_port, python_module
+from tests.fixtures.waits import wait_until
 
 LADDER_ENV = {
     "LADDER_INTERVAL_S": "1",
@@ -101,12 +102,12 @@ def test_bot_plays_a_rated_ladder_game(ladder_gateway: str, language: str, tmp_p
     assert other["kind"] == "ai" and other["level"] == "random"
     status, table = call(ladder_gateway, "GET", f"/api/games/{game_id}/table")
     assert status == 200 and table["rated"] is True, table
+
     # Rated once the game ended (the engine rates it right after; a loaded machine: ask again).
-    for _ in range(120):
+    def listed() -> dict[str, Any] | None:
         status, board = call(ladder_gateway, "GET", "/api/leaderboard/metrox")
-        entry = next((p for p in board["players"] if p["name"] == name), None)
-        if entry is not None:
-            break
-        time.sleep(1)
-    assert entry is not None, board
+        assert status == 200, board
+        return next((p for p in board["players"] if p["name"] == name), None)
+
+    entry = wait_until(listed, f"{name} on the leaderboard", timeout=120, every=1)
     assert entry["bot"] is True and entry["games"] >= 1, entry

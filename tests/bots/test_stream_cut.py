@@ -8,7 +8,7 @@ import subprocess
 
 from tests.bots.conftest import FAST_LEVEL, GAME_TIMEOUT_S, ROOT, CutProxy, bot_command
 from tests.bots.test_vs_ai import expected_line, get_json
-from tests.fixtures import waits
+from tests.fixtures.waits import wait_until
 
 EVENTS_HEAD = re.compile(r"GET /api/games/([\w-]+)/events")
 LAST_ID = re.compile(r"(?im)^Last-Event-ID: *([0-9]+)-([0-9]+)\s*$")
@@ -17,10 +17,6 @@ LAST_ID = re.compile(r"(?im)^Last-Event-ID: *([0-9]+)-([0-9]+)\s*$")
 def stream_heads(proxy: CutProxy) -> list[str]:
     with proxy.lock:
         return [h for h in proxy.heads if EVENTS_HEAD.match(h)]
-
-
-def wait_for(test, what: str, timeout: float = 300) -> None:  # type: ignore[no-untyped-def]
-    waits.wait_until(test, what, timeout, every=0.2)
 
 
 def test_bot_recovers_after_its_stream_is_cut(
@@ -33,15 +29,22 @@ def test_bot_recovers_after_its_stream_is_cut(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        wait_for(lambda: stream_heads(cut_proxy), "the bot's event stream")
+        wait_until(lambda: stream_heads(cut_proxy), "the bot's event stream", 300, every=0.2)
         game_id = EVENTS_HEAD.match(stream_heads(cut_proxy)[0]).group(1)  # type: ignore[union-attr]
         view_url = f"{gateway_process}/api/games/{game_id}"
         cuts = 0
         for rounds, version in enumerate((12, 40), 1):  # well inside a game of 100+ versions
-            wait_for(lambda v=version: get_json(view_url)["version"] >= v, f"version {version}")
+            wait_until(
+                lambda v=version: get_json(view_url)["version"] >= v,
+                f"version {version}",
+                300,
+                every=0.2,
+            )
             assert get_json(view_url)["status"] == "playing"
             cuts += cut_proxy.cut()
-            wait_for(lambda r=rounds: len(stream_heads(cut_proxy)) > r, "a reconnection")
+            wait_until(
+                lambda r=rounds: len(stream_heads(cut_proxy)) > r, "a reconnection", 300, every=0.2
+            )
         out, err = bot.communicate(timeout=GAME_TIMEOUT_S)
     finally:
         if bot.poll() is None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import requests
 
 from tests.browser.conftest import Tab, shot
 from tests.browser.test_no_codes import PLACEMENT, TILE, card_patterns, codes_shown
+from tests.fixtures.waits import wait_until
 
 TIMEOUT_S = 10
 LABEL_WORDS = {"best", "good", "inaccuracy", "mistake", "blunder"}
@@ -40,20 +40,22 @@ def finished_game(url: str, kind: str, seed: int, rules: dict[str, Any] | None =
     game, token = str(made["game_id"]), made["token"]
     auth = {"Authorization": f"Bearer {token}"}
     rng = random.Random(seed)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
+
+    def over_or_moved() -> bool:
+        """Whether the game is over; if not, and seat 0 is to move, its move."""
         view = requests.get(f"{url}/api/games/{game}", headers=auth, timeout=TIMEOUT_S).json()
         if view["status"] == "over":
-            return game
-        if 0 not in view["to_move"]:
-            time.sleep(0.1)
-            continue
-        legal = requests.get(f"{url}/api/games/{game}/legal", headers=auth, timeout=TIMEOUT_S)
-        body = {**rng.choice(legal.json()["moves"]), "expected_version": view["version"]}
-        reply = requests.post(f"{url}/api/games/{game}/moves", json=body, headers=auth,
-                              timeout=TIMEOUT_S)  # fmt: skip
-        assert reply.status_code in (200, 409), reply.text
-    raise AssertionError("the game did not end in time")
+            return True
+        if 0 in view["to_move"]:
+            legal = requests.get(f"{url}/api/games/{game}/legal", headers=auth, timeout=TIMEOUT_S)
+            body = {**rng.choice(legal.json()["moves"]), "expected_version": view["version"]}
+            reply = requests.post(f"{url}/api/games/{game}/moves", json=body, headers=auth,
+                                  timeout=TIMEOUT_S)  # fmt: skip
+            assert reply.status_code in (200, 409), reply.text
+        return False
+
+    wait_until(over_or_moved, f"game {game} to end", timeout=300, every=0.1)
+    return game
 
 
 def test_analyse_a_finished_game_graph_log_and_replay(

@@ -6,7 +6,6 @@ at 1280x800 and at phone width."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import requests
 
 from tests.browser.conftest import NARROW, WIDE, Tab, shot
 from tests.browser.test_analysis import finished_game
+from tests.fixtures.waits import wait_until
 
 TIMEOUT_S = 10
 REPLAY_BUTTONS = ["#replay-first", "#replay-prev", "#replay-next", "#replay-last"]
@@ -48,12 +48,18 @@ def analysed(url: str, game: str) -> None:
     """Ask for the game's analysis and wait until it is done (the panel then holds the graph
     and the log, and scrolls far enough for the replay to reach its top)."""
     address = f"{url}/api/games/{game}/analysis"
-    state = requests.post(address, timeout=TIMEOUT_S).json()
-    deadline = time.monotonic() + 300
-    while state["status"] != "done":
-        assert state["status"] in ("queued", "running") and time.monotonic() < deadline, state
-        time.sleep(0.5)
-        state = requests.get(address, timeout=TIMEOUT_S).json()
+
+    def done(state: dict[str, Any]) -> bool:
+        assert state["status"] in ("queued", "running", "done"), state
+        return bool(state["status"] == "done")
+
+    if not done(requests.post(address, timeout=TIMEOUT_S).json()):
+        wait_until(
+            lambda: done(requests.get(address, timeout=TIMEOUT_S).json()),
+            f"the analysis of {game} to be done",
+            timeout=300,
+            every=0.5,
+        )
 
 
 @pytest.mark.parametrize("viewport", [WIDE, NARROW], ids=["1280x800", "390x844"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 from collections.abc import Callable
 from typing import Any
@@ -32,16 +31,18 @@ def fetches(tab: Tab, game: str) -> list[str]:
     return [u for u in tab.urls if view.search(u)]
 
 
+def move_accepted(response: Any) -> bool:
+    """Whether a response is the answer to an accepted move."""
+    return bool(
+        re.search(r"/moves(\?|$)", response.url)
+        and response.request.method == "POST"
+        and response.ok
+    )
+
+
 def moves_answered(tab: Tab, answered: list[int]) -> None:
     """Count the tab's accepted moves (each one is one move event of the game)."""
-    tab.page.on(
-        "response",
-        lambda r: (
-            answered.append(1)
-            if re.search(r"/moves(\?|$)", r.url) and r.request.method == "POST" and r.ok
-            else None
-        ),
-    )
+    tab.page.on("response", lambda r: answered.append(1) if move_accepted(r) else None)
 
 
 def api_view(base: str, game: str, token: str | None = None) -> Any:
@@ -118,10 +119,9 @@ def test_two_seated_pages_fetch_at_most_once_per_four_move_events(
         # The move's answer was counted before the next look at whose turn it is. The wait is
         # the page's own: a sync Playwright hands the pages' "response" events to `answered`
         # only while the test is inside a Playwright call (a time.sleep would see none come).
-        deadline = time.monotonic() + 30
-        while len(answered) == before:
-            assert time.monotonic() < deadline, "the move's answer was never seen"
-            page.wait_for_timeout(50)
+        if len(answered) == before:
+            page.wait_for_event("response", predicate=move_accepted, timeout=30_000)
+        assert len(answered) > before, "the move's answer was never seen"
     assert len(answered) >= MOVE_EVENTS, f"the game ended after {len(answered)} moves"
     # Both pages show the last move: its event reached the other seat and was applied.
     last = api_view(gateway_process, game)["version"]

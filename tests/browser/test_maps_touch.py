@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from tests.browser.conftest import NARROW, WIDE, Tab
 from tests.browser.steps import settled
 from tests.browser.test_usability import axe_problems, axe_source, hold_seat, open_game, vs_ai
 from tests.fixtures.gateway import GatewayApi
+from tests.fixtures.waits import wait_until
 
 __all__ = ["axe_source"]  # the fixture, used by name
 
@@ -433,15 +433,15 @@ NEAR_A_LINE = (
 def play_until(api: GatewayApi, game: str, token: str, free: bool) -> None:
     """Play seat 0's first legal move each turn (the AI plays its own) until the card shown is a
     free card (`free`) or not, within a generous deadline (the AI's moves take machine time)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+
+    def shown_or_moved() -> bool:
+        """Whether the card is the one wanted; if not, and seat 0 may choose, its move."""
         status, view = api.get(f"/api/games/{game}", token=token)
         assert status == 200 and view["status"] == "playing", view
         if view["seats"][0].get("chosen"):
-            time.sleep(0.05)  # the AI is still choosing
-            continue
+            return False  # the AI is still choosing
         if str(view["card"]).startswith("f") == free:
-            return
+            return True
         status, legal = api.get(f"/api/games/{game}/legal", token=token)
         assert status == 200 and legal["moves"], legal
         status, answer = api.post(
@@ -450,7 +450,9 @@ def play_until(api: GatewayApi, game: str, token: str, free: bool) -> None:
             token=token,
         )
         assert status in (200, 409), answer
-    raise AssertionError(f"no {'free' if free else 'line'} card came within 120 s")
+        return False
+
+    wait_until(shown_or_moved, f"a {'free' if free else 'line'} card", timeout=120)
 
 
 def test_metro_x_on_a_phone_shows_legible_stations_and_words(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from tests.browser.conftest import Tab, shot
 from tests.browser.steps import create_game, page_stays, play_one_move, wait_my_turn_or_end
+from tests.fixtures.waits import wait_until
 
 LOG_ITEMS = ".move-log-list li"
 TURN_ENTRIES_AT_LEAST = f"""(n) => [...document.querySelectorAll('{LOG_ITEMS}')]
@@ -111,10 +111,12 @@ def test_metrox_log_one_entry_per_turn_names_the_ai_for_an_away_player(
     assert page.locator("#away-note").is_visible()
 
     # The AI plays both seats (at a person's pace for mine): several turns come in.
-    deadline = time.monotonic() + 40
-    while api_view(gateway_process, game)["turn_index"] < 3:
-        assert time.monotonic() < deadline, "the AI did not play three turns"
-        time.sleep(0.5)
+    wait_until(
+        lambda: api_view(gateway_process, game)["turn_index"] >= 3,
+        "the AI to play three turns",
+        timeout=40,
+        every=0.5,
+    )
     turns = api_view(gateway_process, game)["turn_index"]
     page.wait_for_function(TURN_ENTRIES_AT_LEAST, arg=turns)
     entries = [t for t in log_texts(page) if re.search(r"Turn \d", t)]

@@ -14,6 +14,7 @@ import requests
 
 from tests.browser.conftest import NARROW, Tab, shot
 from tests.browser.steps import GAME_URL, create_game
+from tests.fixtures.waits import wait_until
 
 TIMEOUT_S = 10
 SEATED_S = 60  # a page seats its player within this (a deadline, not a wait)
@@ -58,17 +59,24 @@ def test_a_rated_game_a_rematch_and_the_leaderboard(
 
     # Each browser became a player and sat on its seat; Ada's table is rated. (The pages seat
     # their players in the background, trying again while the server is busy.)
-    deadline = time.monotonic() + SEATED_S
-    while time.monotonic() < deadline:
+    def said() -> dict[str, Any]:
+        return {
+            name: (
+                [u for u in tab.urls if "/api/players" in u or u.endswith("/player")],
+                tab.console,
+            )
+            for name, tab in (("Ada", ada), ("Bob", bob))
+        }
+
+    def seated() -> Any:
         table = requests.get(f"{url}/api/games/{game}/table", timeout=TIMEOUT_S).json()
-        if all(s["player_id"] for s in table["seats"]):
-            break
-        time.sleep(0.1)
-    said = {
-        name: ([u for u in tab.urls if "/api/players" in u or u.endswith("/player")], tab.console)
-        for name, tab in (("Ada", ada), ("Bob", bob))
-    }
-    assert table["rated"] is True and all(s["player_id"] for s in table["seats"]), (table, said)
+        return table if all(s["player_id"] for s in table["seats"]) else None
+
+    try:
+        table = wait_until(seated, "both players seated", timeout=SEATED_S, every=0.1)
+    except AssertionError as err:
+        raise AssertionError(f"{err}; {said()}") from None
+    assert table["rated"] is True and all(s["player_id"] for s in table["seats"]), (table, said())
     keys = [tab.page.evaluate("localStorage.getItem('player.key')") for tab in (ada, bob)]
     assert all(keys) and keys[0] != keys[1]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from tests.browser.steps import (
     wait_my_turn_or_end,
 )
 from tests.fixtures.gateway import GatewayApi
+from tests.fixtures.waits import wait_until
 
 SIGNED_VALUE = re.compile("[+\u2212]?[0-9.]+")  # the page writes a true minus sign, U+2212
 
@@ -126,17 +126,17 @@ def rotated_hint(api: GatewayApi, game: str, token: str, page: Any) -> dict[str,
     cannot be it), as a suggestion of the hint answer's shape. A turn whose legal placements
     offer none (the deal's chance: it failed a run once) is played over HTTP (its first legal
     move) and the next turn tried."""
+
+    def view_and_moves() -> tuple[Any, Any] | None:
+        _, view = api.get(f"/api/games/{game}", token=token)
+        _, legal = api.get(f"/api/games/{game}/legal", token=token)
+        return (view, legal) if legal["moves"] else None
+
     for _ in range(20):
         assert wait_my_turn_or_end(page)
         # The page may show the turn from the stream a moment before this client reads it: the
         # legal moves are [] until the server has the turn too.
-        deadline = time.monotonic() + 60
-        while True:
-            _, view = api.get(f"/api/games/{game}", token=token)
-            _, legal = api.get(f"/api/games/{game}/legal", token=token)
-            if legal["moves"] or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        view, legal = wait_until(view_and_moves, "the legal moves", timeout=60, every=0.2)
         assert legal["moves"], legal
         hand = set(view["hand"])
         turned = [

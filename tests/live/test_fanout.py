@@ -25,7 +25,6 @@ from services.gateway.app import create_app
 from services.gateway.delta import apply
 from services.gateway.live import hub as hub_module
 from services.gateway.live.asgi import GatewayAsgi
-from tests.fixtures import waits
 from tests.fixtures.gateway import (
     GatewayApi,
     asgi_server,
@@ -34,6 +33,7 @@ from tests.fixtures.gateway import (
     live_limits,
     relaxed_limits,
 )
+from tests.fixtures.waits import wait_until
 from tests.live.sse import open_stream
 from tests.live.test_seat_streams import exact, play_one
 
@@ -76,10 +76,6 @@ def blocked_reads(client: redis.Redis) -> int:
     )
 
 
-def wait_for(test: Callable[[], bool], what: str, timeout: float = WAIT_S) -> None:
-    waits.wait_until(test, what, timeout, every=0.1)
-
-
 def test_one_engine_subscription_per_game_however_many_watch(
     stack_factory: Callable[..., Stack],
 ) -> None:
@@ -96,7 +92,7 @@ def test_one_engine_subscription_per_game_however_many_watch(
                     open_stream(s.url, game, token=token, query=query))))  # fmt: skip
         assert all(stream.status == 200 for _, stream in streams)
         # 24 open streams, 2 games: 2 subscriptions, 2 connections blocked in the engine's Redis.
-        wait_for(lambda: blocked_reads(s.redis) == 2, "two blocked reads")
+        wait_until(lambda: blocked_reads(s.redis) == 2, "two blocked reads")
         assert s.asgi.hub.stats()["subscriptions"] == 2
         assert s.asgi.hub.stats()["watchers"] == 24
         for _, stream in streams:  # history: the creation and the join
@@ -104,14 +100,14 @@ def test_one_engine_subscription_per_game_however_many_watch(
         # The audiences (public and both seats; seat 0 opened each feed without deltas) came
         # after each feed had subscribed: each feed asked again, once for those that came
         # together (at most once each), for their views to come with the events.
-        wait_for(lambda: s.asgi.hub.stats()["unasked"] == 0, "every audience's views asked for")
+        wait_until(lambda: s.asgi.hub.stats()["unasked"] == 0, "every audience's views asked for")
         assert 2 <= s.asgi.hub.stats()["widenings"] <= 6
         for game, tokens in games:
             moved = [play_one(s.api, game, tokens, rng)["last_event_id"] for _ in range(4)]
             for stream_game, stream in streams:
                 if stream_game == game:
                     assert [stream.next_event().id for _ in range(4)] == moved
-        wait_for(lambda: blocked_reads(s.redis) == 2, "two blocked reads")
+        wait_until(lambda: blocked_reads(s.redis) == 2, "two blocked reads")
         stats = s.asgi.hub.stats()
         # Every event carried every audience's views: none was read.
         assert stats["subscriptions"] == 2 and stats["view_reads"] == 0, stats
@@ -247,7 +243,7 @@ def test_a_client_that_stops_reading_is_dropped_and_memory_stays_bounded(
         f"Authorization: Bearer {tokens[0]}\r\n\r\n".encode()
     )
     try:
-        wait_for(lambda: s.asgi.hub.stats()["watchers"] == 1, "the lazy stream is open")
+        wait_until(lambda: s.asgi.hub.stats()["watchers"] == 1, "the lazy stream is open")
         with open_stream(s.url, game) as reader:  # a reading neighbour on the same feed
             seen = 0
             largest = 0
@@ -260,7 +256,7 @@ def test_a_client_that_stops_reading_is_dropped_and_memory_stays_bounded(
                 if s.asgi.slots.open == 1:
                     break
             # The lazy client was dropped; its buffer never passed the bound; the reader is fine.
-            wait_for(lambda: s.asgi.slots.open == 1, "the lazy stream was dropped")
+            wait_until(lambda: s.asgi.slots.open == 1, "the lazy stream was dropped")
             print(f"dropped after {seen} moves; largest buffer {largest} bytes")
             assert largest <= 16 * 1024
             assert s.asgi.hub.stats()["watchers"] == 1
@@ -288,7 +284,7 @@ def test_stream_caps_per_process_and_per_address(stack_factory: Callable[..., St
     s.asgi.slots.per_client = 0
     with ExitStack() as stack:
         held = [stack.enter_context(open_stream(s.url, game)) for _ in range(3)]
-        wait_for(lambda: s.asgi.slots.open == 3, "three streams open")
+        wait_until(lambda: s.asgi.slots.open == 3, "three streams open")
         with open_stream(s.url, game) as fourth:
             assert fourth.status == 503
             assert fourth.headers["Retry-After"] == "5"
@@ -297,7 +293,7 @@ def test_stream_caps_per_process_and_per_address(stack_factory: Callable[..., St
                 "message": "too many live streams on this server; retrying in a few seconds",
             }
         held[0].reply.close()
-    wait_for(lambda: s.asgi.slots.open == 0, "closed streams give their slots back")
+    wait_until(lambda: s.asgi.slots.open == 0, "closed streams give their slots back")
     with open_stream(s.url, game) as again:
         assert again.status == 200
 
@@ -367,7 +363,7 @@ def test_the_address_cap_counts_over_every_worker(two_workers: Callable[..., Any
             with open_stream(b, game) as again:
                 return bool(again.status == 200)
 
-        wait_for(opens, "a closed stream's lease is given back")
+        wait_until(opens, "a closed stream's lease is given back")
 
 
 def test_opening_streams_is_rate_limited(two_workers: Callable[..., Any]) -> None:
