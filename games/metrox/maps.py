@@ -12,12 +12,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from games.errors import GameError
 
-MAP_DIR = Path(__file__).parent / "maps"
+# The package's own directory, asked of the import system: compiled (games/native.py), this
+# module's `__file__` would be the relative path it was compiled from.
+MAP_DIR = Path(str(files("games.metrox"))) / "maps"
 COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 # §1's limits for the maps the project ships.

@@ -82,9 +82,10 @@ class MetroXState(MetroXPosition, BoundToGame):
             )
         return self.mv.lines[li]
 
-    def play(self, seat: int, move: Mapping[str, Any]) -> JSON:
+    def play(self, seat: Any, move: Mapping[str, Any]) -> JSON:
         """Check and store `seat`'s choice; the public event (§6 hides the choice until the
-        turn resolves)."""
+        turn resolves). `seat` is `Any` as in `check`: the checked door names a bad seat
+        (NotYourTurnError), where a compiled `int` argument would raise a bare TypeError."""
         checked = self.check(seat, move)
         turn = self.turn
         self.apply(seat, checked)

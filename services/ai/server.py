@@ -19,6 +19,7 @@ import signal
 from grpc_health.v1 import health_pb2
 from metro.v1 import ai_pb2, ai_pb2_grpc
 
+from games import native
 from services.ai.analysis import AnalysisParams
 from services.ai.analysis_worker import AnalysisWorker
 from services.ai.bot import BotWorker
@@ -69,8 +70,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     analysts = _analysts(api, settings, worker, searcher)
     tasks = [asyncio.create_task(w.run(), name=w.worker_id) for w in workers]
     analysis_tasks = [asyncio.create_task(a.run(), name=a.worker_id) for a in analysts]
-    log.info("ai serving on %s (engine %s, %d bot workers)", address, settings.engine_target,
-             len(workers))  # fmt: skip
+    log.info("ai serving on %s (engine %s, %d bot workers, rules core %s)", address,
+             settings.engine_target, len(workers), native.status())  # fmt: skip
     try:
         await stop.wait()
     finally:

@@ -17,6 +17,7 @@ from grpc_health.v1.health import aio as health_aio
 from metro.v1 import engine_pb2, engine_pb2_grpc
 
 import games
+from games import native
 from services.common.config import Settings
 from services.common.grpc_server import aio_server, serve_health_http
 from services.common.grpc_util import SERVER_OPTIONS
@@ -102,7 +103,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     # What commits owe the players' own streams (feed_outbox.py), from every shard's outbox.
     outbox = service.feed.reader(store.cluster, f"engine-{uuid.uuid4().hex[:12]}")
     feeder = asyncio.create_task(outbox.run())
-    log.info("engine serving on %s (redis %s)", address, redacted(settings.redis_url))
+    log.info("engine serving on %s (redis %s, rules core %s)", address,
+             redacted(settings.redis_url), native.status())  # fmt: skip
     try:
         await stop.wait()
     finally:

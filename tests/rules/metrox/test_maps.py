@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections import Counter
 from typing import Any
@@ -142,7 +143,7 @@ def test_the_default_map_is_a_beginners_map() -> None:
         check_set([*shipped, a])
     with pytest.raises(MapError, match="default map 'lakeside' is missing"):
         check_set(shipped[1:])
-    hard = a.__class__(**{**{f: getattr(a, f) for f in a.__slots__}, "beginner": False})
+    hard = dataclasses.replace(a, beginner=False)
     with pytest.raises(MapError, match="must be a beginners' map"):
         check_set([hard, *shipped[1:]])
     with pytest.raises(MapError, match="unknown map"):
