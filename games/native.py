@@ -1,8 +1,8 @@
 """The compiled rules core: the hot modules that mypyc turns into C extensions at set-up.
 
 The search runs the rules millions of times; compiled, the same Python source runs the Metro
-search ~1.8x and the Metro X search ~2.5x as many iterations a second, with results unchanged
-(docs/ai.md, "A compiled core"; tests/ai/test_search_pinned.py). `./dev setup` and the image's
+search ~1.8x, the Metro X search ~2.5x and On the Underground's ~1.4x as many iterations a
+second, with results unchanged (docs/ai.md, "A compiled core"; tests/ai/test_search_pinned.py). `./dev setup` and the image's
 build stage compile them (`python games/native.py build`: a C compiler at set-up only, none at
 run time); a checkout that was never set up runs them interpreted, and says so (`status`).
 
@@ -45,6 +45,16 @@ SOURCES: tuple[str, ...] = (
     "games/metrox/position.py",
     "games/metrox/rules.py",
     "games/metrox/state.py",
+    "games/underground/building.py",
+    "games/underground/chance.py",
+    "games/underground/evaluate.py",
+    "games/underground/map.py",
+    "games/underground/moves.py",
+    "games/underground/passenger.py",
+    "games/underground/position.py",
+    "games/underground/rules.py",
+    "games/underground/scoring.py",
+    "games/underground/state.py",
     "services/ai/players/ismcts.py",
 )
 

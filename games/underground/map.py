@@ -14,13 +14,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from games.errors import GameError
 from games.underground.scoring import enclosed_mask, new_cycles
 
-MAPS_DIR = Path(__file__).parent / "maps"
+MAPS_DIR = Path(str(files("games.underground"))) / "maps"  # compiled, `__file__` is relative
 MAP_IDS = ("london",)
 
 CONNECTION_SPOTS = (

@@ -176,6 +176,10 @@ class UndergroundPosition:
         copies a state for every move it weighs."""
         cls = type(self)
         s = cls.__new__(cls)
+        self._copy_into(s)
+        return s
+
+    def _copy_into(self, s: UndergroundPosition) -> None:
         s.rules = self.rules
         s.board = self.board
         s.colour_names = self.colour_names
@@ -218,11 +222,10 @@ class UndergroundPosition:
         s.seed = self.seed
         s.xs = self.xs
         s.ys = self.ys
-        return s
 
     def _assign(self, other: UndergroundPosition) -> None:
-        for name in UndergroundPosition.__slots__:
-            setattr(self, name, getattr(other, name))
+        """Take every field of `other` (a trial copy that passed its checks)."""
+        other._copy_into(self)
 
     def _begin_turn(self) -> None:
         self.phase = BUILD
