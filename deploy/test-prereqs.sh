@@ -10,12 +10,11 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 command -v node >/dev/null 2>&1 || need+=(nodejs)  # the Node example bot (tests/bots/)
 command -v caddy >/dev/null 2>&1 || need+=(caddy)  # the proxy of `metro up --proxy` (tests/stack/)
-# A C compiler and Python's headers: the suite runs the compiled rules core (games/native.py).
-PY="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python"  # the project's Python, whose headers count
-command -v "$("$PY" -c 'import sysconfig; print((sysconfig.get_config_var("CC") or "cc").split()[0])')" \
-  >/dev/null 2>&1 || need+=(gcc libc6-dev)
-"$PY" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
-  || need+=(python3-dev)
+# A C compiler and Python's headers: the suite runs the compiled rules core; games/native.py
+# names the Debian packages for what this machine lacks (none when it can compile).
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+read -r -a native_needs <<<"$("$ROOT/.venv/bin/python" "$ROOT/games/native.py" needs)"
+need+=("${native_needs[@]}")
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "test-prereqs: installing ${need[*]} with apt-get" >&2

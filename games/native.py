@@ -2,9 +2,10 @@
 
 The search runs the rules millions of times; compiled, the same Python source runs the Metro
 search ~1.8x, the Metro X search ~2.5x and On the Underground's ~1.4x as many iterations a
-second, with results unchanged (docs/ai.md, "A compiled core"; tests/ai/test_search_pinned.py). `./dev setup` and the image's
-build stage compile them (`python games/native.py build`: a C compiler at set-up only, none at
-run time); a checkout that was never set up runs them interpreted, and says so (`status`).
+second, with results unchanged (docs/ai.md, "A compiled core"; tests/ai/test_search_pinned.py).
+`./dev setup` and the image's build stage compile them (`python games/native.py build`: a C
+compiler at set-up only, none at run time); a checkout that was never set up runs them
+interpreted, and says so (`status`).
 
 An extension module shadows its source, so a build older than its source would run yesterday's
 rules: `games/__init__.py` calls `check()` before any game is imported, and it refuses to run a
@@ -87,7 +88,7 @@ def compiled_file(source: str) -> Path | None:
 
 
 def shared_library() -> Path | None:
-    return compiled_file(GROUP.replace(".", "/") + "__mypyc.py")
+    return compiled_file(f"{GROUP}__mypyc.py")
 
 
 def _recorded() -> dict[str, str]:
@@ -138,6 +139,14 @@ def clean() -> None:
     MANIFEST.unlink(missing_ok=True)
 
 
+def missing_packages() -> list[str]:
+    """Debian's packages for what `_missing_tools` finds lacking (deploy/test-prereqs.sh)."""
+    missing = _missing_tools()
+    if "compiler" in missing:
+        return ["gcc", "libc6-dev", "python3-dev"]
+    return ["python3-dev"] if missing else []
+
+
 def _missing_tools() -> str:
     """What the build needs and this machine lacks, in words ("" when nothing is missing)."""
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]  # what setuptools calls
@@ -168,8 +177,7 @@ def build(python_executable: str | None = None, or_interpreted: bool = False) ->
     compiles with a tools environment for the runtime's one). `or_interpreted`: where the
     machine cannot compile, say so and leave the core interpreted (`./dev up` on a machine with
     Python alone: the games play the same, the AI searches about half as far)."""
-    want = {s: digest(s) for s in SOURCES}
-    if status() == "compiled" and _recorded() == want:
+    if status() == "compiled":  # every module built, each from its current source
         return False
     missing = _missing_tools()
     if missing and or_interpreted:
@@ -188,7 +196,8 @@ def build(python_executable: str | None = None, or_interpreted: bool = False) ->
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit("native: mypyc could not compile the rules core (output above)")
     MANIFEST.parent.mkdir(exist_ok=True)
-    MANIFEST.write_text(json.dumps({"sources": want}, indent=1, sort_keys=True) + "\n")
+    sources = {s: digest(s) for s in SOURCES}
+    MANIFEST.write_text(json.dumps({"sources": sources}, indent=1, sort_keys=True) + "\n")
     if status() != "compiled":
         raise SystemExit(f"native: after the build the core is {status()}")
     return True
@@ -206,12 +215,15 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["clean"]:
         clean()
         return 0
+    if argv[:1] == ["needs"]:
+        print(" ".join(missing_packages()))
+        return 0
     if argv[:1] == ["status"]:
         print(status())
         return 0
     print(
         "usage: python games/native.py build [--or-interpreted] [--python-executable PY]"
-        " | clean | status"
+        " | clean | needs | status"
     )
     return 2
 
