@@ -172,9 +172,17 @@ export class MapView {
   #set(cx, cy, s) {
     const b = this.bounds;
     this.s = this.#clampScale(s);
-    // the centre stays over the map
-    this.cx = Math.min(Math.max(cx, b.x), b.x + b.w);
-    this.cy = Math.min(Math.max(cy, b.y), b.y + b.h);
+    // The view stays on the map: along an axis where it is narrower than the map it may not
+    // leave it (a pan towards an edge station stops at the edge, no empty half shown); where it
+    // is wider, the map sits in its middle.
+    const { w, h } = this.size;
+    const along = (c, lo, span, view) => {
+      if (!view) return Math.min(Math.max(c, lo), lo + span); // no size yet
+      if (view >= span) return lo + span / 2;
+      return Math.min(Math.max(c, lo + view / 2), lo + span - view / 2);
+    };
+    this.cx = along(cx, b.x, b.w, w / this.s);
+    this.cy = along(cy, b.y, b.h, h / this.s);
     this.#apply();
   }
 

@@ -236,3 +236,43 @@ def test_a_daily_solo_puzzle_deals_the_same_first_cards(
         cards.append((first, second))
         tab.check_clean()
     assert cards[0] == cards[1]
+
+
+def test_each_line_s_label_picks_its_own_line_on_madrid(
+    open_tab: Callable[..., Tab], gateway_process: str
+) -> None:
+    """Madrid's label for line 1 sits on line 4's track: a click on a label is that label's line,
+    never the nearest track's (the daily puzzle on Madrid once failed here), at both widths."""
+    tab = open_tab(gateway_process)
+    page = tab.page
+    page.wait_for_selector("#game-pick option[value='metrox']", state="attached")
+    page.select_option("#game-pick", "metrox")
+    page.wait_for_selector("#opt-map")
+    page.select_option("#opt-map", value="madrid")
+    page.fill("#opt-daily", "labels")  # a fixed deck
+    while page.locator("#seat-list > li").count() > 1:
+        page.locator("#seat-list > li").last.locator(".remove-seat").click()
+    page.fill("#your-name", "Solo")
+    page.click("#create-button")
+    page.wait_for_url("**/#/game/*")
+    turn = -1
+    checked: set[str] = set()
+    while not checked:
+        assert wait_choose_or_over(page, turn) == "choose"
+        turn = int(page.get_attribute(CONTROLS, "data-turn") or 0)
+        if page.locator(".mx-station-pick:not([hidden])").count():
+            confirm(page, pick_move(page))  # a free card: a station, then the next card
+            continue
+        for width in (NARROW, WIDE):
+            resized(page, width)
+            lines = page.eval_on_selector_all(
+                ".mx-label.selectable", "els => els.map(e => e.dataset.line)"
+            )
+            assert "1" in lines and "4" in lines, lines
+            for line in lines:
+                label = page.locator(f".mx-label.selectable[data-line='{line}'] .mx-label-bg")
+                label.click(force=True)
+                page.wait_for_selector(f".mx-line-btn[data-line='{line}'][aria-pressed='true']")
+                checked.add(line)
+    assert {"1", "4"} <= checked
+    tab.check_clean()

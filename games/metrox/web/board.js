@@ -201,10 +201,14 @@ export class MetroXBoard {
   }
 
   /** A tap on the map: a free card's nearest empty station, else the nearest line the card may
-   *  go on, within a finger's reach; other taps go to what lies under them. */
+   *  go on, within a finger's reach; other taps go to what lies under them. A tap on a hint's
+   *  badge is that hint's, and with a line card a tap on a line's label is that line's, however
+   *  near another line runs (one line's label may sit on another's track: Madrid's 1 beside 4). */
   #onTap(at) {
     const v = this.mapView;
     if (!v || !this.state?.choosing) return false;
+    const free = cardInfo(this.state.view.card).kind === "free"; // a label cannot take a station
+    if (document.elementFromPoint(at.x, at.y)?.closest(free ? ".mx-hint" : ".mx-label, .mx-hint")) return false;
     let best = null;
     let bd = REACH_PX;
     for (const m of this.state.moves) {
