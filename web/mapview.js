@@ -39,6 +39,7 @@ export class MapView {
     this.lifted = null; // where the last press that did not move ended: {id, x, y, t}
     this.frame = 0;
     this.anim = 0;
+    this.target = null; // where a move under way is going: {cx, cy, s}
     this.pending = false;
     svgEl.setAttribute("preserveAspectRatio", "xMidYMid meet");
     svgEl.classList.add("pannable");
@@ -188,11 +189,13 @@ export class MapView {
 
   #to(cx, cy, s, animate) {
     cancelAnimationFrame(this.anim);
+    this.target = null;
     if (!animate || reducedMotion() || !this.s) {
       this.#set(cx, cy, s);
       return;
     }
     const from = { cx: this.cx, cy: this.cy, s: this.s };
+    this.target = { cx, cy, s };
     const start = performance.now();
     const step = (now) => {
       const k = Math.min(1, (now - start) / 220);
@@ -200,6 +203,7 @@ export class MapView {
       const sk = from.s * (s / from.s) ** e; // zoom evenly on a log scale
       this.#set(from.cx + (cx - from.cx) * e, from.cy + (cy - from.cy) * e, sk);
       if (k < 1) this.anim = requestAnimationFrame(step);
+      else this.target = null;
     };
     this.anim = requestAnimationFrame(step);
   }
@@ -225,10 +229,15 @@ export class MapView {
     if (!this.el.isConnected || !box.width || !box.height) return; // hidden: wait to be shown
     const first = !this.s;
     const fit = this.fitScale;
+    // A move under way ends where it was going: its scales belong to the old size (finishing it
+    // at the new one would zoom the map out past its whole).
+    const at = this.target || this;
+    cancelAnimationFrame(this.anim);
+    this.target = null;
     // a new size keeps the zoom relative to the whole map (a phone turned keeps its view)
-    this.s = first ? fit : this.s * (fit / (this.lastFit || fit));
+    this.s = first ? fit : at.s * (fit / (this.lastFit || fit));
     this.lastFit = fit;
-    this.#set(this.cx, this.cy, this.s);
+    this.#set(at.cx, at.cy, this.s);
     if (first && this.onReady) this.onReady(this);
   }
 
