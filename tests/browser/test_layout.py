@@ -527,6 +527,9 @@ def test_cannot_be_reached_goes_once_the_server_is_back(
     hold_seat(page, game, 0, token)
     open_game(tab, base, game)
     wait_to_play(page, "metro")
+    # The stream open first: its opening clears a "cannot be reached" (the server is reached),
+    # so one opening late on a loaded machine took the message away before it was seen.
+    page.wait_for_selector("#conn.live")
     # The server cannot be reached: fetching the view fails (as the slow poll or an event's
     # refetch would find it), and the page says so beside "Your turn".
     view_url = f"**/api/games/{game}"
