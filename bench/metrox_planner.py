@@ -38,9 +38,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.metrox import maps
-from games.metrox.cards import FREE, INFO, NUMBER, SKIP
+from games.metrox.cards import FREE, INFO
 from games.metrox.maps import MetroXMap
-from games.metrox.position import penalty
+from games.metrox.plan import SheetPlanner
 from games.metrox.state import MetroXState
 from services.ai.players import InfoSet, level_for
 from services.ai.players.base import derive_seed
@@ -60,37 +60,22 @@ def card_sequence(map_id: str, seed: int) -> list[str]:
     return list(state.cards)
 
 
-class Planner:
-    """Beam search over one map's sheets for a known card sequence."""
+class Planner(SheetPlanner):
+    """Beam search over one map's sheets for a known card sequence, from the empty sheet, with
+    its plan (the AI's planner, games/metrox/plan.py, keeps only each first move's best)."""
 
     def __init__(self, m: MetroXMap, rank_by: str = "close") -> None:
-        self.m = m
-        self.sheet_value: Any = None
-        if rank_by == "sheet":
-            from games.metrox.evaluate import sheet_value  # the AI's own, games/metrox
-
-            self.sheet_value = sheet_value
-        self.total = m.total_windows
-        self.full = (1 << m.station_count) - 1
+        super().__init__(m)
+        self.rank_by = rank_by
         self.bonus_of = [(m.line_mask[li], m.first_bonus[li]) for li in range(m.line_count)]
-
-    def score(self, filled: int, tt: int) -> int:
-        """§5 in a solo game: every completed line earns its first bonus."""
-        bonus = sum(b for mask, b in self.bonus_of if filled & mask == mask)
-        return bonus + tt - penalty(self.m.station_count - filled.bit_count())
 
     def rank(self, filled: int, lens: tuple[int, ...], tt: int) -> float:
         """How promising a node is: `rank_by` "close" (the score now plus a share of the bonus
         of every line a few stations from complete) or "sheet" (the AI's own expected final
         score of the sheet, games/metrox/evaluate.py)."""
+        if self.rank_by == "sheet":
+            return super().rank(filled, lens, tt)
         m = self.m
-        if self.sheet_value is not None:
-            done = sum(
-                1 << li for li, (mask, _) in enumerate(self.bonus_of) if filled & mask == mask
-            )
-            bonus = sum(b for mask, b in self.bonus_of if filled & mask == mask)
-            used = ["x" * n for n in lens]
-            return self.sheet_value(m, filled, used, bonus + tt, done, 0, self.total - sum(lens))
         value = float(self.score(filled, tt))
         for li, (mask, b) in enumerate(self.bonus_of):
             if filled & mask == mask or lens[li] >= m.windows[li]:
@@ -99,33 +84,6 @@ class Planner:
             if missing < len(CLOSE):
                 value += b * CLOSE[missing]
         return value
-
-    def line_effect(self, filled: int, li: int, code: str) -> tuple[int, int]:
-        """(filled after, transfer number written) for `code` played on line `li`."""
-        m = self.m
-        kind, num, _ = INFO[code]
-        bits = m.line_bits[li]
-        size = len(bits)
-        i = 0
-        while i < size and filled & bits[i]:
-            i += 1
-        if i == size:
-            return filled, 0
-        if kind == NUMBER:
-            stop = min(size, i + num)
-            while i < stop and not filled & bits[i]:
-                filled |= bits[i]
-                i += 1
-            return filled, 0
-        if kind == SKIP:
-            k = 0
-            while i < size and k < num:
-                if not filled & bits[i]:
-                    filled |= bits[i]
-                    k += 1
-                i += 1
-            return filled, 0
-        return filled | bits[i], 2 * m.degree[m.line_stations[li][i]]
 
     def plan(self, cards: Sequence[str], beam: int) -> tuple[int, Plan]:
         """The best score found and its moves."""
@@ -332,6 +290,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--maps", default="lakeside,kessel")
     parser.add_argument("--decks", type=int, default=16, help="decks per map (seeds 1..N)")
+    parser.add_argument(
+        "--first-seed", type=int, default=1, help="the decks' first seed (decks kept apart)"
+    )
     parser.add_argument("--beam", type=int, default=DEFAULT_BEAM)
     parser.add_argument("--check", action="store_true", help="also plan with twice the beam")
     parser.add_argument("--levels", default="medium,hard", help="comma-separated; '' for none")
@@ -344,7 +305,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     map_ids = [x for x in args.maps.split(",") if x]
-    decks = [(mp, seed) for mp in map_ids for seed in range(1, args.decks + 1)]
+    seeds = range(args.first_seed, args.first_seed + args.decks)
+    decks = [(mp, seed) for mp in map_ids for seed in seeds]
     levels = [x for x in args.levels.split(",") if x]
     for level in levels:
         level_for(level)  # an unknown level fails before any game

@@ -306,6 +306,10 @@ class Parts:
     constants: Mapping[str, Any] | None = None
     # A finished record's positions for a replay, in the game's own form (Game.positions).
     positions: Callable[[Mapping[str, Any]], JSON] | None = None
+    # A game whose worlds can be planned to the end (Metro X): for each of a seat's legal moves,
+    # the seat's best final score found after it in one sampled world, its future known; the
+    # `expert` AI averages it over worlds (services/ai/players/hindsight.py). None: not offered.
+    hindsight: Callable[[Any, int, Sequence[Any], int], list[float]] | None = None
 
 
 @dataclass(frozen=True)

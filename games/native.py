@@ -43,6 +43,7 @@ SOURCES: tuple[str, ...] = (
     "games/metrox/chance.py",
     "games/metrox/evaluate.py",
     "games/metrox/maps.py",
+    "games/metrox/plan.py",
     "games/metrox/position.py",
     "games/metrox/rules.py",
     "games/metrox/state.py",

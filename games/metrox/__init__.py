@@ -17,6 +17,7 @@ from games.metrox.chance import MetroXSampler
 from games.metrox.compact import CODEC
 from games.metrox.evaluate import evaluate
 from games.metrox.moves import move_schema, parse
+from games.metrox.plan import hindsight
 from games.metrox.positions import positions
 from games.metrox.preview import previews
 from games.metrox.rules import MAX_PLAYERS, MIN_PLAYERS, daily_rules, normalise
@@ -84,9 +85,8 @@ GAME = register_game(
         options=_options(),
         order=1,
         web_dir=Path(__file__).parent / "web",
-        # `expert` (3 s of search) was not stronger than `hard` (0.7 s) in Metro X: 43.4% in 38
-        # two-player games, and 94.0% against 93.5% of the best plan alone (docs/ai.md).
-        ai_levels=("random", "easy", "medium", "hard"),
+        # `expert` plans sampled futures (services/ai/players/hindsight.py): 97%+ of the best
+        # plan alone, where the tree search of `hard` stays near 93% (docs/ai.md).
         parts=Parts(
             state=MetroXState,
             normalise=normalise,
@@ -108,6 +108,7 @@ GAME = register_game(
             previews=previews,
             positions=positions,
             daily=daily_rules,
+            hindsight=hindsight,
         ),
     )
 )

@@ -6,7 +6,8 @@
 | easy     | greedy with Gumbel noise (3 pts) | none                 |
 | medium   | greedy (one move ahead)          | none                 |
 | hard     | ISMCTS                           | 0.7 s                |
-| expert   | ISMCTS                           | 3 s                  |
+| expert   | hindsight planning (Metro X),    | 3 s                  |
+|          | else ISMCTS                      |                      |
 | mcts-N   | ISMCTS, exactly N iterations     | none (reproducible)  |
 
 `mcts-N` (N = 1..100000) exists for reproducible analysis and tests: its answer depends only
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.ai.players.base import Player
+from services.ai.players.hindsight import HindsightPlayer
 from services.ai.players.ismcts import ISMCTSPlayer
 from services.ai.players.simple import GreedyPlayer, RandomPlayer
 from services.common.levels import (
@@ -60,8 +62,10 @@ LEVELS: dict[str, Level] = {
               lambda: GreedyPlayer(name="medium"), 0),
         Level("hard", "information-set MCTS, 0.7 s a move",
               lambda: ISMCTSPlayer(budget_s=0.7, name="hard"), LEVEL_BUDGET_MS["hard"]),
-        Level("expert", "information-set MCTS, 3 s a move",
-              lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), LEVEL_BUDGET_MS["expert"]),
+        Level("expert", "hindsight planning over sampled futures where the game can be "
+              "planned (Metro X), else information-set MCTS; 3 s a move",
+              lambda: HindsightPlayer(3.0, "expert", ISMCTSPlayer(budget_s=3.0, name="expert")),
+              LEVEL_BUDGET_MS["expert"]),
     )
 }  # fmt: skip
 if tuple(LEVELS) != NAMED_LEVELS:  # the shared list is the contract with the engine

@@ -1,0 +1,238 @@
+"""Planning one sheet with the cards known (a sampled world's, or a solo deck's): a beam search
+over whole turns. Two users: the `expert` AI's hindsight search (services/ai/players/
+hindsight.py: the best final score after each move, averaged over sampled futures) and
+bench/metrox_planner.py (the best plan of a known deck, the bound the AI is measured against).
+
+A node is a sheet: its filled stations (a bitmask) and the windows used per line. Nodes with the
+same sheet are merged keeping the most transfer points (nothing later depends on anything else),
+and each turn keeps the `beam` best by the AI's own sheet value (games/metrox/evaluate.py), plus
+the best node of every first move still alive, so that every first move gets a value. Pure and
+I/O-free: it is compiled with the rules core (games/native.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from games.metrox.cards import FREE, INFO, NUMBER, SKIP, shuffled
+from games.metrox.evaluate import sheet_value
+from games.metrox.maps import MetroXMap
+from games.metrox.position import MetroXPosition, penalty
+
+PASS_ROOT = -1  # a first move that passes (a free card with no empty station)
+STATION_ROOT = 1000  # a first move filling station i is STATION_ROOT + i; a line li is li
+
+_PAD = tuple("x" * n for n in range(64))  # what sheet_value reads of a line's windows: its length
+
+
+class SheetPlanner:
+    """Beam search over one seat's sheets of one map for a known card sequence. `taken`: lines
+    someone completed in an earlier turn (their later bonus is what completing them earns)."""
+
+    def __init__(self, m: MetroXMap, taken: int = 0, base: int = 0, done: int = 0) -> None:
+        self.m = m
+        self.taken = taken
+        self.base = base  # bonuses already earned (lines in `done`)
+        self.done = done
+        self.full = (1 << m.station_count) - 1
+        self.bonus = [
+            m.later_bonus[li] if taken >> li & 1 else m.first_bonus[li]
+            for li in range(m.line_count)
+        ]
+
+    def bonuses(self, filled: int) -> int:
+        """Bonuses of the lines complete in `filled`, those already earned included."""
+        m = self.m
+        total = self.base
+        for li in range(m.line_count):
+            if not self.done >> li & 1:
+                mask = m.line_mask[li]
+                if filled & mask == mask:
+                    total += self.bonus[li]
+        return total
+
+    def score(self, filled: int, tt: int) -> int:
+        """§5: the sheet's final score with `tt` transfer points."""
+        return self.bonuses(filled) + tt - penalty(self.m.station_count - filled.bit_count())
+
+    def rank(self, filled: int, lens: tuple[int, ...], tt: int) -> float:
+        """How promising a node is: the AI's expected final score of the sheet."""
+        m = self.m
+        done = self.done
+        for li in range(m.line_count):
+            mask = m.line_mask[li]
+            if filled & mask == mask:
+                done |= 1 << li
+        used = [_PAD[n] for n in lens]
+        left = m.total_windows - sum(lens)
+        return sheet_value(m, filled, used, self.bonuses(filled) + tt, done, self.taken, left)
+
+    def line_effect(self, filled: int, li: int, code: str) -> tuple[int, int]:
+        """(filled after, transfer number written) for `code` played on line `li`."""
+        m = self.m
+        kind, num, _ = INFO[code]
+        bits = m.line_bits[li]
+        size = len(bits)
+        i = 0
+        while i < size and filled & bits[i]:
+            i += 1
+        if i == size:
+            return filled, 0
+        if kind == NUMBER:
+            stop = min(size, i + num)
+            while i < stop and not filled & bits[i]:
+                filled |= bits[i]
+                i += 1
+            return filled, 0
+        if kind == SKIP:
+            k = 0
+            while i < size and k < num:
+                if not filled & bits[i]:
+                    filled |= bits[i]
+                    k += 1
+                i += 1
+            return filled, 0
+        return filled | bits[i], 2 * m.degree[m.line_stations[li][i]]
+
+    def _options(
+        self, filled: int, lens: tuple[int, ...], tt: int, code: str
+    ) -> list[tuple[int, tuple[int, ...], int, int]]:
+        """Every (filled, lens, transfer points, move) one card leads to; a move is a root code."""
+        m = self.m
+        out: list[tuple[int, tuple[int, ...], int, int]] = []
+        if INFO[code][0] == FREE:
+            empty = self.full & ~filled
+            while empty:
+                low = empty & -empty
+                empty ^= low
+                out.append((filled | low, lens, tt, STATION_ROOT + low.bit_length() - 1))
+        else:
+            for li in range(m.line_count):
+                if lens[li] < m.windows[li]:
+                    f2, gain = self.line_effect(filled, li, code)
+                    lens2 = (*lens[:li], lens[li] + 1, *lens[li + 1 :])
+                    out.append((f2, lens2, tt + gain, li))
+        if not out:
+            out.append((filled, lens, tt, PASS_ROOT))
+        return out
+
+    def best_after(
+        self,
+        cards: Sequence[str],
+        beam: int,
+        filled: int,
+        lens: tuple[int, ...],
+        tt: int,
+        roots: set[int] | None = None,
+    ) -> dict[int, int]:
+        """The best final score found after each first move (a root code), the sheet starting
+        at (`filled`, `lens`, `tt`) and `cards` revealed in turn from now; `roots`: the first
+        moves to consider (None: all)."""
+        m = self.m
+        total = m.total_windows
+        layer: dict[tuple[int, tuple[int, ...]], tuple[int, int]] = {}
+        for f2, l2, t2, move in self._options(filled, lens, tt, cards[0]):
+            if roots is None or move in roots:
+                key = (f2, l2)
+                old = layer.get(key)
+                if old is None or t2 > old[0]:
+                    layer[key] = (t2, move)
+        for code in cards[1:]:
+            if all(sum(key[1]) >= total for key in layer):
+                break  # every window used: the game is over on every sheet kept
+            nxt: dict[tuple[int, tuple[int, ...]], tuple[int, int]] = {}
+            for key, (t0, root) in layer.items():
+                if sum(key[1]) >= total:
+                    opts = [(key[0], key[1], t0, root)]
+                else:
+                    opts = self._options(key[0], key[1], t0, code)
+                for f2, l2, t2, _ in opts:
+                    k2 = (f2, l2)
+                    old = nxt.get(k2)
+                    if old is None or t2 > old[0]:
+                        nxt[k2] = (t2, root)
+            layer = self._prune(nxt, beam)
+        best: dict[int, int] = {}
+        for (f, _lens), (t, root) in layer.items():
+            s = self.score(f, t)
+            if root not in best or s > best[root]:
+                best[root] = s
+        return best
+
+    def _prune(
+        self, nodes: dict[tuple[int, tuple[int, ...]], tuple[int, int]], beam: int
+    ) -> dict[tuple[int, tuple[int, ...]], tuple[int, int]]:
+        """The `beam` best nodes, and the best of each first move the beam would lose."""
+        if len(nodes) <= beam:
+            return nodes
+        ranked = sorted(nodes, key=lambda k: -self.rank(k[0], k[1], nodes[k][0]))
+        keep = ranked[:beam]
+        alive = {nodes[k][1] for k in keep}
+        for k in ranked[beam:]:
+            root = nodes[k][1]
+            if root not in alive:
+                keep.append(k)
+                alive.add(root)
+        return {k: nodes[k] for k in keep}
+
+
+def cards_to_come(state: MetroXPosition) -> list[str]:
+    """The card revealed now and every card after it until the sheets' last window is filled,
+    as this state's deck and shuffle source deal them: the future of a sampled world (in the
+    real game the source is hidden, so only a world's, or a known solo deck's)."""
+    out = [state.card] if state.card is not None else []
+    if state.card is None:
+        return out
+    deck, pos, shuffles, forced = state.deck, state.pos, state.shuffles, state.forced
+    need = state.windows_left
+    card = state.card
+    while True:
+        if INFO[card][0] != FREE:
+            need -= 1
+        if need <= 0:
+            return out
+        if INFO[card][2]:
+            shuffles += 1
+            deck = shuffled(state.source, shuffles)
+            pos = 0
+            if forced is not None:
+                i = deck.index(forced)
+                deck[0], deck[i] = deck[i], deck[0]
+                forced = None
+        else:
+            pos += 1
+        card = deck[pos]
+        out.append(card)
+
+
+def sheet_of(state: MetroXPosition, seat: int) -> tuple[int, tuple[int, ...], int]:
+    """A seat's sheet as the planner holds it: (filled, windows used per line, transfer points)."""
+    return state.filled[seat], tuple(len(w) for w in state.wins[seat]), state.ttotal[seat]
+
+
+def planner_for(state: MetroXPosition, seat: int) -> SheetPlanner:
+    """A planner for `seat`'s sheet in `state`: its bonuses so far and the lines already taken."""
+    return SheetPlanner(state.m, state.first_taken, state.btotal[seat], state.done[seat])
+
+
+def hindsight(world: MetroXPosition, seat: int, moves: Sequence[object], beam: int) -> list[float]:
+    """`Game.hindsight`: for each of `moves` (the seat's legal moves), the best final score of
+    the seat's sheet found after it, the world's cards to come known (a sampled world deals
+    them). Other sheets are not planned: a line someone completed earlier earns its later
+    bonus, one that another seat completes later is counted at its first."""
+    m = world.m
+    roots: list[int] = []
+    for move in moves:
+        line = getattr(move, "line", None)
+        station = getattr(move, "station", None)
+        if isinstance(line, str):
+            roots.append(m.line_index[line])
+        elif isinstance(station, str):
+            roots.append(STATION_ROOT + m.station_index[station])
+        else:
+            roots.append(PASS_ROOT)
+    planner = planner_for(world, seat)
+    filled, lens, tt = sheet_of(world, seat)
+    best = planner.best_after(cards_to_come(world), beam, filled, lens, tt, set(roots))
+    floor = float(min(best.values())) if best else 0.0
+    return [float(best[r]) if r in best else floor for r in roots]
