@@ -95,9 +95,10 @@ class SheetPlanner:
         return filled | bits[i], 2 * m.degree[m.line_stations[li][i]]
 
     def _options(
-        self, filled: int, lens: tuple[int, ...], tt: int, code: str
+        self, filled: int, lens: tuple[int, ...], code: str
     ) -> list[tuple[int, tuple[int, ...], int, int]]:
-        """Every (filled, lens, transfer points, move) one card leads to; a move is a root code."""
+        """Every (filled, lens, transfer points gained, move) one card leads to; a move is a
+        root code."""
         m = self.m
         out: list[tuple[int, tuple[int, ...], int, int]] = []
         if INFO[code][0] == FREE:
@@ -105,15 +106,15 @@ class SheetPlanner:
             while empty:
                 low = empty & -empty
                 empty ^= low
-                out.append((filled | low, lens, tt, STATION_ROOT + low.bit_length() - 1))
+                out.append((filled | low, lens, 0, STATION_ROOT + low.bit_length() - 1))
         else:
             for li in range(m.line_count):
                 if lens[li] < m.windows[li]:
                     f2, gain = self.line_effect(filled, li, code)
                     lens2 = (*lens[:li], lens[li] + 1, *lens[li + 1 :])
-                    out.append((f2, lens2, tt + gain, li))
+                    out.append((f2, lens2, gain, li))
         if not out:
-            out.append((filled, lens, tt, PASS_ROOT))
+            out.append((filled, lens, 0, PASS_ROOT))
         return out
 
     def best_after(
@@ -127,53 +128,68 @@ class SheetPlanner:
     ) -> dict[int, int]:
         """The best final score found after each first move (a root code), the sheet starting
         at (`filled`, `lens`, `tt`) and `cards` revealed in turn from now; `roots`: the first
-        moves to consider (None: all)."""
-        m = self.m
-        total = m.total_windows
-        layer: dict[tuple[int, tuple[int, ...]], tuple[int, int]] = {}
-        for f2, l2, t2, move in self._options(filled, lens, tt, cards[0]):
+        moves to consider (None: all).
+
+        A node holds, per first move that reached its sheet, the most transfer points it got
+        there with: two first moves often meet in one sheet (a line now and another next turn,
+        or the other way round), and the rest of the game is the same for both."""
+        total = self.m.total_windows
+        layer: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
+        for f2, l2, gain, move in self._options(filled, lens, cards[0]):
             if roots is None or move in roots:
-                key = (f2, l2)
-                old = layer.get(key)
-                if old is None or t2 > old[0]:
-                    layer[key] = (t2, move)
+                _merge(layer, (f2, l2), move, tt + gain)
         for code in cards[1:]:
             if all(sum(key[1]) >= total for key in layer):
                 break  # every window used: the game is over on every sheet kept
-            nxt: dict[tuple[int, tuple[int, ...]], tuple[int, int]] = {}
-            for key, (t0, root) in layer.items():
+            nxt: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
+            for key, got in layer.items():
                 if sum(key[1]) >= total:
-                    opts = [(key[0], key[1], t0, root)]
-                else:
-                    opts = self._options(key[0], key[1], t0, code)
-                for f2, l2, t2, _ in opts:
+                    for root, t0 in got.items():
+                        _merge(nxt, key, root, t0)
+                    continue
+                for f2, l2, gain, _ in self._options(key[0], key[1], code):
                     k2 = (f2, l2)
-                    old = nxt.get(k2)
-                    if old is None or t2 > old[0]:
-                        nxt[k2] = (t2, root)
+                    for root, t0 in got.items():
+                        _merge(nxt, k2, root, t0 + gain)
             layer = self._prune(nxt, beam)
         best: dict[int, int] = {}
-        for (f, _lens), (t, root) in layer.items():
-            s = self.score(f, t)
-            if root not in best or s > best[root]:
-                best[root] = s
+        for (f, _lens), got in layer.items():
+            for root, t in got.items():
+                s = self.score(f, t)
+                if root not in best or s > best[root]:
+                    best[root] = s
         return best
 
     def _prune(
-        self, nodes: dict[tuple[int, tuple[int, ...]], tuple[int, int]], beam: int
-    ) -> dict[tuple[int, tuple[int, ...]], tuple[int, int]]:
+        self, nodes: dict[tuple[int, tuple[int, ...]], dict[int, int]], beam: int
+    ) -> dict[tuple[int, tuple[int, ...]], dict[int, int]]:
         """The `beam` best nodes, and the best of each first move the beam would lose."""
         if len(nodes) <= beam:
             return nodes
-        ranked = sorted(nodes, key=lambda k: -self.rank(k[0], k[1], nodes[k][0]))
+        ranked = sorted(nodes, key=lambda k: -self.rank(k[0], k[1], max(nodes[k].values())))
         keep = ranked[:beam]
-        alive = {nodes[k][1] for k in keep}
+        alive: set[int] = set()
+        for k in keep:
+            alive.update(nodes[k])
         for k in ranked[beam:]:
-            root = nodes[k][1]
-            if root not in alive:
+            if not alive.issuperset(nodes[k]):
                 keep.append(k)
-                alive.add(root)
+                alive.update(nodes[k])
         return {k: nodes[k] for k in keep}
+
+
+def _merge(
+    nodes: dict[tuple[int, tuple[int, ...]], dict[int, int]],
+    key: tuple[int, tuple[int, ...]],
+    root: int,
+    tt: int,
+) -> None:
+    """Record that first move `root` reaches sheet `key` with `tt` transfer points."""
+    got = nodes.get(key)
+    if got is None:
+        nodes[key] = {root: tt}
+    elif tt > got.get(root, -1):
+        got[root] = tt
 
 
 def cards_to_come(state: MetroXPosition) -> list[str]:

@@ -71,8 +71,8 @@ class HindsightPlayer:
                 world = info.sample(rng)
                 for i, v in enumerate(plan(world, info.seat, candidates, self.beam)):
                     totals[i] += v
-                if world.n > 1:
-                    values = info.game.parts.evaluate(world)
+                values = info.game.parts.evaluate(world)
+                if len(values) > 1:
                     others += max(v for p, v in enumerate(values) if p != info.seat)
                 worlds += 1
         ranking: list[RankedMove] = []
