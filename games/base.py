@@ -308,7 +308,7 @@ class Parts:
     positions: Callable[[Mapping[str, Any]], JSON] | None = None
     # A game whose worlds can be planned to the end (Metro X): for each of a seat's legal moves,
     # the seat's best final score found after it in one sampled world, its future known; the
-    # `expert` AI averages it over worlds (services/ai/players/hindsight.py). None: not offered.
+    # `hard` AI averages it over worlds (services/ai/players/hindsight.py). None: tree search.
     hindsight: Callable[[Any, int, Sequence[Any], int], list[float]] | None = None
 
 

@@ -1,4 +1,4 @@
-"""Metro X's `expert`: the sheet planner (games/metrox/plan.py) against the real rules, and the
+"""Metro X's `hard`: the sheet planner (games/metrox/plan.py) against the real rules, and the
 hindsight player (services/ai/players/hindsight.py) against the information it may use."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def hidden_order_changed(state: MetroXState, seed: int) -> MetroXState:
     return other
 
 
-def test_expert_sees_only_the_view() -> None:
+def test_the_planner_sees_only_the_view() -> None:
     """Two states that one seat's view cannot tell apart get the same answer: the future it
     plans is dealt by the sampled worlds, never read from the game."""
     state = solo(8, 4)
@@ -108,7 +108,7 @@ def test_expert_sees_only_the_view() -> None:
     assert [(r.move, r.value) for r in a.moves] == [(r.move, r.value) for r in b.moves]
 
 
-def test_expert_plays_a_two_player_game_and_other_games_by_tree_search() -> None:
+def test_it_plays_a_two_player_game_and_other_games_by_tree_search() -> None:
     player = HindsightPlayer(3.0, "expert", ISMCTSPlayer(iterations=20), worlds=2)
     state = MetroXState.new({"players": 2, "map": "lakeside"}, 4)
     turns = 0
@@ -125,8 +125,8 @@ def test_expert_plays_a_two_player_game_and_other_games_by_tree_search() -> None
     assert result.best in metro.legal_moves(seat)
 
 
-def test_the_expert_level_plans_in_metrox_within_its_budget() -> None:
-    level = level_for("expert")
+def test_the_hard_level_plans_in_metrox_within_its_budget() -> None:
+    level = level_for("hard")
     state = solo(12, 2)
     result: Any = level.make().search(InfoSet.from_state(state, 0), seed=3, budget_s=0.2)
     assert result.iterations >= 4 and result.best in state.legal_moves(0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.common.levels import offered_levels
 from tests.browser.conftest import Tab
 
 LOCALES = {"en": "en-GB", "hu": "hu-HU", "fr": "fr-FR", "es": "es-ES"}
@@ -33,8 +32,8 @@ def test_the_random_level_says_what_it_does_in_every_language(
 def test_the_lobby_offers_each_game_its_own_levels(
     open_tab: Callable[..., Tab], gateway_process: str
 ) -> None:
-    """The seat and clock pickers list what each game offers (`GET /api/meta`, from
-    `offered_levels`), following the game picked; every game offers `expert` today."""
+    """Metro X leaves `expert` out (docs/ai.md): its seat and clock pickers do not offer it, and
+    going back to Metro brings it back."""
     tab = open_tab(gateway_process)
     page = tab.page
     seat_levels = "#seat-list > li:nth-child(2) .seat-level option"
@@ -45,12 +44,14 @@ def test_the_lobby_offers_each_game_its_own_levels(
         ]
 
     page.wait_for_selector(f"{seat_levels}[value='random']", state="attached")
-    for kind in ("metrox", "underground", "metro"):
-        page.select_option("#game-pick", kind)
-        page.select_option("#clock-mode", "realtime")  # the clock's box is drawn per game
-        page.wait_for_selector(f"{seat_levels}[value='expert']", state="attached")
-        assert tuple(offered()) == offered_levels(kind), (kind, offered())
-        page.wait_for_selector("#clock-level option[value='expert']", state="attached")
-        clock = page.eval_on_selector_all("#clock-level option", "os => os.map(o => o.value)")
-        assert "expert" in clock and "hard" in clock, (kind, clock)
+    page.select_option("#game-pick", "metrox")
+    page.wait_for_selector(f"{seat_levels}[value='expert']", state="detached")
+    assert offered() == ["random", "easy", "medium", "hard"], offered()
+    page.select_option("#clock-mode", "realtime")
+    page.wait_for_selector("#clock-level option[value='hard']", state="attached")
+    clock_levels = page.eval_on_selector_all("#clock-level option", "os => os.map(o => o.value)")
+    assert "expert" not in clock_levels and "hard" in clock_levels, clock_levels
+    page.select_option("#game-pick", "metro")
+    page.wait_for_selector(f"{seat_levels}[value='expert']", state="attached")
+    assert offered()[-1] == "expert", offered()
     tab.check_clean()

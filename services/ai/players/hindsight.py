@@ -1,4 +1,4 @@
-"""Hindsight optimisation: the `expert` level of a game whose worlds can be planned to the end
+"""Hindsight optimisation: the `hard` level of a game whose worlds can be planned to the end
 (`Game.hindsight`; Metro X).
 
 Each sampled world deals the hidden future (the rest of the deck, every later shuffle); the
@@ -8,7 +8,7 @@ every candidate (common random numbers), so the comparison between moves is much
 each value. Knowing the future flatters every move alike but not equally (a plan that needs a
 lucky card looks good in the worlds that deal it): the mean over many worlds is what corrects
 for it. In solo Metro X this came within ~1-3% of the best plan of a player who knows the deck,
-where a tree search with the evaluation stayed ~7% short (docs/ai.md).
+where a tree search with the evaluation stayed ~6-7% short (docs/ai.md).
 """
 
 from __future__ import annotations

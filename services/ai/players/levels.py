@@ -5,9 +5,9 @@
 | random   | uniform random legal move        | none                 |
 | easy     | greedy with Gumbel noise (3 pts) | none                 |
 | medium   | greedy (one move ahead)          | none                 |
-| hard     | ISMCTS                           | 0.7 s                |
-| expert   | hindsight planning (Metro X),    | 3 s                  |
+| hard     | hindsight planning (Metro X),    | 0.7 s                |
 |          | else ISMCTS                      |                      |
+| expert   | ISMCTS                           | 3 s                  |
 | mcts-N   | ISMCTS, exactly N iterations     | none (reproducible)  |
 
 `mcts-N` (N = 1..100000) exists for reproducible analysis and tests: its answer depends only
@@ -60,12 +60,12 @@ LEVELS: dict[str, Level] = {
               lambda: GreedyPlayer(noise=3.0, name="easy"), 0),
         Level("medium", "greedy: the best position one move ahead",
               lambda: GreedyPlayer(name="medium"), 0),
-        Level("hard", "information-set MCTS, 0.7 s a move",
-              lambda: ISMCTSPlayer(budget_s=0.7, name="hard"), LEVEL_BUDGET_MS["hard"]),
-        Level("expert", "hindsight planning over sampled futures where the game can be "
-              "planned (Metro X), else information-set MCTS; 3 s a move",
-              lambda: HindsightPlayer(3.0, "expert", ISMCTSPlayer(budget_s=3.0, name="expert")),
-              LEVEL_BUDGET_MS["expert"]),
+        Level("hard", "hindsight planning over sampled futures where the game can be "
+              "planned (Metro X), else information-set MCTS; 0.7 s a move",
+              lambda: HindsightPlayer(0.7, "hard", ISMCTSPlayer(budget_s=0.7, name="hard")),
+              LEVEL_BUDGET_MS["hard"]),
+        Level("expert", "information-set MCTS, 3 s a move",
+              lambda: ISMCTSPlayer(budget_s=3.0, name="expert"), LEVEL_BUDGET_MS["expert"]),
     )
 }  # fmt: skip
 if tuple(LEVELS) != NAMED_LEVELS:  # the shared list is the contract with the engine
