@@ -1,5 +1,5 @@
 """Planning one sheet with the cards known (a sampled world's, or a solo deck's): a beam search
-over whole turns. Two users: the `hard` AI's hindsight search (services/ai/players/
+over whole turns. Two users: the `hard` AI's hindsight search in solo games (services/ai/players/
 hindsight.py: the best final score after each move, averaged over sampled futures) and
 bench/metrox_planner.py (the best plan of a known deck, the bound the AI is measured against).
 
@@ -19,7 +19,6 @@ from games.metrox.evaluate import sheet_value
 from games.metrox.maps import MetroXMap
 from games.metrox.position import MetroXPosition, penalty
 
-NEVER = 1 << 20  # a line no other seat completes before the end
 PASS_ROOT = -1  # a first move that passes (a free card with no empty station)
 STATION_ROOT = 1000  # a first move filling station i is STATION_ROOT + i; a line li is li
 
@@ -56,9 +55,8 @@ class SheetPlanner:
         """§5: the sheet's final score with `tt` transfer points."""
         return self.bonuses(filled) + tt - penalty(self.m.station_count - filled.bit_count())
 
-    def rank(self, filled: int, lens: tuple[int, ...], tt: int, taken: int = -1) -> float:
-        """How promising a node is: the AI's expected final score of the sheet; `taken` the lines
-        someone has completed by now (-1: those of the start)."""
+    def rank(self, filled: int, lens: tuple[int, ...], tt: int) -> float:
+        """How promising a node is: the AI's expected final score of the sheet."""
         m = self.m
         done = self.done
         for li in range(m.line_count):
@@ -67,38 +65,7 @@ class SheetPlanner:
                 done |= 1 << li
         used = [_PAD[n] for n in lens]
         left = m.total_windows - sum(lens)
-        points = self.bonuses(filled) + tt
-        return sheet_value(m, filled, used, points, done, self.taken if taken < 0 else taken, left)
-
-    def completions(
-        self, cards: Sequence[str], filled: int, lens: tuple[int, ...], tt: int
-    ) -> list[int]:
-        """When this sheet completes each line (the turn from now: 0 this one; NEVER: not
-        before the end) if its seat plays greedily (the best sheet value after each card):
-        how another seat's sheet races ours to the first bonuses in a world whose cards are
-        known."""
-        m = self.m
-        out = [NEVER] * m.line_count
-        total = m.total_windows
-        for depth, code in enumerate(cards):
-            if sum(lens) >= total:
-                break
-            best = None
-            best_value = 0.0
-            for f2, l2, gain, _ in self._options(filled, lens, code):
-                value = self.rank(f2, l2, tt + gain)
-                if best is None or value > best_value:
-                    best, best_value = (f2, l2, tt + gain), value
-            if best is None:
-                break
-            changed = best[0] & ~filled
-            filled, lens, tt = best
-            if changed:
-                for li in range(m.line_count):
-                    mask = m.line_mask[li]
-                    if mask & changed and filled & mask == mask and out[li] == NEVER:
-                        out[li] = depth
-        return out
+        return sheet_value(m, filled, used, self.bonuses(filled) + tt, done, self.taken, left)
 
     def line_effect(self, filled: int, li: int, code: str) -> tuple[int, int]:
         """(filled after, transfer number written) for `code` played on line `li`."""
@@ -158,28 +125,22 @@ class SheetPlanner:
         lens: tuple[int, ...],
         tt: int,
         roots: set[int] | None = None,
-        race: list[int] | None = None,
     ) -> dict[int, int]:
         """The best final score found after each first move (a root code), the sheet starting
         at (`filled`, `lens`, `tt`) and `cards` revealed in turn from now; `roots`: the first
-        moves to consider (None: all); `race`: per line, the turn from now in which another
-        seat completes it (`completions`): completing it in a later turn earns the later bonus.
-        A node's points are its transfer points less what lines completed late lost.
+        moves to consider (None: all).
 
         A node holds, per first move that reached its sheet, the most transfer points it got
         there with: two first moves often meet in one sheet (a line now and another next turn,
         or the other way round), and the rest of the game is the same for both."""
         total = self.m.total_windows
         layer: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
-        late = self._late(race) if race is not None else None
         for f2, l2, gain, move in self._options(filled, lens, cards[0]):
             if roots is None or move in roots:
-                lost = self._lost(late, 0, filled, f2) if late is not None else 0
-                _merge(layer, (f2, l2), move, tt + gain - lost)
-        for depth in range(1, len(cards)):
+                _merge(layer, (f2, l2), move, tt + gain)
+        for code in cards[1:]:
             if all(sum(key[1]) >= total for key in layer):
                 break  # every window used: the game is over on every sheet kept
-            code = cards[depth]
             nxt: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
             for key, got in layer.items():
                 if sum(key[1]) >= total:
@@ -188,17 +149,9 @@ class SheetPlanner:
                     continue
                 for f2, l2, gain, _ in self._options(key[0], key[1], code):
                     k2 = (f2, l2)
-                    if late is not None:
-                        gain -= self._lost(late, depth, key[0], f2)
                     for root, t0 in got.items():
                         _merge(nxt, k2, root, t0 + gain)
-            taken = -1
-            if race is not None:
-                taken = self.taken
-                for li, when in enumerate(race):
-                    if when <= depth:
-                        taken |= 1 << li
-            layer = self._prune(nxt, beam, taken)
+            layer = self._prune(nxt, beam)
         best: dict[int, int] = {}
         for (f, _lens), got in layer.items():
             for root, t in got.items():
@@ -207,35 +160,13 @@ class SheetPlanner:
                     best[root] = s
         return best
 
-    def _late(self, race: list[int]) -> list[tuple[int, int, int]]:
-        """(line, the turn another seat completes it, what completing it after that loses)."""
-        m = self.m
-        return [
-            (li, when, self.bonus[li] - m.later_bonus[li])
-            for li, when in enumerate(race)
-            if when < NEVER and self.bonus[li] > m.later_bonus[li]
-        ]
-
-    def _lost(self, late: list[tuple[int, int, int]], depth: int, before: int, after: int) -> int:
-        """The bonus lost by lines this turn completes after another seat did."""
-        changed = after & ~before
-        if not changed:
-            return 0
-        lost = 0
-        masks = self.m.line_mask
-        for li, when, loss in late:
-            mask = masks[li]
-            if depth > when and mask & changed and after & mask == mask:
-                lost += loss
-        return lost
-
     def _prune(
-        self, nodes: dict[tuple[int, tuple[int, ...]], dict[int, int]], beam: int, taken: int = -1
+        self, nodes: dict[tuple[int, tuple[int, ...]], dict[int, int]], beam: int
     ) -> dict[tuple[int, tuple[int, ...]], dict[int, int]]:
         """The `beam` best nodes, and the best of each first move the beam would lose."""
         if len(nodes) <= beam:
             return nodes
-        ranked = sorted(nodes, key=lambda k: -self.rank(k[0], k[1], max(nodes[k].values()), taken))
+        ranked = sorted(nodes, key=lambda k: -self.rank(k[0], k[1], max(nodes[k].values())))
         keep = ranked[:beam]
         alive: set[int] = set()
         for k in keep:
@@ -300,12 +231,16 @@ def planner_for(state: MetroXPosition, seat: int) -> SheetPlanner:
     return SheetPlanner(state.m, state.first_taken, state.btotal[seat], state.done[seat])
 
 
-def hindsight(world: MetroXPosition, seat: int, moves: Sequence[object], beam: int) -> list[float]:
+def hindsight(
+    world: MetroXPosition, seat: int, moves: Sequence[object], beam: int
+) -> list[float] | None:
     """`Game.hindsight`: for each of `moves` (the seat's legal moves), the best final score of
     the seat's sheet found after it, the world's cards to come known (a sampled world deals
-    them). The other seats race it to the first bonuses: each is played greedily through the
-    same cards (`completions`), and a line the plan completes after one of them did earns its
-    later bonus."""
+    them). None when other seats still play: planning one sheet while others race it to the
+    first bonuses lost two-player games even to the greedy `medium` (docs/ai.md), so those
+    are left to the tree search."""
+    if any(p != seat and not world.retired_mask >> p & 1 for p in range(world.n)):
+        return None
     m = world.m
     roots: list[int] = []
     for move in moves:
@@ -319,13 +254,6 @@ def hindsight(world: MetroXPosition, seat: int, moves: Sequence[object], beam: i
             roots.append(PASS_ROOT)
     planner = planner_for(world, seat)
     filled, lens, tt = sheet_of(world, seat)
-    cards = cards_to_come(world)
-    race: list[int] | None = None
-    for other in range(world.n):
-        if other != seat and not world.retired_mask >> other & 1:
-            f, ln, t = sheet_of(world, other)
-            when = planner_for(world, other).completions(cards, f, ln, t)
-            race = when if race is None else [min(a, b) for a, b in zip(race, when, strict=True)]
-    best = planner.best_after(cards, beam, filled, lens, tt, set(roots), race)
+    best = planner.best_after(cards_to_come(world), beam, filled, lens, tt, set(roots))
     floor = float(min(best.values())) if best else 0.0
     return [float(best[r]) if r in best else floor for r in roots]

@@ -108,21 +108,27 @@ def test_the_planner_sees_only_the_view() -> None:
     assert [(r.move, r.value) for r in a.moves] == [(r.move, r.value) for r in b.moves]
 
 
-def test_it_plays_a_two_player_game_and_other_games_by_tree_search() -> None:
-    player = HindsightPlayer(3.0, "expert", ISMCTSPlayer(iterations=20), worlds=2)
+def test_a_table_with_other_seats_and_other_games_are_searched_by_the_tree() -> None:
+    """Planning one sheet while others race it to the first bonuses lost to `medium`: with
+    another seat still playing the world is not planned, and the tree search answers (so does
+    it for a game without a planner); a seat left alone by retirements is planned again."""
+    player = HindsightPlayer(3.0, "hard", ISMCTSPlayer(iterations=20), worlds=2)
     state = MetroXState.new({"players": 2, "map": "lakeside"}, 4)
+    assert hindsight(state, 0, state.legal_moves(0), 10) is None
     turns = 0
-    while not state.over and turns < 6:
+    while not state.over and turns < 3:
         for seat in list(state.to_move()):
             result = player.search(InfoSet.from_state(state, seat), seed=turns)
+            assert result.iterations == 20  # the fallback's fixed iterations
             state.apply(seat, result.best)
         turns += 1
-    assert turns == 6
+    state.retire(1)
+    assert hindsight(state, 0, state.legal_moves(0), 10) is not None
+    assert player.search(InfoSet.from_state(state, 0), seed=9).iterations == 2
     metro = games.get("metro").new_state({"players": 2}, 1)
     seat = metro.to_move()[0]
     result = player.search(InfoSet.from_state(metro, seat), seed=1)
-    assert result.iterations == 20  # the fallback's fixed iterations: ISMCTS searched
-    assert result.best in metro.legal_moves(seat)
+    assert result.iterations == 20 and result.best in metro.legal_moves(seat)
 
 
 def test_the_hard_level_plans_in_metrox_within_its_budget() -> None:

@@ -7,8 +7,10 @@ candidate moves; the move with the best mean over the worlds is played. The same
 every candidate (common random numbers), so the comparison between moves is much tighter than
 each value. Knowing the future flatters every move alike but not equally (a plan that needs a
 lucky card looks good in the worlds that deal it): the mean over many worlds is what corrects
-for it. In solo Metro X this came within ~1-3% of the best plan of a player who knows the deck,
-where a tree search with the evaluation stayed ~6-7% short (docs/ai.md).
+for it. In solo Metro X this comes within ~1.5% of the best plan of a player who knows the
+deck, where a tree search with the evaluation stayed ~6% short (docs/ai.md). A world the game
+does not plan (Metro X with other seats still playing: the race for first bonuses) is left to
+`fallback`.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class HindsightPlayer:
         start = time.perf_counter()
         if not info.to_move:
             return SearchResult([], 0, time.perf_counter() - start)
+        first = info.sample(random.Random(seed))
+        if plan(first, info.seat, first.legal_moves(info.seat)[:1], 1) is None:
+            return self.fallback.search(info, seed, budget_s)  # not plannable: a tree search
         if budget_s is not None:
             deadline = start + budget_s
         elif self.worlds is not None:
@@ -69,11 +74,12 @@ class HindsightPlayer:
         if len(order) > 1:
             while worlds < most and (worlds < least or time.perf_counter() < deadline):
                 world = info.sample(rng)
-                for i, v in enumerate(plan(world, info.seat, candidates, self.beam)):
+                values = plan(world, info.seat, candidates, self.beam) or []
+                for i, v in enumerate(values):
                     totals[i] += v
-                values = info.game.parts.evaluate(world)
-                if len(values) > 1:
-                    others += max(v for p, v in enumerate(values) if p != info.seat)
+                seats = info.game.parts.evaluate(world)
+                if len(seats) > 1:
+                    others += max(v for p, v in enumerate(seats) if p != info.seat)
                 worlds += 1
         ranking: list[RankedMove] = []
         if worlds:
