@@ -308,8 +308,8 @@ class Parts:
     positions: Callable[[Mapping[str, Any]], JSON] | None = None
     # A game whose worlds can be planned to the end (Metro X): for each of a seat's legal moves,
     # the seat's best final score found after it in one sampled world, its future known (None:
-    # this world is not planned, e.g. other seats still play); the `hard` AI averages it over
-    # worlds (services/ai/players/hindsight.py), else searches a tree.
+    # this world is not planned, e.g. other seats still play; no moves: [] at no cost); the
+    # `hard` AI averages it over worlds (services/ai/players/hindsight.py), else searches a tree.
     hindsight: Callable[[Any, int, Sequence[Any], int], list[float] | None] | None = None
 
 

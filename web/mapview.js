@@ -178,7 +178,6 @@ export class MapView {
     // is wider, the map sits in its middle.
     const { w, h } = this.size;
     const along = (c, lo, span, view) => {
-      if (!view) return Math.min(Math.max(c, lo), lo + span); // no size yet
       if (view >= span) return lo + span / 2;
       return Math.min(Math.max(c, lo + view / 2), lo + span - view / 2);
     };

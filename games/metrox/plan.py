@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games.metrox.cards import FREE, INFO, NUMBER, SKIP, shuffled
+from games.metrox.cards import FREE, INFO, shuffled
 from games.metrox.evaluate import sheet_value
 from games.metrox.maps import MetroXMap
-from games.metrox.position import MetroXPosition, penalty
+from games.metrox.position import MetroXPosition, penalty, window_effect
 
 PASS_ROOT = -1  # a first move that passes (a free card with no empty station)
 STATION_ROOT = 1000  # a first move filling station i is STATION_ROOT + i; a line li is li
@@ -68,31 +68,11 @@ class SheetPlanner:
         return sheet_value(m, filled, used, self.bonuses(filled) + tt, done, self.taken, left)
 
     def line_effect(self, filled: int, li: int, code: str) -> tuple[int, int]:
-        """(filled after, transfer number written) for `code` played on line `li`."""
-        m = self.m
+        """(filled after, transfer number written) for `code` played on line `li`: the rules'
+        own `window_effect`."""
         kind, num, _ = INFO[code]
-        bits = m.line_bits[li]
-        size = len(bits)
-        i = 0
-        while i < size and filled & bits[i]:
-            i += 1
-        if i == size:
-            return filled, 0
-        if kind == NUMBER:
-            stop = min(size, i + num)
-            while i < stop and not filled & bits[i]:
-                filled |= bits[i]
-                i += 1
-            return filled, 0
-        if kind == SKIP:
-            k = 0
-            while i < size and k < num:
-                if not filled & bits[i]:
-                    filled |= bits[i]
-                    k += 1
-                i += 1
-            return filled, 0
-        return filled | bits[i], 2 * m.degree[m.line_stations[li][i]]
+        fill, _, station = window_effect(self.m, li, filled, kind, num)
+        return filled | fill, 2 * self.m.degree[station] if station >= 0 else 0
 
     def _options(
         self, filled: int, lens: tuple[int, ...], code: str
@@ -124,11 +104,11 @@ class SheetPlanner:
         filled: int,
         lens: tuple[int, ...],
         tt: int,
-        roots: set[int] | None = None,
+        roots: set[int],
     ) -> dict[int, int]:
         """The best final score found after each first move (a root code), the sheet starting
         at (`filled`, `lens`, `tt`) and `cards` revealed in turn from now; `roots`: the first
-        moves to consider (None: all).
+        moves to consider. Every one of them gets a value (`_prune` keeps each alive).
 
         A node holds, per first move that reached its sheet, the most transfer points it got
         there with: two first moves often meet in one sheet (a line now and another next turn,
@@ -136,7 +116,7 @@ class SheetPlanner:
         total = self.m.total_windows
         layer: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
         for f2, l2, gain, move in self._options(filled, lens, cards[0]):
-            if roots is None or move in roots:
+            if move in roots:
                 _merge(layer, (f2, l2), move, tt + gain)
         for code in cards[1:]:
             if all(sum(key[1]) >= total for key in layer):
@@ -236,11 +216,14 @@ def hindsight(
 ) -> list[float] | None:
     """`Game.hindsight`: for each of `moves` (the seat's legal moves), the best final score of
     the seat's sheet found after it, the world's cards to come known (a sampled world deals
-    them). None when other seats still play: planning one sheet while others race it to the
-    first bonuses lost two-player games even to the greedy `medium` (docs/ai.md), so those
-    are left to the tree search."""
+    them); no moves: an empty list, at no cost (the question "is this world planned?"). None
+    when other seats still play: planning one sheet while others race it to the first bonuses
+    lost two-player games even to the greedy `medium` (docs/ai.md), so those are left to the
+    tree search."""
     if any(p != seat and not world.retired_mask >> p & 1 for p in range(world.n)):
         return None
+    if not moves:
+        return []
     m = world.m
     roots: list[int] = []
     for move in moves:
@@ -255,5 +238,4 @@ def hindsight(
     planner = planner_for(world, seat)
     filled, lens, tt = sheet_of(world, seat)
     best = planner.best_after(cards_to_come(world), beam, filled, lens, tt, set(roots))
-    floor = float(min(best.values())) if best else 0.0
-    return [float(best[r]) if r in best else floor for r in roots]
+    return [float(best[r]) for r in roots]

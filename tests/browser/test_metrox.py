@@ -32,12 +32,15 @@ def api_view(base: str, game: str) -> Any:
         return json.load(reply)
 
 
-def new_metrox_game(page: Any, others: list[tuple[str, str]], daily: str | None = None) -> str:
-    """The lobby's form for Metro X on the beginners' map; the new game's id."""
+def new_metrox_game(
+    page: Any, others: list[tuple[str, str]], daily: str | None = None, city: str = "lakeside"
+) -> str:
+    """The lobby's form for Metro X on map `city` (the beginners' by default); the new game's
+    id."""
     page.wait_for_selector("#game-pick option[value='metrox']", state="attached")
     page.select_option("#game-pick", "metrox")
     page.wait_for_selector("#opt-map")
-    page.select_option("#opt-map", label="Lakeside")
+    page.select_option("#opt-map", value=city)
     if daily is not None:
         page.fill("#opt-daily", daily)
     if not others:
@@ -250,16 +253,7 @@ def test_each_line_s_label_picks_its_own_line(
     whole map shown does not pan the map (it once slid half of Madrid out of sight)."""
     tab = open_tab(gateway_process)
     page = tab.page
-    page.wait_for_selector("#game-pick option[value='metrox']", state="attached")
-    page.select_option("#game-pick", "metrox")
-    page.wait_for_selector("#opt-map")
-    page.select_option("#opt-map", value=city)
-    page.fill("#opt-daily", "labels")  # a fixed deck
-    while page.locator("#seat-list > li").count() > 1:
-        page.locator("#seat-list > li").last.locator(".remove-seat").click()
-    page.fill("#your-name", "Solo")
-    page.click("#create-button")
-    page.wait_for_url("**/#/game/*")
+    new_metrox_game(page, [], daily="labels", city=city)  # a fixed deck
     page.wait_for_selector(".mx-map .mx-station")
     whole = page.get_attribute(".mx-map", "viewBox")
     turn = -1

@@ -53,9 +53,10 @@ class HindsightPlayer:
         start = time.perf_counter()
         if not info.to_move:
             return SearchResult([], 0, time.perf_counter() - start)
-        first = info.sample(random.Random(seed))
-        if plan(first, info.seat, first.legal_moves(info.seat)[:1], 1) is None:
-            return self.fallback.search(info, seed, budget_s)  # not plannable: a tree search
+        rng = random.Random(seed)
+        first = info.sample(rng)
+        if plan(first, info.seat, (), 0) is None:
+            return self.fallback.search(info, seed, budget_s)  # not planned: a tree search
         if budget_s is not None:
             deadline = start + budget_s
         elif self.worlds is not None:
@@ -63,27 +64,27 @@ class HindsightPlayer:
         else:
             deadline = start + self.budget_s
         least, most = (self.worlds, self.worlds) if self.worlds else (MIN_WORLDS, MAX_WORLDS)
-        rng = random.Random(seed)
-        priors = greedy_values(info.game, info.sample(rng), info.seat, rng)
+        priors = greedy_values(info.game, first, info.seat, rng)
         index = {m: i for i, m in enumerate(priors)}
         order = sorted(priors, key=lambda m: (-priors[m], index[m]))
         candidates = order[:CANDIDATES]
         totals = [0.0] * len(candidates)
-        others = 0.0  # the best other seat's expected score, summed over the worlds
+        # A seat planned plays alone: the others have retired and their scores are final, the
+        # same in every world (a value is a margin: API.md's hints).
+        seats = info.game.parts.evaluate(first)
+        rival = max((v for p, v in enumerate(seats) if p != info.seat), default=0.0)
         worlds = 0
         if len(order) > 1:
             while worlds < most and (worlds < least or time.perf_counter() < deadline):
                 world = info.sample(rng)
-                values = plan(world, info.seat, candidates, self.beam) or []
+                values = plan(world, info.seat, candidates, self.beam)
+                if values is None:
+                    raise RuntimeError("a world of a planned seat was not planned")
                 for i, v in enumerate(values):
                     totals[i] += v
-                seats = info.game.parts.evaluate(world)
-                if len(seats) > 1:
-                    others += max(v for p, v in enumerate(seats) if p != info.seat)
                 worlds += 1
         ranking: list[RankedMove] = []
         if worlds:
-            rival = others / worlds
             ranked = sorted(range(len(candidates)), key=lambda i: (-totals[i], i))
             ranking = [
                 RankedMove(candidates[i], totals[i] / worlds - rival, worlds) for i in ranked
