@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import games  # noqa: E402
+from bench.support import stop  # noqa: E402
 from games.base import Game, GameState  # noqa: E402
 from services.ai.players import InfoSet, level_for  # noqa: E402
 from services.ai.tournament import run, summarise, tasks  # noqa: E402
@@ -223,9 +224,7 @@ def suggest(game: Game, rules: dict[str, Any], samples: int, level: str) -> dict
         except grpc.RpcError as err:
             raise SystemExit(f"suggest bench failed: {err}") from None
         finally:
-            for proc in procs:
-                proc.terminate()
-                proc.wait(10)
+            stop(procs)
     ordered = sorted(latencies)
 
     def pct(p: float) -> float:

@@ -30,7 +30,7 @@ import grpc  # noqa: E402
 from metro.v1 import ai_pb2, ai_pb2_grpc, engine_pb2, engine_pb2_grpc  # noqa: E402
 
 import games  # noqa: E402
-from bench.support import wait_serving  # noqa: E402
+from bench.support import stop, wait_serving  # noqa: E402
 from services.common.grpc_util import bearer, insecure_channel  # noqa: E402
 from services.common.redis_server import RedisServer, free_port  # noqa: E402
 
@@ -103,18 +103,6 @@ def summary(measured: tuple[list[float], list[int]]) -> dict[str, Any]:
     return {"calls": len(ordered), "p50_ms": pct(0.5), "p95_ms": pct(0.95),
             "mean_ms": round(statistics.mean(ordered) * 1000), "max_ms": pct(1.0),
             "mean_iterations": round(statistics.mean(iterations))}  # fmt: skip
-
-
-def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM, then SIGKILL for a server that a loaded machine keeps from leaving in time."""
-    for proc in reversed(procs):
-        proc.terminate()
-    for proc in reversed(procs):
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 def main() -> int:

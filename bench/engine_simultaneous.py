@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import grpc  # noqa: E402
 from metro.v1 import engine_pb2, engine_pb2_grpc  # noqa: E402
-from support import SocketRedisServer, wait_serving  # noqa: E402
+from support import SocketRedisServer, stop, wait_serving  # noqa: E402
 
 from services.common.grpc_util import CLIENT_OPTIONS, bearer  # noqa: E402
 from services.common.redis_server import free_port  # noqa: E402
@@ -136,8 +136,7 @@ def main() -> None:
                 wait_serving(target, proc=engine, log=Path(tmp) / "engine.log")
                 result = asyncio.run(_run(target, args.seats, args.turns))
             finally:
-                engine.terminate()
-                engine.wait(10)
+                stop([engine])
                 redis_server.stop()
     print(json.dumps({"bench": "engine_simultaneous", **result}, indent=1))
 
