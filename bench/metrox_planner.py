@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.metrox_exact import bound_deck, solo_cards
 from games.metrox import maps
 from games.metrox.cards import FREE, INFO
 from games.metrox.maps import MetroXMap
@@ -50,14 +51,6 @@ CLOSE = (1.0, 0.7, 0.45, 0.25, 0.1)  # beam ranking: share of a line's bonus by 
 
 RANKINGS = ("close", "sheet")
 Plan = list[tuple[str, Any]]  # per turn: ("line", index) / ("station", index) / ("pass", None)
-
-
-def card_sequence(map_id: str, seed: int) -> list[str]:
-    """Every card a solo game with this seed reveals, in order (moves never change them)."""
-    state = MetroXState.new({"players": 1, "map": map_id}, seed)
-    while not state.over:
-        state.apply(0, state.legal_moves(0)[0])
-    return list(state.cards)
 
 
 class Planner:
@@ -177,7 +170,7 @@ def plan_deck(job: tuple[str, int, int]) -> dict[str, Any]:
     map_id, seed, beam = job
     m = maps.get(map_id)
     t0 = time.perf_counter()
-    cards = card_sequence(map_id, seed)
+    cards = solo_cards(map_id, seed)
     found = {r: Planner(m, r).plan(cards, beam) for r in RANKINGS}
     best, plan = max(found.values(), key=lambda x: x[0])
     elapsed = time.perf_counter() - t0
@@ -193,6 +186,7 @@ def plan_deck(job: tuple[str, int, int]) -> dict[str, Any]:
         "by_ranking": {r: found[r][0] for r in RANKINGS},
         "transfers": solo_transfers(map_id, seed, moves),
         "plan_s": round(elapsed, 2),
+        "moves": [move.to_json() for move in moves],
     }
 
 
@@ -253,17 +247,27 @@ def summary(rows: Sequence[dict[str, Any]], bound: dict[tuple[str, int], int]) -
 
 
 def best_known_summary(
-    rows: dict[str, list[dict[str, Any]]], bound: dict[tuple[str, int], int]
+    rows: dict[str, list[dict[str, Any]]],
+    bound: dict[tuple[str, int], int],
+    exact: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Each level against the best plan known per deck: the planner's, or any level's game
-    where one scored more (the hindsight player of `expert` often does: the beam is no proof
-    of the optimum); how many games scored above the planner is reported with each level."""
+    """Each level against the best plan known per deck: the planner's, the exact program's
+    (`exact`), or any level's game where one scored more (the beam is no proof of the optimum);
+    how many games scored above the planner is reported with each level. With `exact`, also
+    each level's share of the decks' upper bounds: the optimum lies between the best plan known
+    and the upper bound, so a level's share of the optimum lies between its two shares."""
     best = dict(bound)
+    if exact:
+        for (mp, sd), v in bound.items():
+            best[mp, sd] = max(v, exact["decks"][f"{mp}/{sd}"]["score"])
     for level_rows in rows.values():
         for r in level_rows:
             key = (r["map"], r["seed"])
             best[key] = max(best[key], r["score"])
-    out = {}
+    upper = {k: exact["decks"][f"{k[0]}/{k[1]}"]["upper_bound"] for k in bound} if exact else {}
+    if any(best[k] > upper[k] for k in upper):
+        raise RuntimeError("a plan scored above its deck's upper bound: the program is wrong")
+    out: dict[str, Any] = {}
     for level, level_rows in rows.items():
         above = sum(1 for r in level_rows if r["score"] > bound[r["map"], r["seed"]])
         out[level] = {
@@ -271,8 +275,66 @@ def best_known_summary(
             "share_of_planner": summary(level_rows, bound)["mean_share"],
             "games_above_planner": above,
         }
+        if upper:
+            of_upper = summary(level_rows, upper)
+            out[level]["share_of_upper_bound"] = of_upper["mean_share"]
+            out[level]["per_map_share_of_upper_bound"] = of_upper["per_map_share"]
     out["best_known"] = {f"{mp}/{sd}": v for (mp, sd), v in sorted(best.items())}
+    if upper:
+        out["upper_bound"] = {f"{mp}/{sd}": v for (mp, sd), v in sorted(upper.items())}
+        gaps = {k: (upper[k] - best[k]) / upper[k] for k in upper}
+        out["best_known_gap"] = {
+            "decks_proven_optimal": sum(1 for k in upper if upper[k] == best[k]),
+            "mean_gap": round(statistics.fmean(gaps.values()), 4),
+            "max_gap": round(max(gaps.values()), 4),
+            "per_map_mean_gap": {
+                mp: round(statistics.fmean(g for k, g in gaps.items() if k[0] == mp), 4)
+                for mp in sorted({k[0] for k in upper})
+            },
+        }
     return out
+
+
+def exact_all(
+    planner: dict[str, Any],
+    limit_s: float,
+    jobs: int,
+    earlier: dict[str, Any] | None = None,
+    known: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """Each deck's game as a mixed-integer program (bench/metrox_exact.py), started from the
+    best plan known: a plan at least as good, replayed through the rules, and an upper bound.
+    With `earlier` (this function's answer from a shorter run), only the decks it left open
+    (upper bound above the best score `known`) are solved again, from its plans; each keeps
+    the lower of its two upper bounds (both hold)."""
+    t0 = time.perf_counter()
+    decks: dict[str, dict[str, Any]] = dict(earlier["decks"]) if earlier else {}
+    jobs_list = []
+    for key, plan in planner["plans"].items():
+        old = decks.get(key)
+        if old is not None:
+            best = max(old["score"], planner["bounds"][key], (known or {}).get(key, 0))
+            if old["upper_bound"] <= best:
+                continue  # proven optimal already
+            plan = old.get("plan", plan)
+        jobs_list.append((key.split("/")[0], int(key.split("/")[1]), limit_s, plan))
+    for r in _pool_map(bound_deck, jobs_list, jobs):
+        key = f"{r['map']}/{r['seed']}"
+        row = {k: r[k] for k in ("score", "upper_bound", "optimal", "solve_s", "plan")}
+        if key in decks:
+            row["upper_bound"] = min(row["upper_bound"], decks[key]["upper_bound"])
+            row["solve_s"] += decks[key]["solve_s"]
+        decks[key] = row
+    return {
+        "limit_s": limit_s,
+        "decks_solved_again": len(jobs_list) if earlier else None,
+        "decks_solved_to_optimality": sum(1 for d in decks.values() if d["optimal"]),
+        "decks_above_planner": sum(
+            1 for k, d in decks.items() if d["score"] > planner["bounds"][k]
+        ),
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "decks": decks,
+    }
 
 
 def plan_all(decks: Sequence[tuple[str, int]], beam: int, check: bool, jobs: int) -> dict[str, Any]:
@@ -288,6 +350,7 @@ def plan_all(decks: Sequence[tuple[str, int]], beam: int, check: bool, jobs: int
         "transfers_per_game_by_value": transfer_table(planned),
         "s_per_deck": round((time.perf_counter() - t0) / len(decks), 2),
         "bounds": bound,
+        "plans": {f"{r['map']}/{r['seed']}": r["moves"] for r in planned},
     }
     if check:
         steps = []
@@ -325,6 +388,14 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="also plan with twice the beam")
     parser.add_argument("--levels", default="medium,hard", help="comma-separated; '' for none")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--exact",
+        type=float,
+        default=0,
+        help="seconds per deck for the exact program (bench/metrox_exact.py): its plans join "
+        "the best known and its upper bounds give each level's gap; with --bounds, the decks "
+        "that run left open are solved again for this long; 0 for none",
+    )
     parser.add_argument("--out", type=Path, help="also write the JSON here (after every part)")
     parser.add_argument(
         "--bounds",
@@ -354,6 +425,9 @@ def main() -> None:
     if not args.bounds:
         out["planner"] = plan_all(decks, args.beam, args.check, args.jobs)
         save()
+        if args.exact:
+            out["exact"] = exact_all(out["planner"], args.exact, args.jobs)
+            save()
     rows: dict[str, list[dict[str, Any]]] = {}
     for level in levels:
         t1 = time.perf_counter()
@@ -366,15 +440,31 @@ def main() -> None:
     if args.bounds:
         while not args.bounds.exists():  # a planner run still under way writes it
             time.sleep(10)
-        out["planner"] = {
-            **json.loads(args.bounds.read_text())["planner"],
-            "bounds_from": str(args.bounds),
-        }
+        earlier = json.loads(args.bounds.read_text())
+        out["planner"] = {**earlier["planner"], "bounds_from": str(args.bounds)}
+        if "exact" in earlier:
+            out["exact"] = earlier["exact"]
+        if args.exact:  # the decks the earlier run left open, solved again for longer
+            known: dict[str, int] = {}  # the levels' best game per deck
+            for r in (r for level_rows in rows.values() for r in level_rows):
+                key = f"{r['map']}/{r['seed']}"
+                known[key] = max(known.get(key, 0), r["score"])
+            out["exact"] = exact_all(out["planner"], args.exact, args.jobs, out.get("exact"), known)
     bounds = out["planner"]["bounds"]
     bound = {(mp, s): bounds[f"{mp}/{s}"] for mp, s in decks}
-    out["levels"] = best_known_summary(rows, bound)
+    out["levels"] = best_known_summary(rows, bound, out.get("exact"))
     save()
-    print(json.dumps({k: v for k, v in out.items() if k != "games"}))
+    shown = {k: v for k, v in out.items() if k != "games"}
+    shown["planner"] = {k: v for k, v in out["planner"].items() if k != "plans"}
+    if "exact" in out:
+        shown["exact"] = {
+            **out["exact"],
+            "decks": {
+                k: {f: v for f, v in d.items() if f != "plan"}
+                for k, d in out["exact"]["decks"].items()
+            },
+        }
+    print(json.dumps(shown))
 
 
 if __name__ == "__main__":

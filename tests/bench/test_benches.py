@@ -102,8 +102,15 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         {"bench", "mode", "query_cpu_s", "query_answer", "flood_statuses", "meta_ms_in_flood"},
     ),
     "metrox_planner.py": (
-        ["--maps", "lakeside", "--decks", "1", "--beam", "10", "--check", "--levels", "mcts-5"],
-        {"bench", "planner", "levels", "load_avg_start"},
+        [
+            *("--maps", "lakeside", "--decks", "1", "--beam", "10", "--check"),
+            *("--levels", "mcts-5", "--exact", "2"),
+        ],
+        {"bench", "planner", "exact", "levels", "load_avg_start"},
+    ),
+    "metrox_exact.py": (
+        ["lakeside", "107", "--limit", "2"],
+        {"map", "seed", "score", "upper_bound", "optimal", "solve_s"},
     ),
     "metrox_maps.py": (
         ["--maps", "paris,amsterdam", "--games", "1", "--level", "random"],
