@@ -3,6 +3,7 @@ hindsight player (services/ai/players/hindsight.py) against the information it m
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -136,3 +137,34 @@ def test_the_hard_level_plans_in_metrox_within_its_budget() -> None:
     state = solo(12, 2)
     result: Any = level.make().search(InfoSet.from_state(state, 0), seed=3, budget_s=0.2)
     assert result.iterations >= 4 and result.best in state.legal_moves(0)
+
+
+def test_no_world_is_begun_that_would_end_past_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A world near the start of a game takes a fourteenth of `hard`'s budget, so one begun
+    just before the deadline ended the move up to 5% late (bench/move_time.py). On a clock
+    that only the planner moves (100 ms a world), a 0.75 s budget plans 7 worlds and ends at
+    0.7 s (an eighth as long as the longest would end late), where starting while time was
+    left began an eighth and ended at 0.8 s."""
+    from services.ai.players import hindsight as module
+
+    clock = {"now": 0.0}
+
+    class Clock:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock["now"]
+
+    def slow_plan(state: Any, seat: int, moves: Any, beam: int) -> Any:
+        if moves:  # "is this world planned?" asks with no moves, and costs nothing
+            clock["now"] += 0.1
+        return hindsight(state, seat, moves, beam)
+
+    monkeypatch.setattr(module, "time", Clock)
+    state = solo(12, 2)
+    info = InfoSet.from_state(state, 0)
+    parts = dataclasses.replace(info.game.parts, hindsight=slow_plan)
+    info = dataclasses.replace(info, game=dataclasses.replace(info.game, parts=parts))
+    player = HindsightPlayer(0.75, "hard", ISMCTSPlayer(iterations=10))
+    result = player.search(info, seed=3)
+    assert result.iterations == 7  # worlds planned
+    assert result.elapsed_s == pytest.approx(0.7)

@@ -97,6 +97,17 @@ CASES: dict[str, tuple[list[str], set[str]]] = {
         ["--games", "metro", "--positions", "1", "--seconds", "0.1", "--rounds", "1"],
         {"bench", "metro", "seconds"},
     ),
+    "move_time.py": (
+        ["--positions", "1", "--levels", "hard"],
+        {
+            "bench",
+            "positions",
+            "metro/2/hard",
+            "metrox/2/hard",
+            "underground/2/hard",
+            "metrox/1/hard",
+        },
+    ),
     "bounded_costs.py": (
         ["rules", "--flood", "1"],
         {"bench", "mode", "query_cpu_s", "query_answer", "flood_statuses", "meta_ms_in_flood"},

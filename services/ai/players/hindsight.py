@@ -75,7 +75,13 @@ class HindsightPlayer:
         rival = max((v for p, v in enumerate(seats) if p != info.seat), default=0.0)
         worlds = 0
         if len(order) > 1:
-            while worlds < most and (worlds < least or time.perf_counter() < deadline):
+            longest = 0.0  # the longest world so far
+            now = time.perf_counter()
+            while worlds < most:
+                # A world is begun only if one as long as the longest so far ends in time: a
+                # world near the start of a game takes ~50 ms, a fourteenth of the budget.
+                if worlds >= least and now + longest > deadline:
+                    break
                 world = info.sample(rng)
                 values = plan(world, info.seat, candidates, self.beam)
                 if values is None:
@@ -83,6 +89,8 @@ class HindsightPlayer:
                 for i, v in enumerate(values):
                     totals[i] += v
                 worlds += 1
+                began, now = now, time.perf_counter()
+                longest = max(longest, now - began)
         ranking: list[RankedMove] = []
         if worlds:
             ranked = sorted(range(len(candidates)), key=lambda i: (-totals[i], i))
