@@ -26,27 +26,19 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from checkouts import Before, checkout_root
 
-def _root() -> Path:
-    """This checkout; with --root (the `--before` worker) another one, whose code it runs."""
-    if "--root" in sys.argv:
-        return Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
-    return Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(checkout_root(__file__)))
 
-
-sys.path.insert(0, str(_root()))
-
-import games  # noqa: E402
-from games.base import GameState  # noqa: E402
-from services.ai.players import InfoSet  # noqa: E402
-from services.ai.players.levels import LEVELS  # noqa: E402
-from services.common.levels import offered_levels  # noqa: E402
+import games
+from games.base import GameState
+from services.ai.players import InfoSet
+from services.ai.players.levels import LEVELS
+from services.common.levels import offered_levels
 
 TABLES = (("metro", 2), ("metrox", 2), ("underground", 2), ("metrox", 1))
 
@@ -102,25 +94,6 @@ def serve() -> None:
         print(move_ms(cache[key][int(index)].copy(), level, int(index)), flush=True)
 
 
-class Before:
-    """Another checkout timing its moves in a worker process, in turn with this one."""
-
-    def __init__(self, root: str, count: int) -> None:
-        argv = [sys.executable, __file__, "--serve", "--root", root, "--positions", str(count)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def move_ms(self, kind: str, players: int, level: str, index: int) -> float:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(f"{kind} {players} {level} {index}\n")
-        self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
 def summary(ms: list[float], budget_ms: int) -> dict[str, Any]:
     ordered = sorted(ms)
     return {
@@ -142,7 +115,9 @@ def main() -> int:
     if args.serve:
         serve()
         return 0
-    before = Before(args.before, args.positions) if args.before else None
+    before = None
+    if args.before:
+        before = Before(__file__, args.before, "--positions", str(args.positions))
     report: dict[str, Any] = {"bench": "move_time", "positions": args.positions}
     for kind, players in TABLES:
         states = positions(kind, players, args.positions)
@@ -156,7 +131,7 @@ def main() -> int:
                 sides = ("A", "B") if i % 2 == 0 else ("B", "A")  # neither always goes first
                 for side in sides:
                     if side == "A" and before is not None:
-                        a.append(before.move_ms(kind, players, level, i))
+                        a.append(before.ask(kind, players, level, i))
                     elif side == "B":
                         b.append(move_ms(state.copy(), level, i))
             row: dict[str, Any] = {

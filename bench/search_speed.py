@@ -31,20 +31,12 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
+from checkouts import Before, checkout_root
 
-def _root() -> Path:
-    """This checkout; with --root (the `--before` worker) another one, whose code it runs."""
-    if "--root" in sys.argv:
-        return Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
-    return Path(__file__).resolve().parents[1]
-
-
-ROOT = _root()
+ROOT = checkout_root(__file__)
 sys.path.insert(0, str(ROOT))
 
 import games  # noqa: E402
@@ -107,26 +99,6 @@ def serve() -> None:
         print(rate(infos[kind][int(index)], float(seconds), None), flush=True)
 
 
-class Before:
-    """Another checkout (a git worktree of the commit before) searching in a worker process,
-    one search at a time, in turn with this one: both see the same load."""
-
-    def __init__(self, root: str, count: int) -> None:
-        argv = [sys.executable, __file__, "--serve", "--root", root, "--positions", str(count)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def rate(self, kind: str, index: int, seconds: float) -> float:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(f"{kind} {index} {seconds}\n")
-        self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", default="metro,metrox,underground")
@@ -140,7 +112,9 @@ def main() -> int:
     if args.serve:
         serve()
         return 0
-    before = Before(args.before, args.positions) if args.before else None
+    before = None
+    if args.before:
+        before = Before(__file__, args.before, "--positions", str(args.positions))
     report: dict[str, Any] = {"bench": "search_speed", "seconds": args.seconds}
     for kind in args.games.split(","):
         a: list[float] = []
@@ -150,7 +124,7 @@ def main() -> int:
                 first, second = (False, True) if r % 2 == 0 else (True, False)
                 for cached in (first, second):
                     if before is not None and not cached:
-                        a.append(before.rate(kind, i, args.seconds))
+                        a.append(before.ask(kind, i, args.seconds))
                     else:
                         (b if cached else a).append(
                             rate(info, args.seconds, None if before else cached)

@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-SUPPORT = {"support.py"}  # imported by benches, not one itself
+SUPPORT = {"support.py", "checkouts.py"}  # imported by benches, not benches themselves
 HUNG_S = 300  # a safety net for a hung bench, never a measure of speed
 
 # bench file: (tiny arguments, keys its JSON object must have)

@@ -103,11 +103,8 @@ class ISMCTSPlayer:
         index = {m: i for i, m in enumerate(priors)}
         order = sorted(priors, key=lambda m: (-priors[m], index[m]))
         limit = self.iterations
-        deadline: float | None = None
-        if budget_s is not None:
-            deadline = start + budget_s * (1 - TEARDOWN_SHARE)
-        elif limit is None:
-            deadline = start + self.budget_s * (1 - TEARDOWN_SHARE)
+        budget = self.budget_s if budget_s is None and limit is None else budget_s
+        deadline = None if budget is None else start + budget * (1 - TEARDOWN_SHARE)
         tree = _Search(info.game, info.seat, order, self.params, rng)
         if len(order) > 1:
             sample = info.sampler.sample  # InfoSet.sample without the call between
